@@ -1,0 +1,27 @@
+import type { Logger } from "pino";
+import type { Config, ServiceUrls } from "../shared/config.js";
+import type { Database } from "../shared/db/database.js";
+import type { App } from "../shared/http/create-app.js";
+
+export type ServiceName = "token" | "api" | "proxy" | "sandbox";
+
+/** What the launcher hands every service: parsed config, shared storage, one logger. */
+export type ServiceContext = {
+  config: Config;
+  urls: ServiceUrls;
+  logger: Logger;
+  /** Opened and migrated once per process; absent for services that keep no storage (sandbox). */
+  database: Database | undefined;
+};
+
+/** A built service, ready to listen. `close` releases what the app itself does not own (queues, timers). */
+export type BuiltService = {
+  name: ServiceName;
+  app: App;
+  port: number;
+  /** Lines printed at start-up (URLs, demo login, ids). */
+  banner?: () => Promise<string[]> | string[];
+  close?: () => Promise<void>;
+};
+
+export type ServiceFactory = (ctx: ServiceContext) => Promise<BuiltService>;

@@ -1,0 +1,62 @@
+import type { Logger } from "pino";
+import { serviceUrls, type Config } from "../shared/config.js";
+import { openDatabase, type Database } from "../shared/db/database.js";
+import { migrate } from "../shared/db/migrate.js";
+import type { BuiltService, ServiceFactory, ServiceName } from "./service.js";
+
+/** Every service, in start order: the token service first so the others' discovery finds it. */
+// Each service registers one line here as it lands (lazy imports keep `serve sandbox` light).
+const FACTORIES: Partial<Record<ServiceName, () => Promise<ServiceFactory>>> = {};
+export const SERVICE_ORDER: ServiceName[] = ["token", "sandbox", "api", "proxy"];
+const NEEDS_STORAGE: Record<ServiceName, boolean> = { token: true, sandbox: false, api: true, proxy: true };
+
+export type RunningStack = {
+  services: BuiltService[];
+  database: Database | undefined;
+  banner(): Promise<string[]>;
+  /** Stops accepting, drains in-flight requests, then closes storage. */
+  close(): Promise<void>;
+};
+
+export async function startStack(
+  config: Config,
+  names: ServiceName[],
+  logger: Logger,
+  opts: { database?: Database; listen?: boolean } = {},
+): Promise<RunningStack> {
+  const urls = serviceUrls(config);
+  const selected = SERVICE_ORDER.filter((n) => names.includes(n) && FACTORIES[n]);
+  let database = opts.database;
+  const ownsDatabase = !database;
+  if (!database && selected.some((n) => NEEDS_STORAGE[n])) {
+    database = await openDatabase({ url: config.DATABASE_URL, dataDir: `${config.DATA_DIR}/pglite`, schema: config.DATABASE_SCHEMA });
+    const applied = await migrate(database);
+    if (applied.length) logger.info({ applied }, "migrations applied");
+  }
+  const services: BuiltService[] = [];
+  const closeAll = async () => {
+    // Reverse order: the proxy and API stop before the token service and the sandbox they call.
+    for (const s of [...services].reverse()) {
+      await s.app.close().catch((err) => logger.error({ err, service: s.name }, "error closing app"));
+      await s.close?.().catch((err) => logger.error({ err, service: s.name }, "error closing service"));
+    }
+    if (ownsDatabase) await database?.close();
+  };
+  try {
+    for (const name of selected) {
+      const factory = await FACTORIES[name]!();
+      const service = await factory({ config, urls, logger: logger.child({ service: name }), database });
+      services.push(service);
+      if (opts.listen !== false) await service.app.listen({ host: config.HOST, port: service.port });
+    }
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+  return {
+    services,
+    database,
+    banner: async () => (await Promise.all(services.map(async (s) => (await s.banner?.()) ?? []))).flat(),
+    close: closeAll,
+  };
+}

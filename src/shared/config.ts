@@ -1,0 +1,130 @@
+import { type Static, type TObject, Type } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+
+/**
+ * Configuration is parsed once, from one source (process.env by default), into a frozen typed
+ * object. Every bad variable is reported together so an operator fixes them in one pass.
+ * Only `loadConfig` reads the environment; modules receive the parsed object.
+ */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+  constructor(readonly issues: string[]) {
+    super(`Invalid configuration:\n${issues.map((i) => `  - ${i}`).join("\n")}`);
+  }
+}
+
+const Port = (def: number, description: string) =>
+  Type.Integer({ minimum: 0, maximum: 65535, default: def, description });
+
+/**
+ * Every variable of the run contract. Each service reads the part it needs; they share one schema so
+ * `npm start` (all services in one process) and `hirebridge serve <one>` parse the same way.
+ */
+export const ConfigSchema = Type.Object({
+  HOST: Type.String({ default: "127.0.0.1", description: "Bind address of every service." }),
+  PROXY_PORT: Port(8000, "Integration proxy port."),
+  API_PORT: Port(8001, "Recruiting API port."),
+  AUTH_PORT: Port(8080, "Embedded token service port."),
+  SANDBOX_PORT: Port(8090, "Upstream sandbox port."),
+  PUBLIC_HOST: Type.Optional(
+    Type.String({ description: "Host name used in URLs the services print and issue (default: HOST)." }),
+  ),
+  LOG_LEVEL: Type.Union(
+    ["fatal", "error", "warn", "info", "debug", "trace", "silent"].map((l) => Type.Literal(l)),
+    { default: "info", description: "pino log level." },
+  ),
+  DATA_DIR: Type.String({ default: "./.data", description: "Where embedded storage (PGlite) and signing keys live." }),
+  DATABASE_URL: Type.Optional(
+    Type.String({ pattern: "^postgres(ql)?://", description: "A real Postgres; unset means embedded PGlite." }),
+  ),
+  DATABASE_SCHEMA: Type.Optional(
+    Type.String({ pattern: "^[a-z_][a-z0-9_]{0,62}$", description: "Postgres schema to use (default public)." }),
+  ),
+  REDIS_URL: Type.Optional(Type.String({ pattern: "^rediss?://", description: "Redis for the shared cache." })),
+  AUTH_ISSUER: Type.Optional(
+    Type.String({
+      pattern: "^https?://",
+      description: "Issuer (realm URL) whose tokens the APIs trust. Default: the embedded token service.",
+    }),
+  ),
+  AUTH_JWKS_URL: Type.Optional(
+    Type.String({ pattern: "^https?://", description: "JWKS URL; default: discovered from the issuer." }),
+  ),
+  AUTH_AUDIENCE: Type.Optional(
+    Type.String({ minLength: 1, description: "When set, tokens must name it in `aud` or `azp`." }),
+  ),
+  AUTH_CLOCK_SKEW_SECONDS: Type.Integer({ minimum: 0, maximum: 300, default: 30 }),
+  AUTH_REALM: Type.String({ default: "hirebridge", pattern: "^[A-Za-z0-9_-]+$" }),
+  AUTH_CLIENT_ID: Type.String({ default: "hirebridge", minLength: 1, description: "Public client id." }),
+  ACCESS_TOKEN_LIFESPAN: Type.Integer({ minimum: 1, default: 1800, description: "Seconds." }),
+  REFRESH_TOKEN_LIFESPAN: Type.Integer({ minimum: 1, default: 1800, description: "Seconds (SSO idle)." }),
+  SESSION_MAX_LIFESPAN: Type.Integer({ minimum: 1, default: 36000, description: "Seconds (SSO max)." }),
+  BRUTE_FORCE_MAX_FAILURES: Type.Integer({ minimum: 1, default: 5 }),
+  BRUTE_FORCE_LOCKOUT_SECONDS: Type.Integer({ minimum: 1, default: 60 }),
+  ADMIN_PASSWORD: Type.String({ default: "admin-password", minLength: 1 }),
+  DEMO_PASSWORD: Type.String({ default: "demo-password", minLength: 1 }),
+  DEMO_ORG_ID: Type.String({
+    pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+    default: "6d3f1e2a-9b4c-4f7e-8a1d-2c5b7e9f0a13",
+    description: "Organisation of the demo user; the sandbox's demo integration belongs to it.",
+  }),
+  UPSTREAM_BASE_URL: Type.Optional(
+    Type.String({ pattern: "^https?://", description: "Upstream unified ATS API; default: the sandbox." }),
+  ),
+  UPSTREAM_API_KEY: Type.String({ default: "sandbox-api-key", minLength: 1 }),
+  UPSTREAM_WEBHOOK_SECRET: Type.String({ default: "sandbox-webhook-secret", minLength: 1 }),
+  UPSTREAM_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 15000 }),
+  INTEGRATION_CACHE_TTL_SECONDS: Type.Integer({ minimum: 0, default: 60 }),
+  SANDBOX_SEED: Type.Integer({ default: 42 }),
+  SANDBOX_APPLICATIONS: Type.Integer({ minimum: 0, maximum: 1000000, default: 60 }),
+  SANDBOX_WEBHOOK_URL: Type.Optional(
+    Type.String({ pattern: "^https?://", description: "Receiver base; default: the local proxy's webhooks." }),
+  ),
+  SANDBOX_LATENCY_MS: Type.Integer({ minimum: 0, default: 0 }),
+  SANDBOX_RATE_LIMIT_PER_SECOND: Type.Integer({ minimum: 0, default: 0, description: "0 = off." }),
+  SANDBOX_CONCURRENCY_LIMIT: Type.Integer({ minimum: 0, default: 30, description: "Per integration, on actions." }),
+  SANDBOX_FAULT_RATE: Type.Number({ minimum: 0, maximum: 1, default: 0 }),
+});
+export type Config = Static<typeof ConfigSchema>;
+
+/** Parses `source` against `schema`: converts strings, applies defaults, lists every problem. */
+export function loadConfig<T extends TObject>(schema: T, source: Record<string, string | undefined>): Static<T> {
+  // Empty strings mean "unset", as in most .env tooling.
+  const input: Record<string, unknown> = {};
+  for (const key of Object.keys(schema.properties)) {
+    const raw = source[key];
+    if (raw !== undefined && raw !== "") input[key] = raw;
+  }
+  const value = Value.Default(schema, Value.Convert(schema, input));
+  const issues = [...Value.Errors(schema, value)].map((e) => {
+    const key = e.path.replace(/^\//, "") || "(root)";
+    return `${key}: ${e.message}${key in input ? ` (got ${JSON.stringify(redactIfSecret(key, input[key]))})` : ""}`;
+  });
+  if (issues.length > 0) throw new ConfigError(issues);
+  return Object.freeze(value) as Static<T>;
+}
+
+const SECRET_KEYS = /PASSWORD|SECRET|API_KEY|DATABASE_URL|REDIS_URL/;
+function redactIfSecret(key: string, value: unknown): unknown {
+  return SECRET_KEYS.test(key) ? "<redacted>" : value;
+}
+
+/** URLs derived from the run contract, so every service agrees on where the others live. */
+export function serviceUrls(config: Config) {
+  const host = config.PUBLIC_HOST ?? config.HOST;
+  const origin = (port: number) => `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  const authBase = origin(config.AUTH_PORT);
+  const sandboxBase = `${origin(config.SANDBOX_PORT)}/v1`;
+  return {
+    proxy: `${origin(config.PROXY_PORT)}/api/v1`,
+    api: `${origin(config.API_PORT)}/api/v1`,
+    authOrigin: authBase,
+    authUrl: `${authBase}/realms/${config.AUTH_REALM}`,
+    issuer: config.AUTH_ISSUER ?? `${authBase}/realms/${config.AUTH_REALM}`,
+    sandboxOrigin: origin(config.SANDBOX_PORT),
+    sandbox: sandboxBase,
+    upstream: config.UPSTREAM_BASE_URL ?? sandboxBase,
+    webhookReceiver: config.SANDBOX_WEBHOOK_URL ?? `${origin(config.PROXY_PORT)}/api/v1/webhooks/upstream`,
+  };
+}
+export type ServiceUrls = ReturnType<typeof serviceUrls>;

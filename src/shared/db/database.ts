@@ -1,0 +1,122 @@
+import { mkdirSync } from "node:fs";
+import { PGlite } from "@electric-sql/pglite";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
+import type { ExtractTablesWithRelations } from "drizzle-orm";
+import pg from "pg";
+
+/** Drizzle over either driver; repositories are written against this common type. */
+export type Db = PgDatabase<PgQueryResultHKT, Record<string, never>>;
+export type Tx = PgTransaction<PgQueryResultHKT, Record<string, never>, ExtractTablesWithRelations<Record<string, never>>>;
+/** What a repository function accepts: the database, or the caller's transaction. */
+export type Queryable = Db | Tx;
+
+/** Run raw SQL text (possibly several statements, no parameters) inside one transaction. */
+export type RawExec = (sql: string) => Promise<void>;
+export type RawQuery = <R = Record<string, unknown>>(sql: string, params?: unknown[]) => Promise<R[]>;
+
+export type Database = {
+  kind: "pglite" | "postgres";
+  db: Db;
+  /** Schema the tables live in (Postgres); PGlite always uses public. */
+  schema: string;
+  /** Runs `fn` in one transaction on a single connection, with raw multi-statement access. */
+  rawTransaction<T>(fn: (exec: RawExec, query: RawQuery) => Promise<T>): Promise<T>;
+  query: RawQuery;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+  /** The underlying client, for libraries that need it (pg-boss). */
+  pglite?: PGlite;
+  pool?: pg.Pool;
+};
+
+export type DatabaseOptions = {
+  /** postgres://… for a real Postgres; otherwise PGlite. */
+  url?: string | undefined;
+  /** PGlite data directory; `memory://` or undefined for in-memory. */
+  dataDir?: string | undefined;
+  /** Postgres schema (search_path); created when missing. */
+  schema?: string | undefined;
+  poolSize?: number;
+};
+
+export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
+  return opts.url ? openPostgres(opts.url, opts.schema ?? "public", opts.poolSize ?? 10) : openPglite(opts.dataDir);
+}
+
+async function openPglite(dataDir: string | undefined): Promise<Database> {
+  if (dataDir && !dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true });
+  const client = await PGlite.create(dataDir && !dataDir.startsWith("memory://") ? dataDir : undefined);
+  const db = drizzlePglite(client) as unknown as Db;
+  const query: RawQuery = async (sql, params) => (await client.query(sql, params ?? [])).rows as never[];
+  return {
+    kind: "pglite",
+    db,
+    schema: "public",
+    pglite: client,
+    query,
+    rawTransaction: (fn) =>
+      client.transaction(async (tx) =>
+        fn(
+          async (sql) => {
+            await tx.exec(sql);
+          },
+          async (sql, params) => (await tx.query(sql, params ?? [])).rows as never[],
+        ),
+      ),
+    ping: async () => {
+      await client.query("select 1");
+    },
+    close: async () => {
+      if (!client.closed) await client.close();
+    },
+  };
+}
+
+async function openPostgres(url: string, schema: string, poolSize: number): Promise<Database> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    options: `-c search_path=${schema}`,
+    connectionTimeoutMillis: 10_000,
+  });
+  // A dropped idle connection must not crash the process; the pool replaces it.
+  pool.on("error", () => {});
+  if (schema !== "public") await pool.query(`create schema if not exists ${schema}`);
+  const db = drizzlePg(pool) as unknown as Db;
+  const query: RawQuery = async (sql, params) => (await pool.query(sql, params)).rows;
+  return {
+    kind: "postgres",
+    db,
+    schema,
+    pool,
+    query,
+    rawTransaction: async (fn) => {
+      const client = await pool.connect();
+      try {
+        await client.query("begin");
+        const result = await fn(
+          async (sql) => {
+            await client.query(sql);
+          },
+          async (sql, params) => (await client.query(sql, params)).rows,
+        );
+        await client.query("commit");
+        return result;
+      } catch (err) {
+        await client.query("rollback").catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    ping: async () => {
+      await pool.query("select 1");
+    },
+    close: async () => {
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,11 @@
+import { ConfigSchema, loadConfig, type Config } from "../../src/shared/config.js";
+import { createLogger } from "../../src/shared/http/logger.js";
+
+/** The run contract's defaults with `overrides` applied, parsed exactly as the services parse env. */
+export function testConfig(overrides: Record<string, string | number | undefined> = {}): Config {
+  const env: Record<string, string> = { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent" };
+  for (const [k, v] of Object.entries(overrides)) if (v !== undefined) env[k] = String(v);
+  return loadConfig(ConfigSchema, env);
+}
+
+export const silentLogger = () => createLogger(process.env.TEST_LOG_LEVEL ?? "silent");

@@ -1,0 +1,58 @@
+import { randomBytes } from "node:crypto";
+import { after, before, describe } from "node:test";
+import pg from "pg";
+import { openDatabase, type Database } from "../../src/shared/db/database.js";
+import { migrate } from "../../src/shared/db/migrate.js";
+
+/** The machine's real Postgres (trust auth, database `test`); override with TEST_DATABASE_URL. */
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+
+export type DbKind = "pglite" | "postgres";
+export const DB_KINDS: DbKind[] = ["pglite", "postgres"];
+
+/** A fresh, migrated database: in-memory PGlite, or a new schema in the real Postgres (dropped after). */
+export async function freshDatabase(kind: DbKind): Promise<Database & { dispose(): Promise<void> }> {
+  if (kind === "pglite") {
+    const database = await openDatabase({ dataDir: "memory://" });
+    await migrate(database);
+    return Object.assign(database, { dispose: () => database.close() });
+  }
+  const schema = `t_${process.pid}_${randomBytes(4).toString("hex")}`;
+  const database = await openDatabase({ url: TEST_DATABASE_URL, schema, poolSize: 5 });
+  await migrate(database);
+  return Object.assign(database, {
+    dispose: async () => {
+      await database.close();
+      const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await client.connect();
+      try {
+        await client.query(`drop schema if exists ${schema} cascade`);
+      } finally {
+        await client.end();
+      }
+    },
+  });
+}
+
+/**
+ * Runs `suite` once per storage kind (PGlite and Postgres), each with its own fresh database.
+ * `get()` returns the database inside tests (it is opened in `before`).
+ */
+export function describeEachDatabase(name: string, suite: (get: () => Database, kind: DbKind) => void): void {
+  for (const kind of DB_KINDS) {
+    describe(`${name} [${kind}]`, () => {
+      let database: (Database & { dispose(): Promise<void> }) | undefined;
+      before(async () => {
+        database = await freshDatabase(kind);
+      });
+      after(async () => {
+        await database?.dispose();
+      });
+      suite(() => {
+        if (!database) throw new Error("database not opened yet");
+        return database;
+      }, kind);
+    });
+  }
+}

@@ -1,0 +1,37 @@
+import { type Static, type TSchema, Type } from "@sinclair/typebox";
+
+/**
+ * Shapes shared by both APIs. Contracts import nothing from the servers, so the SDK can use them
+ * (types only) in a browser.
+ */
+export const ValidationErrorSchema = Type.Object(
+  {
+    loc: Type.Array(Type.Union([Type.String(), Type.Integer()])),
+    msg: Type.String(),
+    type: Type.String(),
+  },
+  { $id: "ValidationError" },
+);
+export const HTTPValidationErrorSchema = Type.Object(
+  { detail: Type.Array(ValidationErrorSchema) },
+  { $id: "HTTPValidationError", description: "Request validation failed (FastAPI's shape)." },
+);
+export type HTTPValidationError = Static<typeof HTTPValidationErrorSchema>;
+
+/** Every non-validation error body of the resource servers: `{ "detail": "…" }`. */
+export const ErrorDetailSchema = Type.Object({ detail: Type.String() }, { description: "Error" });
+export type ErrorDetail = Static<typeof ErrorDetailSchema>;
+
+export const Nullable = <T extends TSchema>(schema: T, opts: Record<string, unknown> = {}) =>
+  Type.Union([schema, Type.Null()], opts);
+
+export const Uuid = (opts: Record<string, unknown> = {}) => Type.String({ format: "uuid", ...opts });
+export const DateTime = (opts: Record<string, unknown> = {}) => Type.String({ format: "date-time", ...opts });
+export const Int32 = (opts: Record<string, unknown> = {}) =>
+  Type.Integer({ minimum: -2147483648, maximum: 2147483647, ...opts });
+
+/** Error responses every protected route declares, for the OpenAPI document. */
+export const protectedResponses = {
+  401: { ...ErrorDetailSchema, description: "Missing, expired or invalid bearer token" },
+  422: HTTPValidationErrorSchema,
+} as const;

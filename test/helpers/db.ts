@@ -27,7 +27,9 @@ export async function freshDatabase(kind: DbKind): Promise<Database & { dispose(
       const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
       await client.connect();
       try {
+        // The job queue keeps its tables in `<schema>_boss` (src/services/sync/queue.ts).
         await client.query(`drop schema if exists ${schema} cascade`);
+        await client.query(`drop schema if exists ${schema}_boss cascade`);
       } finally {
         await client.end();
       }

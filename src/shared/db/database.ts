@@ -28,6 +28,8 @@ export type Database = {
   close(): Promise<void>;
   /** The underlying client, for libraries that need it (pg-boss). */
   pglite?: PGlite;
+  /** Connection string of a real Postgres (pg-boss opens its own pool with it). */
+  url?: string;
   pool?: pg.Pool;
 };
 
@@ -92,6 +94,7 @@ async function openPostgres(url: string, schema: string, poolSize: number): Prom
     db,
     schema,
     pool,
+    url,
     query,
     rawTransaction: async (fn) => {
       const client = await pool.connect();

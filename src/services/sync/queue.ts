@@ -1,0 +1,80 @@
+import { sql } from "drizzle-orm";
+import { PgBoss, fromDrizzle, fromPglite, type Job, type QueueOptions } from "pg-boss";
+import type { Logger } from "pino";
+import type { Database, Queryable } from "../../shared/db/database.js";
+
+/**
+ * The durable job queue (pg-boss) on the same storage as everything else: PGlite by default, the
+ * real Postgres in production, where several instances share it and pg-boss hands each job to one
+ * worker. Queue names and their retry/coalescing policies are declared here, once.
+ */
+export const QUEUES = {
+  /** One job per stored webhook event; retried with backoff. */
+  webhookEvents: "webhook-events",
+  /**
+   * One job per (integration, model) sync. `stately`: at most one queued and one active per key,
+   * so triggers that arrive while a sync runs coalesce into a single follow-up run.
+   */
+  sync: "sync",
+  /** Interview results written back to the ATS. */
+  writeBack: "write-back",
+  /** The weekly full sync of every active integration, the safety net for lost webhooks. */
+  weeklySync: "weekly-full-sync",
+} as const;
+export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+const QUEUE_OPTIONS: Record<QueueName, QueueOptions & { policy?: string }> = {
+  "webhook-events": { retryLimit: 8, retryDelay: 2, retryBackoff: true, retryDelayMax: 600, expireInSeconds: 300 },
+  sync: { policy: "stately", retryLimit: 10, retryDelay: 5, retryBackoff: true, retryDelayMax: 900, expireInSeconds: 3600 },
+  "write-back": { retryLimit: 10, retryDelay: 5, retryBackoff: true, retryDelayMax: 1800, expireInSeconds: 300 },
+  "weekly-full-sync": { retryLimit: 2, expireInSeconds: 600 },
+};
+
+export type JobQueue = {
+  boss: PgBoss;
+  send(name: QueueName, data: object, opts?: { singletonKey?: string; startAfter?: number; tx?: Queryable }): Promise<string | null>;
+  work<T extends object>(name: QueueName, handler: (job: Job<T>) => Promise<void>, opts?: { concurrency?: number }): Promise<void>;
+  stop(): Promise<void>;
+};
+
+export async function openJobQueue(
+  database: Database,
+  logger: Logger,
+  opts: { schedule?: boolean; pollingIntervalSeconds?: number } = {},
+): Promise<JobQueue> {
+  const schema = database.kind === "postgres" ? `${database.schema}_boss` : "pgboss";
+  const common = { schema, schedule: opts.schedule ?? false, supervise: true };
+  const boss =
+    database.kind === "pglite" && database.pglite
+      ? new PgBoss({ ...common, db: fromPglite(database.pglite), backend: "pglite" } as never)
+      : new PgBoss({ ...common, connectionString: database.url, max: 4 });
+  boss.on("error", (err) => logger.error({ err }, "job queue error"));
+  await boss.start();
+  for (const [name, options] of Object.entries(QUEUE_OPTIONS)) {
+    // createQueue is idempotent for an existing queue; updateQueue keeps policies in step with code.
+    await boss.createQueue(name, options as never);
+  }
+  const polling = opts.pollingIntervalSeconds ?? 1;
+  return {
+    boss,
+    send: (name, data, o = {}) =>
+      boss.send(name, data, {
+        ...(o.singletonKey ? { singletonKey: o.singletonKey } : {}),
+        ...(o.startAfter ? { startAfter: o.startAfter } : {}),
+        // Inside the caller's transaction: the job exists exactly when the caller's write commits.
+        ...(o.tx ? { db: fromDrizzle(o.tx as never, sql as never) } : {}),
+      }),
+    work: async (name, handler, o = {}) => {
+      await boss.work<object>(
+        name,
+        { pollingIntervalSeconds: polling, localConcurrency: o.concurrency ?? 1, batchSize: 1 },
+        async (jobs) => {
+          for (const job of jobs) await handler(job as Job<never>);
+        },
+      );
+    },
+    stop: async () => {
+      await boss.stop({ graceful: true, timeout: 10_000 });
+    },
+  };
+}

@@ -61,6 +61,12 @@ export const ConfigSchema = Type.Object({
   SESSION_MAX_LIFESPAN: Type.Integer({ minimum: 1, default: 36000, description: "Seconds (SSO max)." }),
   BRUTE_FORCE_MAX_FAILURES: Type.Integer({ minimum: 1, default: 5 }),
   BRUTE_FORCE_LOCKOUT_SECONDS: Type.Integer({ minimum: 1, default: 60 }),
+  PASSWORD_HASH_SCRYPT_N: Type.Integer({
+    minimum: 1024,
+    maximum: 1048576,
+    default: 32768,
+    description: "scrypt cost (a power of two; memory = 1 KiB x N) for new password hashes; stored hashes keep theirs.",
+  }),
   ADMIN_PASSWORD: Type.String({ default: "admin-password", minLength: 1 }),
   DEMO_PASSWORD: Type.String({ default: "demo-password", minLength: 1 }),
   DEMO_ORG_ID: Type.String({

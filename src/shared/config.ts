@@ -81,6 +81,13 @@ export const ConfigSchema = Type.Object({
   UPSTREAM_WEBHOOK_SECRET: Type.String({ default: "sandbox-webhook-secret", minLength: 1 }),
   UPSTREAM_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 15000 }),
   INTEGRATION_CACHE_TTL_SECONDS: Type.Integer({ minimum: 0, default: 60 }),
+  INTERVIEW_BASE_URL: Type.Optional(
+    Type.String({
+      pattern: "^https?://",
+      maxLength: 160,
+      description: "Base of the candidate interview links the recruiting API issues; default: {api origin}/interview.",
+    }),
+  ),
   SANDBOX_SEED: Type.Integer({ default: 42 }),
   SANDBOX_APPLICATIONS: Type.Integer({ minimum: 0, maximum: 1000000, default: 60 }),
   SANDBOX_WEBHOOK_URL: Type.Optional(

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { PgBoss, fromDrizzle, fromPglite, type Job, type QueueOptions } from "pg-boss";
 import type { Logger } from "pino";
@@ -53,6 +54,10 @@ export async function openJobQueue(
   for (const [name, options] of Object.entries(QUEUE_OPTIONS)) {
     // createQueue is idempotent for an existing queue; updateQueue keeps policies in step with code.
     await boss.createQueue(name, options as never);
+    // pg-boss looks a queue's policy up in a cache it fills at start and on a miss. A miss inside
+    // a PGlite transaction would wait on the single connection the transaction holds (deadlock),
+    // so fill the cache now, outside any transaction: completing an id that does not exist does it.
+    await boss.complete(name, randomUUID()).catch(() => {});
   }
   const polling = opts.pollingIntervalSeconds ?? 1;
   return {

@@ -53,22 +53,22 @@ export const ConfigSchema = Type.Object({
   AUTH_AUDIENCE: Type.Optional(
     Type.String({ minLength: 1, description: "When set, tokens must name it in `aud` or `azp`." }),
   ),
-  AUTH_CLOCK_SKEW_SECONDS: Type.Integer({ minimum: 0, maximum: 300, default: 30 }),
-  AUTH_REALM: Type.String({ default: "hirebridge", pattern: "^[A-Za-z0-9_-]+$" }),
+  AUTH_CLOCK_SKEW_SECONDS: Type.Integer({ minimum: 0, maximum: 300, default: 30, description: "Clock skew tolerated on exp/nbf, seconds." }),
+  AUTH_REALM: Type.String({ default: "hirebridge", pattern: "^[A-Za-z0-9_-]+$", description: "Realm of the embedded token service." }),
   AUTH_CLIENT_ID: Type.String({ default: "hirebridge", minLength: 1, description: "Public client id." }),
-  ACCESS_TOKEN_LIFESPAN: Type.Integer({ minimum: 1, default: 1800, description: "Seconds." }),
-  REFRESH_TOKEN_LIFESPAN: Type.Integer({ minimum: 1, default: 1800, description: "Seconds (SSO idle)." }),
-  SESSION_MAX_LIFESPAN: Type.Integer({ minimum: 1, default: 36000, description: "Seconds (SSO max)." }),
-  BRUTE_FORCE_MAX_FAILURES: Type.Integer({ minimum: 1, default: 5 }),
-  BRUTE_FORCE_LOCKOUT_SECONDS: Type.Integer({ minimum: 1, default: 60 }),
+  ACCESS_TOKEN_LIFESPAN: Type.Integer({ minimum: 1, default: 1800, description: "Access token lifetime, seconds." }),
+  REFRESH_TOKEN_LIFESPAN: Type.Integer({ minimum: 1, default: 1800, description: "Refresh token lifetime (SSO idle), seconds; each refresh slides it." }),
+  SESSION_MAX_LIFESPAN: Type.Integer({ minimum: 1, default: 36000, description: "Longest a login session lives (SSO max), seconds." }),
+  BRUTE_FORCE_MAX_FAILURES: Type.Integer({ minimum: 1, default: 5, description: "Failed logins before a user is locked out for a while." }),
+  BRUTE_FORCE_LOCKOUT_SECONDS: Type.Integer({ minimum: 1, default: 60, description: "How long a lockout lasts, seconds." }),
   PASSWORD_HASH_SCRYPT_N: Type.Integer({
     minimum: 1024,
     maximum: 1048576,
     default: 32768,
     description: "scrypt cost (a power of two; memory = 1 KiB x N) for new password hashes; stored hashes keep theirs.",
   }),
-  ADMIN_PASSWORD: Type.String({ default: "admin-password", minLength: 1 }),
-  DEMO_PASSWORD: Type.String({ default: "demo-password", minLength: 1 }),
+  ADMIN_PASSWORD: Type.String({ default: "admin-password", minLength: 1, description: "Password of `admin` in realm master (admin REST API)." }),
+  DEMO_PASSWORD: Type.String({ default: "demo-password", minLength: 1, description: "Password of the demo user created on first start." }),
   DEMO_ORG_ID: Type.String({
     pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
     default: "6d3f1e2a-9b4c-4f7e-8a1d-2c5b7e9f0a13",
@@ -77,10 +77,10 @@ export const ConfigSchema = Type.Object({
   UPSTREAM_BASE_URL: Type.Optional(
     Type.String({ pattern: "^https?://", description: "Upstream unified ATS API; default: the sandbox." }),
   ),
-  UPSTREAM_API_KEY: Type.String({ default: "sandbox-api-key", minLength: 1 }),
-  UPSTREAM_WEBHOOK_SECRET: Type.String({ default: "sandbox-webhook-secret", minLength: 1 }),
-  UPSTREAM_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 15000 }),
-  INTEGRATION_CACHE_TTL_SECONDS: Type.Integer({ minimum: 0, default: 60 }),
+  UPSTREAM_API_KEY: Type.String({ default: "sandbox-api-key", minLength: 1, description: "Key the proxy sends upstream and the sandbox accepts." }),
+  UPSTREAM_WEBHOOK_SECRET: Type.String({ default: "sandbox-webhook-secret", minLength: 1, description: "Secret the upstream signs webhooks with." }),
+  UPSTREAM_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 15000, description: "Timeout of one upstream call, ms." }),
+  INTEGRATION_CACHE_TTL_SECONDS: Type.Integer({ minimum: 0, default: 60, description: "How long integration details are cached, seconds." }),
   INTERVIEW_BASE_URL: Type.Optional(
     Type.String({
       pattern: "^https?://",
@@ -88,15 +88,15 @@ export const ConfigSchema = Type.Object({
       description: "Base of the candidate interview links the recruiting API issues; default: {api origin}/interview.",
     }),
   ),
-  SANDBOX_SEED: Type.Integer({ default: 42 }),
-  SANDBOX_APPLICATIONS: Type.Integer({ minimum: 0, maximum: 1000000, default: 60 }),
+  SANDBOX_SEED: Type.Integer({ default: 42, description: "Seed of the sandbox's generated data." }),
+  SANDBOX_APPLICATIONS: Type.Integer({ minimum: 0, maximum: 1000000, default: 60, description: "Applications the sandbox generates for its demo integration." }),
   SANDBOX_WEBHOOK_URL: Type.Optional(
     Type.String({ pattern: "^https?://", description: "Receiver base; default: the local proxy's webhooks." }),
   ),
-  SANDBOX_LATENCY_MS: Type.Integer({ minimum: 0, default: 0 }),
-  SANDBOX_RATE_LIMIT_PER_SECOND: Type.Integer({ minimum: 0, default: 0, description: "0 = off." }),
-  SANDBOX_CONCURRENCY_LIMIT: Type.Integer({ minimum: 0, default: 30, description: "Per integration, on actions." }),
-  SANDBOX_FAULT_RATE: Type.Number({ minimum: 0, maximum: 1, default: 0 }),
+  SANDBOX_LATENCY_MS: Type.Integer({ minimum: 0, default: 0, description: "Latency the sandbox adds to every answer, ms." }),
+  SANDBOX_RATE_LIMIT_PER_SECOND: Type.Integer({ minimum: 0, default: 0, description: "Sandbox rate limit per API key (429 + Retry-After); 0 = off." }),
+  SANDBOX_CONCURRENCY_LIMIT: Type.Integer({ minimum: 0, default: 30, description: "Sandbox concurrency limit per integration on actions." }),
+  SANDBOX_FAULT_RATE: Type.Number({ minimum: 0, maximum: 1, default: 0, description: "Share of sandbox calls that fail (5xx, timeouts, drops)." }),
 });
 export type Config = Static<typeof ConfigSchema>;
 

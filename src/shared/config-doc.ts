@@ -1,0 +1,25 @@
+import type { TObject, TSchema } from "@sinclair/typebox";
+
+const SECRET = /PASSWORD|SECRET|API_KEY/;
+
+function typeOf(schema: TSchema): string {
+  if (schema.anyOf) return (schema.anyOf as TSchema[]).map((s) => JSON.stringify(s.const)).join(" \\| ");
+  if (schema.type === "integer") {
+    const range = schema.minimum !== undefined && schema.maximum !== undefined ? ` ${schema.minimum}–${schema.maximum}` : "";
+    return `integer${range}`;
+  }
+  if (schema.pattern === "^https?://") return "URL";
+  if (typeof schema.pattern === "string" && schema.pattern.startsWith("^postgres")) return "postgres:// URL";
+  if (typeof schema.pattern === "string" && schema.pattern.startsWith("^redis")) return "redis:// URL";
+  return String(schema.type ?? "string");
+}
+
+/** The configuration reference as a markdown table, generated from the schema that parses it. */
+export function configTable(schema: TObject): string {
+  const rows = Object.entries(schema.properties).map(([name, s]) => {
+    const def = s.default === undefined ? "(unset)" : `\`${String(s.default)}\``;
+    const note = SECRET.test(name) ? " Secret: set your own outside local development." : "";
+    return `| \`${name}\` | ${typeOf(s)} | ${def} | ${(s.description ?? "").replace(/\|/g, "\\|")}${note} |`;
+  });
+  return ["| variable | type | default | meaning |", "|---|---|---|---|", ...rows].join("\n");
+}

@@ -1,0 +1,105 @@
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import type { Queryable } from "../../shared/db/database.js";
+import { assertTransition, type SyncRunState } from "./sync-run.states.js";
+import { syncCheckpoints, syncRuns, type SyncModel, type SyncRunRow } from "./sync.schema.js";
+
+export type NewSyncRun = {
+  integrationId: string;
+  orgId: string;
+  model: SyncModel;
+  type: "FULL" | "DELTA";
+  trigger: string;
+};
+
+export async function createSyncRun(q: Queryable, run: NewSyncRun): Promise<SyncRunRow> {
+  const [row] = await q.insert(syncRuns).values(run).returning();
+  return row!;
+}
+
+export async function findSyncRun(q: Queryable, id: string, opts: { lock?: boolean } = {}): Promise<SyncRunRow | null> {
+  const query = q.select().from(syncRuns).where(eq(syncRuns.id, id));
+  const [row] = opts.lock ? await query.for("update") : await query;
+  return row ?? null;
+}
+
+/** A queued or running run of this integration and model, if any (the one a new trigger joins). */
+export async function findOpenSyncRun(q: Queryable, integrationId: string, model: SyncModel): Promise<SyncRunRow | null> {
+  const [row] = await q
+    .select()
+    .from(syncRuns)
+    .where(and(eq(syncRuns.integrationId, integrationId), eq(syncRuns.model, model), inArray(syncRuns.state, ["queued", "running"])))
+    .orderBy(desc(syncRuns.createdAt))
+    .limit(1);
+  return row ?? null;
+}
+
+/** Moves a run to `to`, checking the transition table; returns the updated row. */
+export async function transitionSyncRun(
+  q: Queryable,
+  run: SyncRunRow,
+  to: SyncRunState,
+  patch: Partial<Pick<SyncRunRow, "lastError" | "startedAt" | "finishedAt" | "updatedAfter" | "pageCursor">> = {},
+): Promise<SyncRunRow> {
+  assertTransition(run.state, to);
+  const [row] = await q
+    .update(syncRuns)
+    .set({ ...patch, state: to, updatedAt: new Date() })
+    .where(eq(syncRuns.id, run.id))
+    .returning();
+  return row!;
+}
+
+export type PageCounts = { created?: number; updated?: number; unlinked?: number; skipped?: number; failed?: number };
+
+/**
+ * Records one written page: counts add up and the cursor of the NEXT page is stored, in the same
+ * transaction as the page's writes, so a run resumed after a crash neither skips nor double-counts.
+ */
+export async function recordSyncPage(q: Queryable, runId: string, counts: PageCounts, nextCursor: string | null): Promise<void> {
+  await q
+    .update(syncRuns)
+    .set({
+      createdCount: sql`${syncRuns.createdCount} + ${counts.created ?? 0}`,
+      updatedCount: sql`${syncRuns.updatedCount} + ${counts.updated ?? 0}`,
+      unlinkedCount: sql`${syncRuns.unlinkedCount} + ${counts.unlinked ?? 0}`,
+      skippedCount: sql`${syncRuns.skippedCount} + ${counts.skipped ?? 0}`,
+      failedCount: sql`${syncRuns.failedCount} + ${counts.failed ?? 0}`,
+      pages: sql`${syncRuns.pages} + 1`,
+      pageCursor: nextCursor,
+      updatedAt: new Date(),
+    })
+    .where(eq(syncRuns.id, runId));
+}
+
+export async function listSyncRuns(q: Queryable, integrationId: string, limit = 20): Promise<SyncRunRow[]> {
+  return q.select().from(syncRuns).where(eq(syncRuns.integrationId, integrationId)).orderBy(desc(syncRuns.createdAt)).limit(limit);
+}
+
+/** Cancels the queued and running runs of an integration (it was deleted or paused). */
+export async function cancelOpenSyncRuns(q: Queryable, integrationId: string, reason: string): Promise<number> {
+  const rows = await q
+    .update(syncRuns)
+    .set({ state: "cancelled", lastError: reason, finishedAt: new Date(), updatedAt: new Date() })
+    .where(and(eq(syncRuns.integrationId, integrationId), inArray(syncRuns.state, ["queued", "running"])))
+    .returning({ id: syncRuns.id });
+  return rows.length;
+}
+
+export async function getCheckpoint(q: Queryable, integrationId: string, model: SyncModel): Promise<Date | null> {
+  const [row] = await q
+    .select({ syncedUntil: syncCheckpoints.syncedUntil })
+    .from(syncCheckpoints)
+    .where(and(eq(syncCheckpoints.integrationId, integrationId), eq(syncCheckpoints.model, model)));
+  return row?.syncedUntil ?? null;
+}
+
+/** Moves the checkpoint forward only (an older run finishing late must not move it back). */
+export async function advanceCheckpoint(q: Queryable, integrationId: string, model: SyncModel, until: Date): Promise<void> {
+  await q
+    .insert(syncCheckpoints)
+    .values({ integrationId, model, syncedUntil: until })
+    .onConflictDoUpdate({
+      target: [syncCheckpoints.integrationId, syncCheckpoints.model],
+      set: { syncedUntil: sql`greatest(${syncCheckpoints.syncedUntil}, excluded.synced_until)`, updatedAt: new Date() },
+    });
+}

@@ -1,5 +1,5 @@
 const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
-const BLOCK = /<\/?(p|div|br|li|ul|ol|h[1-6]|tr|table|section|article|blockquote|pre)\b[^>]*>/gi;
+const BLOCK = /<\/?(p|div|br|ul|ol|h[1-6]|tr|table|section|article|blockquote|pre)\b[^>]*>/gi;
 
 /**
  * Job descriptions arrive as HTML; positions hold plain text. Block elements become line breaks,
@@ -9,6 +9,7 @@ export function htmlToText(html: string): string {
   return html
     .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1>/gi, "")
     .replace(/<li\b[^>]*>/gi, "\n- ")
+    .replace(/<\/li>/gi, "")
     .replace(BLOCK, "\n")
     .replace(/<[^>]*>/g, "")
     .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) => {

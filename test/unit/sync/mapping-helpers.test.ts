@@ -6,7 +6,7 @@ import { matchStage } from "../../../src/services/sync/stage-match.js";
 test("job descriptions become plain text", () => {
   assert.equal(
     htmlToText("<p>We are <b>hiring</b> &amp; growing.</p><ul><li>TypeScript</li><li>Postgres</li></ul><script>x()</script>"),
-    "We are hiring & growing.\n- TypeScript\n- Postgres",
+    "We are hiring & growing.\n\n- TypeScript\n- Postgres",
   );
   assert.equal(htmlToText("caf&#233; &#x263A; &nbsp;ok&unknown;"), "café ☺ ok&unknown;");
   assert.equal(htmlToText(""), "");

@@ -1,0 +1,100 @@
+import formbody from "@fastify/formbody";
+import type { FastifyInstance } from "fastify";
+import type { Logger } from "pino";
+import type { KeyRotationResult } from "../../contracts/token.js";
+import { serviceUrls, type Config, type ServiceUrls } from "../../shared/config.js";
+import type { Database } from "../../shared/db/database.js";
+import { createApp, type App } from "../../shared/http/create-app.js";
+import { registerOpenApi } from "../../shared/http/openapi.js";
+import { adminAuth } from "./admin/admin-auth.js";
+import { keysRoutes } from "./admin/keys.routes.js";
+import { usersRoutes } from "./admin/users.routes.js";
+import { bootstrap } from "./bootstrap.js";
+import { purgeExpired } from "./maintenance.js";
+import { oidcRoutes } from "./oidc/oidc.routes.js";
+import { tokenRoutes } from "./oidc/token.routes.js";
+import { createTokenContext, type TokenContext } from "./token-context.js";
+import { installAdminErrorHandler, installOAuthErrorHandler } from "./token-errors.js";
+
+export type TokenAppDeps = {
+  config: Config;
+  logger: Logger;
+  /** Migrated storage (users, sessions, keys). */
+  database: Database;
+  urls?: ServiceUrls;
+  /** Clock in ms (default Date.now): tests move it to expire tokens, sessions and locks. */
+  now?: () => number;
+};
+
+export type TokenApp = {
+  app: App;
+  context: TokenContext;
+  /** Makes a new signing key active; old ones stay published until their tokens expire. */
+  rotateKeys(): Promise<KeyRotationResult>;
+  /** Deletes dead sessions and expired retired keys. */
+  purgeExpired(): Promise<{ sessions: number; keys: number }>;
+};
+
+/**
+ * Browser clients (the SDK) call these endpoints cross-origin. They use no cookies, so echoing the
+ * caller's origin without credentials exposes nothing a direct request would not.
+ */
+function allowCors(app: FastifyInstance): void {
+  app.addHook("onRequest", async (request, reply) => {
+    const origin = request.headers.origin;
+    if (!origin) return;
+    reply.header("access-control-allow-origin", origin).header("vary", "Origin");
+    if (request.method === "OPTIONS") {
+      return reply
+        .status(204)
+        .header("access-control-allow-methods", "GET, POST, OPTIONS")
+        .header("access-control-allow-headers", "Authorization, Content-Type")
+        .header("access-control-max-age", "600")
+        .send();
+    }
+  });
+}
+
+/**
+ * The embedded identity provider: Keycloak's OpenID Connect endpoints under
+ * `/realms/{realm}` and the admin API subset under `/admin/realms/{realm}`, each scope with its
+ * own error style. Creates the first signing key, the admin and the demo user when missing.
+ */
+export async function buildTokenApp(deps: TokenAppDeps): Promise<TokenApp> {
+  const urls = deps.urls ?? serviceUrls(deps.config);
+  const context = createTokenContext({ ...deps, authOrigin: urls.authOrigin });
+  await bootstrap(context);
+
+  const app = createApp({ logger: deps.logger, ready: () => deps.database.ping(), errorHandler: false });
+  await registerOpenApi(app, {
+    title: "Hirebridge token service",
+    description: "Keycloak-compatible OpenID Connect token endpoint, JWKS, discovery, logout, userinfo and admin user API.",
+    prefix: "",
+  });
+  await app.register(formbody);
+  installOAuthErrorHandler(app);
+  app.setNotFoundHandler((_request, reply) => {
+    reply.status(404).send({ error: "Unable to find matching target resource method" });
+  });
+
+  await app.register(
+    async (oidc) => {
+      // Token requests are form-encoded (RFC 6749); a JSON body is refused rather than half-read.
+      oidc.removeContentTypeParser("application/json");
+      allowCors(oidc);
+      await oidc.register(tokenRoutes(context));
+      await oidc.register(oidcRoutes(context));
+    },
+    { prefix: "/realms/:realm" },
+  );
+  await app.register(
+    async (admin) => {
+      installAdminErrorHandler(admin);
+      admin.addHook("onRequest", adminAuth(context));
+      await admin.register(usersRoutes(context, urls.authOrigin));
+      await admin.register(keysRoutes(context));
+    },
+    { prefix: "/admin/realms/:realm" },
+  );
+  return { app, context, rotateKeys: () => context.keys.rotate(), purgeExpired: () => purgeExpired(context) };
+}

@@ -1,0 +1,105 @@
+import { randomUUID } from "node:crypto";
+import type { TokenResponse } from "../../../contracts/token.js";
+import type { Realm } from "../realms.js";
+import type { UserRow } from "../storage/token.schema.js";
+import type { TokenContext } from "../token-context.js";
+import { oauthError } from "../token-errors.js";
+
+/** Keycloak's default client scopes: always granted, whatever the request asks. */
+const DEFAULT_SCOPES = ["profile", "email"];
+const KNOWN_SCOPES = new Set(["openid", ...DEFAULT_SCOPES]);
+
+/**
+ * The scope a login gets: `openid` when asked for (then an ID token is issued too) plus the
+ * default scopes. Scopes this realm does not have are refused with invalid_scope, as Keycloak does.
+ */
+export function grantedScope(requested: string | undefined): string {
+  const asked = (requested ?? "").split(" ").filter(Boolean);
+  const unknown = asked.filter((s) => !KNOWN_SCOPES.has(s));
+  if (unknown.length) throw oauthError(400, "invalid_scope", `Invalid scopes: ${requested}`);
+  return [...(asked.includes("openid") ? ["openid"] : []), ...DEFAULT_SCOPES].join(" ");
+}
+
+/** The first value of the user's `org_id` attribute: the org_id claim. */
+export const orgIdOf = (user: UserRow): string | undefined => user.attributes["org_id"]?.[0];
+
+/** Profile claims shared by the access token, the ID token and userinfo (absent fields left out). */
+export function profileClaims(user: UserRow): Record<string, unknown> {
+  const name = [user.firstName, user.lastName].filter(Boolean).join(" ");
+  const claims: Record<string, unknown> = { email_verified: user.emailVerified, preferred_username: user.username };
+  if (name) claims["name"] = name;
+  if (user.firstName) claims["given_name"] = user.firstName;
+  if (user.lastName) claims["family_name"] = user.lastName;
+  if (user.email) claims["email"] = user.email;
+  const orgId = orgIdOf(user);
+  if (orgId) claims["org_id"] = orgId;
+  return claims;
+}
+
+export type IssueInput = {
+  realm: Realm;
+  clientId: string;
+  user: UserRow;
+  session: { id: string; startedAt: Date; scope: string };
+  /** The jti the new refresh token must carry: the session's current refresh token id. */
+  refreshJti: string;
+};
+
+/**
+ * Signs the token set of one grant. Lifetimes follow Keycloak: the refresh token expires after the
+ * idle timeout (REFRESH_TOKEN_LIFESPAN, so each refresh slides it), and neither token outlives the
+ * session's maximum lifespan.
+ */
+export async function issueTokens(ctx: TokenContext, input: IssueInput): Promise<TokenResponse> {
+  const { config } = ctx;
+  const { realm, clientId, user, session } = input;
+  const now = Math.floor(ctx.now() / 1000);
+  const sessionEnd = Math.floor(session.startedAt.getTime() / 1000) + config.SESSION_MAX_LIFESPAN;
+  const accessExp = Math.min(now + config.ACCESS_TOKEN_LIFESPAN, sessionEnd);
+  const refreshExp = Math.min(now + config.REFRESH_TOKEN_LIFESPAN, sessionEnd);
+  const authTime = Math.floor(session.startedAt.getTime() / 1000);
+  const common = { iat: now, iss: realm.issuer, sub: user.id, azp: clientId, sid: session.id };
+  const profile = profileClaims(user);
+
+  const accessToken = await ctx.keys.sign({
+    exp: accessExp,
+    ...common,
+    jti: randomUUID(),
+    aud: "account",
+    typ: "Bearer",
+    acr: "1",
+    scope: session.scope,
+    ...profile,
+  });
+  const refreshToken = await ctx.keys.sign({
+    exp: refreshExp,
+    ...common,
+    jti: input.refreshJti,
+    aud: realm.issuer,
+    typ: "Refresh",
+    scope: session.scope,
+  });
+  const response: TokenResponse = {
+    access_token: accessToken,
+    expires_in: accessExp - now,
+    refresh_expires_in: refreshExp - now,
+    refresh_token: refreshToken,
+    token_type: "Bearer",
+    "not-before-policy": 0,
+    session_state: session.id,
+    scope: session.scope,
+  };
+  if (session.scope.split(" ").includes("openid")) {
+    response.id_token = await ctx.keys.sign({
+      exp: accessExp,
+      ...common,
+      auth_time: authTime,
+      jti: randomUUID(),
+      aud: clientId,
+      typ: "ID",
+      acr: "1",
+      ...profile,
+    });
+  }
+  return response;
+}

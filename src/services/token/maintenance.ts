@@ -1,0 +1,19 @@
+import type { TokenContext } from "./token-context.js";
+
+/** Ended sessions are kept this long so a replayed token still gets the precise Keycloak message. */
+const KEEP_ENDED_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Removes what can never be used again: sessions past their idle or maximum lifespan or ended a
+ * day ago, and retired signing keys whose tokens have all expired. Run periodically by the service.
+ */
+export async function purgeExpired(ctx: TokenContext): Promise<{ sessions: number; keys: number }> {
+  const now = ctx.now();
+  const sessions = await ctx.sessions.deleteDead(
+    new Date(now - KEEP_ENDED_MS),
+    new Date(now - ctx.config.REFRESH_TOKEN_LIFESPAN * 1000 - KEEP_ENDED_MS),
+    new Date(now - ctx.config.SESSION_MAX_LIFESPAN * 1000 - KEEP_ENDED_MS),
+  );
+  const keys = await ctx.keys.deleteExpired();
+  return { sessions, keys };
+}

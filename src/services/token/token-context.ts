@@ -1,0 +1,64 @@
+import type { Logger } from "pino";
+import type { Config } from "../../shared/config.js";
+import type { Database } from "../../shared/db/database.js";
+import { defaultParams, dummyHash, type ScryptParams } from "./password-hash.js";
+import { buildRealms, type Realms } from "./realms.js";
+import { createKeyStore, type KeyStore } from "./signing-keys.js";
+import { loginFailuresRepository, type LoginFailuresRepository } from "./storage/login-failures.repository.js";
+import { sessionsRepository, type SessionsRepository } from "./storage/sessions.repository.js";
+import { signingKeysRepository } from "./storage/signing-keys.repository.js";
+import { usersRepository, type UsersRepository } from "./storage/users.repository.js";
+
+/** Everything a grant, route or admin operation needs; built once per app. */
+export type TokenContext = {
+  config: Config;
+  logger: Logger;
+  realms: Realms;
+  keys: KeyStore;
+  users: UsersRepository;
+  sessions: SessionsRepository;
+  failures: LoginFailuresRepository;
+  /** The service's clock in ms; tests move it to expire tokens and sessions. */
+  now: () => number;
+  hashParams: ScryptParams;
+  /** A hash to verify against when there is no real one, so unknown users cost the same time. */
+  dummyHash: () => Promise<string>;
+};
+
+export type TokenContextDeps = {
+  config: Config;
+  logger: Logger;
+  database: Database;
+  /** `{origin}` the realms live under, e.g. http://127.0.0.1:8080 */
+  authOrigin: string;
+  now?: () => number;
+};
+
+/** Seconds the longest-lived token we sign stays valid: how long a retired key must stay published. */
+export function longestTokenLifetime(config: Config): number {
+  const refresh = Math.min(config.REFRESH_TOKEN_LIFESPAN, config.SESSION_MAX_LIFESPAN);
+  return Math.max(config.ACCESS_TOKEN_LIFESPAN, refresh) + config.AUTH_CLOCK_SKEW_SECONDS;
+}
+
+export function createTokenContext(deps: TokenContextDeps): TokenContext {
+  const { config, database } = deps;
+  const now = deps.now ?? Date.now;
+  const hashParams = defaultParams(config.PASSWORD_HASH_SCRYPT_N);
+  let dummy: Promise<string> | undefined;
+  return {
+    config,
+    logger: deps.logger,
+    realms: buildRealms(deps.authOrigin, config.AUTH_REALM, config.AUTH_CLIENT_ID),
+    keys: createKeyStore({
+      repo: signingKeysRepository(database.db),
+      now,
+      publishRetiredFor: () => longestTokenLifetime(config),
+    }),
+    users: usersRepository(database.db),
+    sessions: sessionsRepository(database.db),
+    failures: loginFailuresRepository(database.db),
+    now,
+    hashParams,
+    dummyHash: () => (dummy ??= dummyHash(hashParams)),
+  };
+}

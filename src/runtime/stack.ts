@@ -6,7 +6,9 @@ import type { BuiltService, ServiceFactory, ServiceName } from "./service.js";
 
 /** Every service, in start order: the token service first so the others' discovery finds it. */
 // Each service registers one line here as it lands (lazy imports keep `serve sandbox` light).
-const FACTORIES: Partial<Record<ServiceName, () => Promise<ServiceFactory>>> = {};
+const FACTORIES: Partial<Record<ServiceName, () => Promise<ServiceFactory>>> = {
+  token: async () => (await import("../services/token/service.js")).createTokenService,
+};
 export const SERVICE_ORDER: ServiceName[] = ["token", "sandbox", "api", "proxy"];
 const NEEDS_STORAGE: Record<ServiceName, boolean> = { token: true, sandbox: false, api: true, proxy: true };
 

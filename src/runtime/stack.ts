@@ -8,6 +8,7 @@ import type { BuiltService, ServiceFactory, ServiceName } from "./service.js";
 // Each service registers one line here as it lands (lazy imports keep `serve sandbox` light).
 const FACTORIES: Partial<Record<ServiceName, () => Promise<ServiceFactory>>> = {
   token: async () => (await import("../services/token/service.js")).createTokenService,
+  api: async () => (await import("../services/recruiting/service.js")).createRecruitingService,
 };
 export const SERVICE_ORDER: ServiceName[] = ["token", "sandbox", "api", "proxy"];
 const NEEDS_STORAGE: Record<ServiceName, boolean> = { token: true, sandbox: false, api: true, proxy: true };

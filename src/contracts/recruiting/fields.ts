@@ -1,0 +1,38 @@
+import { type Static, type TSchema, type TUnsafe, Type } from "@sinclair/typebox";
+import { ErrorDetailSchema, HTTPValidationErrorSchema } from "../common.js";
+
+/**
+ * Building blocks of the recruiting contracts.
+ *
+ * Nullable fields are one JSON Schema `type: [T, "null"]` rather than `anyOf [T, null]`: the
+ * servers' Ajv runs with type coercion, which turns `null` into `""`/`0`/`false` inside the first
+ * branch of a union, so `{"department": null}` would be stored as an empty string.
+ */
+export const OrNull = <T extends TSchema>(schema: T, opts: Record<string, unknown> = {}): TUnsafe<Static<T> | null> => {
+  const plain = JSON.parse(JSON.stringify(schema)) as Record<string, unknown>; // drops TypeBox's symbols
+  return Type.Unsafe<Static<T> | null>({ ...plain, ...opts, type: [plain.type, "null"] });
+};
+
+/** A closed string set, as one `enum` (a union of literals would report one error per literal). */
+export const StringEnum = <T extends readonly string[]>(values: T, opts: Record<string, unknown> = {}) =>
+  Type.Unsafe<T[number]>({ type: "string", enum: [...values], ...opts });
+
+/** Fields the server owns: accepted in request bodies and ignored (as FastAPI treats read-only fields). */
+export const readOnly = <T extends TSchema>(schema: T) =>
+  Type.Optional({ ...schema, readOnly: true, description: `${schema.description ?? ""} Read-only: ignored when sent.`.trim() });
+
+/** Error responses the recruiting routes declare, for the OpenAPI document and the SDK's types. */
+export const errorResponses = {
+  401: { ...ErrorDetailSchema, description: "Missing, expired or invalid bearer token" },
+  403: { ...ErrorDetailSchema, description: "The token's org_id does not match the path's org_id, or it has none" },
+  404: { ...ErrorDetailSchema, description: "No such record in this organization" },
+  409: { ...ErrorDetailSchema, description: "Conflict (duplicate email in the position, or a forbidden interview transition)" },
+  422: HTTPValidationErrorSchema,
+} as const;
+
+/** The response map of a route: its 200 schema plus the named error statuses. */
+export function responses<S extends TSchema, C extends keyof typeof errorResponses>(ok: S, ...codes: C[]) {
+  const out: Record<number, TSchema> = { 200: ok };
+  for (const code of codes) out[code] = errorResponses[code];
+  return out as { 200: S } & Pick<typeof errorResponses, C>;
+}

@@ -1,0 +1,66 @@
+import type { Logger } from "pino";
+import { bearerAuth } from "../../shared/auth/bearer.plugin.js";
+import type { Verify } from "../../shared/auth/verify-jwt.js";
+import { serviceUrls, type Config } from "../../shared/config.js";
+import type { Database } from "../../shared/db/database.js";
+import { createApp, type App } from "../../shared/http/create-app.js";
+import { registerOpenApi } from "../../shared/http/openapi.js";
+import { candidateRoutes } from "./candidates/candidates.routes.js";
+import type { RecruitingContext } from "./context.js";
+import { reportValidation, strictInput } from "./http/strict-input.js";
+import { interviewRoutes } from "./interviews/interviews.routes.js";
+import type { RecruitingHooks } from "./interviews/interviews.service.js";
+import { orgRoutes } from "./org/org.routes.js";
+import { tenantGuard } from "./org/tenant-guard.js";
+import { positionRoutes } from "./positions/positions.routes.js";
+
+export type RecruitingDeps = {
+  config: Config;
+  database: Database;
+  logger: Logger;
+  /** Bearer verification (the token service's or Keycloak's JWKS); tests pass the test identity's. */
+  verify: Verify;
+  /** Extension points for the sync engine's write-back. */
+  hooks?: RecruitingHooks;
+};
+
+export const API_PREFIX = "/api/v1";
+
+/**
+ * The recruiting API as a Fastify app (not listening). Everything under /api/v1 needs a bearer
+ * token; `/org/{org_id}/...` additionally needs the token's org to be the path's. The OpenAPI
+ * document (/api/v1/openapi.json), /docs and /healthz are public.
+ */
+export async function buildRecruitingApp(deps: RecruitingDeps): Promise<App> {
+  const app = createApp({ logger: deps.logger, ready: () => deps.database.ping() });
+  await registerOpenApi(app, {
+    title: "Hirebridge recruiting API",
+    description:
+      "Positions, their candidates and each candidate's interview, per organization. Every endpoint needs `Authorization: Bearer <access token>`; `/org/{org_id}/...` serves only tokens whose `org_id` claim equals the path's. Read-only fields (`id`, `created_at`, `updated_at`, and the path-owned `organization_id`, `position_id`) are accepted in bodies and ignored; unknown fields are refused with 422.",
+    prefix: API_PREFIX,
+  });
+  const ctx: RecruitingContext = {
+    db: deps.database.db,
+    interviewBaseUrl: deps.config.INTERVIEW_BASE_URL ?? `${serviceUrls(deps.config).api.replace(/\/api\/v1$/, "")}/interview`,
+    hooks: deps.hooks ?? {},
+  };
+
+  await app.register(
+    async (api) => {
+      // Validation errors are collected (not thrown) so strict-input can merge its own findings into one 422.
+      api.addHook("onRoute", (route) => {
+        route.attachValidation = true;
+      });
+      api.addHook("onRequest", bearerAuth(deps.verify));
+      api.addHook("preValidation", strictInput);
+      api.addHook("preHandler", reportValidation);
+      await api.register(orgRoutes);
+      await api.register(async (org) => {
+        org.addHook("onRequest", tenantGuard);
+        for (const routes of [positionRoutes, candidateRoutes, interviewRoutes]) await org.register(routes, { ctx });
+      });
+    },
+    { prefix: API_PREFIX },
+  );
+  return app;
+}

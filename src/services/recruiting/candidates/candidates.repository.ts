@@ -1,0 +1,112 @@
+import { and, asc, eq, sql } from "drizzle-orm";
+import type { Candidate, CandidateState, CandidateUpdate } from "../../../contracts/recruiting/candidates.js";
+import type { Queryable } from "../../../shared/db/database.js";
+import { candidates, type CandidateRow } from "./candidates.schema.js";
+
+type CandidateInsert = typeof candidates.$inferInsert;
+type WritableKey = Exclude<keyof CandidateUpdate, "id" | "organization_id" | "position_id" | "created_at" | "updated_at">;
+
+/** API field → column; path-owned and read-only fields are not in it, so a body never sets them. */
+const COLUMN_OF = {
+  name: "name",
+  email: "email",
+  phone: "phone",
+  language: "language",
+  state: "state",
+  score: "score",
+  feedback: "feedback",
+  hired: "hired",
+  invited_at: "invitedAt",
+  completed_at: "completedAt",
+  upstream_application_id: "upstreamApplicationId",
+  short_listed: "shortListed",
+  tags: "tags",
+} as const satisfies Record<WritableKey, keyof CandidateInsert>;
+
+const TIMESTAMPS = new Set<string>(["invitedAt", "completedAt"]);
+
+/** The columns for the fields present in `body`; `short_listed: null` means false (its default). */
+export function candidateColumns(body: CandidateUpdate): Partial<CandidateInsert> {
+  const out: Record<string, unknown> = {};
+  for (const [field, column] of Object.entries(COLUMN_OF)) {
+    const value = body[field as WritableKey];
+    if (value === undefined) continue;
+    if (column === "shortListed") out[column] = value ?? false;
+    else out[column] = TIMESTAMPS.has(column) && typeof value === "string" ? new Date(value) : value;
+  }
+  return out as Partial<CandidateInsert>;
+}
+
+/** Fields the spec types without null are left out of the answer until they hold a value. */
+export function toCandidate(row: CandidateRow): Candidate {
+  return {
+    id: row.id,
+    position_id: row.positionId,
+    organization_id: row.organizationId,
+    name: row.name,
+    email: row.email,
+    phone: row.phone,
+    language: row.language,
+    state: row.state as CandidateState,
+    ...(row.score === null ? {} : { score: row.score }),
+    ...(row.feedback === null ? {} : { feedback: row.feedback }),
+    hired: row.hired,
+    ...(row.invitedAt === null ? {} : { invited_at: row.invitedAt.toISOString() }),
+    ...(row.completedAt === null ? {} : { completed_at: row.completedAt.toISOString() }),
+    ...(row.upstreamApplicationId === null ? {} : { upstream_application_id: row.upstreamApplicationId }),
+    short_listed: row.shortListed,
+    tags: row.tags,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+export async function insertCandidate(
+  q: Queryable,
+  orgId: string,
+  positionId: string,
+  values: Partial<CandidateInsert> & Pick<CandidateInsert, "name" | "email" | "phone" | "language">,
+): Promise<CandidateRow> {
+  const [row] = await q
+    .insert(candidates)
+    .values({ ...values, organizationId: orgId, positionId })
+    .returning();
+  return row!;
+}
+
+export async function listCandidates(q: Queryable, orgId: string, positionId: string): Promise<CandidateRow[]> {
+  return q
+    .select()
+    .from(candidates)
+    .where(and(eq(candidates.organizationId, orgId), eq(candidates.positionId, positionId)))
+    .orderBy(asc(candidates.createdAt), asc(candidates.id));
+}
+
+export async function findCandidate(
+  q: Queryable,
+  orgId: string,
+  positionId: string,
+  id: string,
+): Promise<CandidateRow | null> {
+  const [row] = await q
+    .select()
+    .from(candidates)
+    .where(and(eq(candidates.organizationId, orgId), eq(candidates.positionId, positionId), eq(candidates.id, id)));
+  return row ?? null;
+}
+
+/** Sets only the given columns in one statement (parallel updates of different fields both land). */
+export async function updateCandidateColumns(
+  q: Queryable,
+  orgId: string,
+  positionId: string,
+  id: string,
+  columns: Partial<CandidateInsert>,
+): Promise<CandidateRow | null> {
+  const [row] = await q
+    .update(candidates)
+    .set({ ...columns, updatedAt: sql`now()` })
+    .where(and(eq(candidates.organizationId, orgId), eq(candidates.positionId, positionId), eq(candidates.id, id)))
+    .returning();
+  return row ?? null;
+}

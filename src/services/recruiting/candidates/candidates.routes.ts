@@ -1,0 +1,115 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import {
+  CandidateBulkUpdateSchema,
+  CandidateCreateSchema,
+  CandidateListSchema,
+  CandidateSchema,
+  CandidateUpdateSchema,
+} from "../../../contracts/recruiting/candidates.js";
+import { responses } from "../../../contracts/recruiting/fields.js";
+import { CandidateParamsSchema, PositionParamsSchema } from "../../../contracts/recruiting/org.js";
+import { notFound } from "../../../shared/errors.js";
+import type { RecruitingContext } from "../context.js";
+import { tenantOf } from "../org/tenant-guard.js";
+import { positionExists } from "../positions/positions.repository.js";
+import { findCandidate, listCandidates, toCandidate } from "./candidates.repository.js";
+import { bulkUpdateCandidates, createCandidate, updateCandidate } from "./candidates.service.js";
+
+const common = { tags: ["candidates"], security: [{ bearer: [] }] };
+
+/** Candidate paths use the plural `positions` segment and end with a slash, as the spec states. */
+export const candidateRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext }> = async (app, { ctx }) => {
+  app.get(
+    "/org/:org_id/positions/:position_id/",
+    {
+      schema: {
+        ...common,
+        summary: "List the candidates of a position",
+        description: "Every candidate of the position, oldest first.",
+        params: PositionParamsSchema,
+        response: responses(CandidateListSchema, 401, 403, 404, 422),
+      },
+    },
+    async (request) => {
+      const orgId = tenantOf(request);
+      const { position_id } = request.params;
+      if (!(await positionExists(ctx.db, orgId, position_id))) throw notFound("Position not found");
+      return (await listCandidates(ctx.db, orgId, position_id)).map(toCandidate);
+    },
+  );
+
+  app.post(
+    "/org/:org_id/positions/:position_id/",
+    {
+      schema: {
+        ...common,
+        summary: "Create a candidate",
+        description: "Creates the candidate and its interview record (status not_started, with an interview link).",
+        params: PositionParamsSchema,
+        body: CandidateCreateSchema,
+        response: responses(CandidateSchema, 401, 403, 404, 409, 422),
+      },
+    },
+    async (request) => {
+      const row = await createCandidate(ctx.db, ctx.interviewBaseUrl, tenantOf(request), request.params.position_id, request.body);
+      return toCandidate(row);
+    },
+  );
+
+  app.put(
+    "/org/:org_id/positions/:position_id/",
+    {
+      schema: {
+        ...common,
+        summary: "Update several candidates of a position",
+        description:
+          "An array of `{id, ...fields}` applied in one transaction, all or nothing. Answers the updated candidates in the order sent; 404 names the first id not in the position.",
+        params: PositionParamsSchema,
+        body: CandidateBulkUpdateSchema,
+        response: responses(CandidateListSchema, 401, 403, 404, 409, 422),
+      },
+    },
+    async (request) => {
+      const rows = await bulkUpdateCandidates(ctx.db, tenantOf(request), request.params.position_id, request.body);
+      return rows.map(toCandidate);
+    },
+  );
+
+  app.get(
+    "/org/:org_id/positions/:position_id/candidates/:candidate_id/",
+    {
+      schema: {
+        ...common,
+        summary: "Get a candidate",
+        params: CandidateParamsSchema,
+        response: responses(CandidateSchema, 401, 403, 404, 422),
+      },
+    },
+    async (request) => {
+      const { position_id, candidate_id } = request.params;
+      const row = await findCandidate(ctx.db, tenantOf(request), position_id, candidate_id);
+      if (!row) throw notFound("Candidate not found");
+      return toCandidate(row);
+    },
+  );
+
+  app.put(
+    "/org/:org_id/positions/:position_id/candidates/:candidate_id/",
+    {
+      schema: {
+        ...common,
+        summary: "Update a candidate (partial)",
+        description: "Only the fields sent change; `updated_at` moves.",
+        params: CandidateParamsSchema,
+        body: CandidateUpdateSchema,
+        response: responses(CandidateSchema, 401, 403, 404, 409, 422),
+      },
+    },
+    async (request) => {
+      const { position_id, candidate_id } = request.params;
+      const row = await updateCandidate(ctx.db, tenantOf(request), position_id, candidate_id, request.body);
+      if (!row) throw notFound("Candidate not found");
+      return toCandidate(row);
+    },
+  );
+};

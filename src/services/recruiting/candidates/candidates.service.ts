@@ -1,0 +1,94 @@
+import type { CandidateBulkUpdateItem, CandidateCreate, CandidateUpdate } from "../../../contracts/recruiting/candidates.js";
+import type { Db, Queryable } from "../../../shared/db/database.js";
+import { conflict, notFound, validationError } from "../../../shared/errors.js";
+import { isUniqueViolation } from "../http/db-errors.js";
+import { newInterviewLink } from "../interviews/interview-link.js";
+import { insertInterviews } from "../interviews/interviews.repository.js";
+import { positionExists } from "../positions/positions.repository.js";
+import { candidateColumns, insertCandidate, updateCandidateColumns } from "./candidates.repository.js";
+import type { CandidateRow } from "./candidates.schema.js";
+
+/** Unique violations → the 409s a client can act on; anything else is rethrown untouched. */
+async function asConflict<T>(what: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (isUniqueViolation(err, "candidates_position_email_key")) {
+      throw conflict(`${what}: another candidate of this position already has this email`);
+    }
+    if (isUniqueViolation(err, "candidates_upstream_application_key")) {
+      throw conflict(`${what}: another candidate of this position is already linked to this upstream application`);
+    }
+    throw err;
+  }
+}
+
+/** Creates the candidate and its interview record (not_started, with a fresh link) in one transaction. */
+export async function createCandidate(
+  db: Db,
+  interviewBaseUrl: string,
+  orgId: string,
+  positionId: string,
+  body: CandidateCreate,
+): Promise<CandidateRow> {
+  return db.transaction(async (tx) => {
+    // The share lock keeps the position from being deleted before the candidate row references it.
+    if (!(await positionExists(tx, orgId, positionId, true))) throw notFound("Position not found");
+    const row = await asConflict("Candidate not created", () =>
+      insertCandidate(tx, orgId, positionId, {
+        ...candidateColumns(body),
+        name: body.name,
+        email: body.email,
+        phone: body.phone,
+        language: body.language,
+      }),
+    );
+    await insertInterviews(tx, [{ organizationId: orgId, candidateId: row.id, interviewLink: newInterviewLink(interviewBaseUrl) }]);
+    return row;
+  });
+}
+
+/** A partial update in one statement; null when the candidate is not in this org's position. */
+export async function updateCandidate(
+  q: Queryable,
+  orgId: string,
+  positionId: string,
+  candidateId: string,
+  body: CandidateUpdate,
+): Promise<CandidateRow | null> {
+  return asConflict("Candidate not updated", () =>
+    updateCandidateColumns(q, orgId, positionId, candidateId, candidateColumns(body)),
+  );
+}
+
+/**
+ * The bulk update: every entry applies or none does. A repeated id is refused (422) because the
+ * outcome would depend on order; the first id not in the position answers 404 naming it.
+ */
+export async function bulkUpdateCandidates(
+  db: Db,
+  orgId: string,
+  positionId: string,
+  items: CandidateBulkUpdateItem[],
+): Promise<CandidateRow[]> {
+  const seen = new Map<string, number>();
+  items.forEach((item, i) => {
+    const id = item.id.toLowerCase();
+    if (seen.has(id)) {
+      throw validationError([{ loc: ["body", i, "id"], msg: `Candidate id repeats entry ${seen.get(id)}`, type: "value_error" }]);
+    }
+    seen.set(id, i);
+  });
+  return db.transaction(async (tx) => {
+    if (!(await positionExists(tx, orgId, positionId, true))) throw notFound("Position not found");
+    const updated: CandidateRow[] = [];
+    for (const item of items) {
+      const row = await asConflict(`Candidate ${item.id} not updated`, () =>
+        updateCandidateColumns(tx, orgId, positionId, item.id, candidateColumns(item)),
+      );
+      if (!row) throw notFound(`Candidate ${item.id} not found in this position`);
+      updated.push(row);
+    }
+    return updated;
+  });
+}

@@ -1,0 +1,10 @@
+import type { Db } from "../../shared/db/database.js";
+import type { RecruitingHooks } from "./interviews/interviews.service.js";
+
+/** What the route modules need, built once by `buildRecruitingApp`. */
+export type RecruitingContext = {
+  db: Db;
+  /** Base of new interview links (INTERVIEW_BASE_URL, or the API's origin + /interview). */
+  interviewBaseUrl: string;
+  hooks: RecruitingHooks;
+};

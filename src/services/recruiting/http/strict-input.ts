@@ -1,0 +1,100 @@
+import type { FastifyRequest } from "fastify";
+import { validationError, type ValidationIssue } from "../../../shared/errors.js";
+import { toValidationIssues } from "../../../shared/http/error-handler.js";
+
+/**
+ * Checks the shared Ajv setup cannot make. Ajv runs with `coerceTypes: "array"` (right for query
+ * strings), which in a JSON body silently turns `null` into `0`/`false`/`""` and a scalar into a
+ * one-item list, so `{"min_score": null}` would store 0. It also admits `urn:uuid:` uuids, which
+ * Postgres refuses, and strings with NUL characters, which Postgres cannot store.
+ *
+ * `strictInput` runs these checks on the raw body and path before Ajv, and the route's Ajv errors
+ * (collected with `attachValidation`) are merged in, so the client sees one complete 422.
+ */
+type JsonSchema = {
+  type?: string | string[];
+  anyOf?: JsonSchema[];
+  properties?: Record<string, JsonSchema>;
+  items?: JsonSchema;
+  format?: string;
+};
+
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const TYPE_ISSUES: Record<string, { type: string; msg: string }> = {
+  string: { type: "string_type", msg: "Input should be a valid string" },
+  integer: { type: "int_type", msg: "Input should be a valid integer" },
+  number: { type: "float_type", msg: "Input should be a valid number" },
+  boolean: { type: "bool_type", msg: "Input should be a valid boolean" },
+  array: { type: "list_type", msg: "Input should be a valid list" },
+  object: { type: "model_type", msg: "Input should be a valid dictionary or object" },
+  null: { type: "none_required", msg: "Input should be None" },
+};
+
+function jsonType(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  return typeof value; // string | number | boolean | object
+}
+
+function allowedTypes(schema: JsonSchema): string[] | null {
+  if (schema.type !== undefined) return Array.isArray(schema.type) ? schema.type : [schema.type];
+  if (schema.anyOf) {
+    const all = schema.anyOf.map(allowedTypes);
+    return all.some((t) => t === null) ? null : all.flat() as string[];
+  }
+  return null; // untyped: nothing to say
+}
+
+function accepts(types: string[], actual: string): boolean {
+  return types.includes(actual) || (actual === "number" && types.includes("integer"));
+}
+
+/** Issues for `value` against `schema`, without coercion; recurses into objects and arrays. */
+export function strictIssues(schema: JsonSchema, value: unknown, loc: (string | number)[]): ValidationIssue[] {
+  const types = allowedTypes(schema);
+  const actual = jsonType(value);
+  if (types && !accepts(types, actual)) {
+    const first = types.find((t) => t !== "null") ?? "null";
+    return [{ loc, ...(TYPE_ISSUES[first] ?? { type: "type_error", msg: `Input should be of type ${first}` }) }];
+  }
+  const branch = schema.anyOf?.find((s) => accepts(allowedTypes(s) ?? [actual], actual)) ?? schema;
+  if (typeof value === "string") {
+    if (value.includes("\u0000")) return [{ loc, type: "string_pattern_mismatch", msg: "String should not contain NUL characters" }];
+    if (branch.format === "uuid" && !UUID_TEXT.test(value)) return [{ loc, type: "uuid_parsing", msg: "Input should be a valid UUID" }];
+    return [];
+  }
+  if (Array.isArray(value)) {
+    const items = branch.items;
+    return items ? value.flatMap((v, i) => strictIssues(items, v, [...loc, i])) : [];
+  }
+  if (actual === "object" && branch.properties) {
+    const props = branch.properties;
+    return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) =>
+      props[k] ? strictIssues(props[k], v, [...loc, k]) : [],
+    );
+  }
+  return [];
+}
+
+const strictFindings = new WeakMap<FastifyRequest, ValidationIssue[]>();
+
+/** preValidation: the raw path and body against the route's schemas. */
+export async function strictInput(request: FastifyRequest): Promise<void> {
+  const schema = request.routeOptions.schema as { params?: JsonSchema; body?: JsonSchema } | undefined;
+  const issues = [
+    ...(schema?.params ? strictIssues(schema.params, request.params, ["path"]) : []),
+    ...(schema?.body && request.body !== undefined ? strictIssues(schema.body, request.body, ["body"]) : []),
+  ];
+  if (issues.length) strictFindings.set(request, issues);
+}
+
+/** preHandler: one 422 with the strict findings first, then Ajv's, one entry per `loc`. */
+export async function reportValidation(request: FastifyRequest): Promise<void> {
+  const strict = strictFindings.get(request) ?? [];
+  const ajv = request.validationError as (Error & { validation?: unknown[]; validationContext?: string }) | undefined;
+  if (!strict.length && !ajv) return;
+  const fromAjv = ajv?.validation ? toValidationIssues(ajv.validation as never, ajv.validationContext) : [];
+  const seen = new Set(strict.map((i) => JSON.stringify(i.loc)));
+  throw validationError([...strict, ...fromAjv.filter((i) => !seen.has(JSON.stringify(i.loc)))]);
+}

@@ -1,0 +1,29 @@
+import type { InterviewStatus } from "../../../contracts/recruiting/interviews.js";
+import { conflict } from "../../../shared/errors.js";
+
+/**
+ * The interview lifecycle, checked here and nowhere else. The runner starts from not_started and
+ * ends in completed, errored or cancelled; grading follows completion; an errored interview can be
+ * retried. graded and cancelled are final.
+ */
+export const INTERVIEW_TRANSITIONS = {
+  not_started: ["completed", "errored", "cancelled"],
+  completed: ["graded"],
+  errored: ["not_started"],
+  cancelled: [],
+  graded: [],
+} as const satisfies Record<InterviewStatus, readonly InterviewStatus[]>;
+
+/** Statuses whose arrival the write-back hook hears about. */
+export const ENDED_STATUSES = ["graded", "errored", "cancelled"] as const;
+export type EndedStatus = (typeof ENDED_STATUSES)[number];
+
+export const isEnded = (s: InterviewStatus): s is EndedStatus => (ENDED_STATUSES as readonly string[]).includes(s);
+
+/** Staying in the same status is a progress report, not a transition; any other move must be listed. */
+export function assertTransition(from: InterviewStatus, to: InterviewStatus): void {
+  if (from === to) return;
+  if (!(INTERVIEW_TRANSITIONS[from] as readonly InterviewStatus[]).includes(to)) {
+    throw conflict(`Interview status cannot change from ${from} to ${to}`);
+  }
+}

@@ -1,0 +1,106 @@
+import { and, eq, sql } from "drizzle-orm";
+import type { Interview, InterviewStatus, InterviewUpdate } from "../../../contracts/recruiting/interviews.js";
+import type { Queryable, Tx } from "../../../shared/db/database.js";
+import { candidates } from "../candidates/candidates.schema.js";
+import { interviews, type InterviewRow } from "./interviews.schema.js";
+
+type InterviewInsert = typeof interviews.$inferInsert;
+type WritableKey = Exclude<keyof InterviewUpdate, "id" | "candidate" | "interview_link">;
+
+/** API field → column; `interview_link`, `id` and `candidate` are the server's. */
+const COLUMN_OF = {
+  status: "status",
+  conversation_id: "conversationId",
+  transcript_link: "transcriptLink",
+  recording_link: "recordingLink",
+  start_time: "startTime",
+  end_time: "endTime",
+  graded_at: "gradedAt",
+  last_attempted_at: "lastAttemptedAt",
+  ip_address: "ipAddress",
+  location: "location",
+  score: "score",
+  feedback: "feedback",
+  interview_transcript: "interviewTranscript",
+} as const satisfies Record<WritableKey, keyof InterviewInsert>;
+
+const TIMESTAMPS = new Set<string>(["startTime", "endTime", "gradedAt", "lastAttemptedAt"]);
+
+export function interviewColumns(body: InterviewUpdate): Partial<InterviewInsert> {
+  const out: Record<string, unknown> = {};
+  for (const [field, column] of Object.entries(COLUMN_OF)) {
+    const value = body[field as WritableKey];
+    if (value === undefined) continue;
+    out[column] = TIMESTAMPS.has(column) && typeof value === "string" ? new Date(value) : value;
+  }
+  return out as Partial<InterviewInsert>;
+}
+
+const iso = (d: Date | null) => (d === null ? null : d.toISOString());
+
+export function toInterview(row: InterviewRow): Interview {
+  return {
+    id: row.id,
+    conversation_id: row.conversationId,
+    transcript_link: row.transcriptLink,
+    recording_link: row.recordingLink,
+    start_time: iso(row.startTime),
+    end_time: iso(row.endTime),
+    graded_at: iso(row.gradedAt),
+    last_attempted_at: iso(row.lastAttemptedAt),
+    ip_address: row.ipAddress,
+    location: row.location,
+    interview_link: row.interviewLink,
+    status: row.status as InterviewStatus,
+    score: row.score,
+    feedback: row.feedback,
+    interview_transcript: row.interviewTranscript,
+    candidate: row.candidateId,
+  };
+}
+
+/** New interview records (one per candidate), in one statement. */
+export async function insertInterviews(
+  q: Queryable,
+  rows: { organizationId: string; candidateId: string; interviewLink: string }[],
+): Promise<InterviewRow[]> {
+  if (rows.length === 0) return [];
+  return q.insert(interviews).values(rows).onConflictDoNothing({ target: interviews.candidateId }).returning();
+}
+
+/** The interview of a candidate of the position in the org; `forUpdate` locks it for the caller's transaction. */
+export async function findInterview(
+  q: Queryable | Tx,
+  orgId: string,
+  positionId: string,
+  candidateId: string,
+  forUpdate = false,
+): Promise<InterviewRow | null> {
+  const query = q
+    .select({ interview: interviews })
+    .from(interviews)
+    .innerJoin(candidates, eq(candidates.id, interviews.candidateId))
+    .where(
+      and(
+        eq(interviews.organizationId, orgId),
+        eq(candidates.organizationId, orgId),
+        eq(candidates.positionId, positionId),
+        eq(interviews.candidateId, candidateId),
+      ),
+    );
+  const [found] = forUpdate ? await query.for("update", { of: interviews }) : await query;
+  return found?.interview ?? null;
+}
+
+export async function updateInterviewColumns(
+  q: Queryable,
+  id: string,
+  columns: Partial<InterviewInsert>,
+): Promise<InterviewRow> {
+  const [row] = await q
+    .update(interviews)
+    .set({ ...columns, updatedAt: sql`now()` })
+    .where(eq(interviews.id, id))
+    .returning();
+  return row!;
+}

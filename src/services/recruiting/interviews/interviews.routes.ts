@@ -1,0 +1,52 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { responses } from "../../../contracts/recruiting/fields.js";
+import { InterviewSchema, InterviewUpdateSchema } from "../../../contracts/recruiting/interviews.js";
+import { CandidateParamsSchema } from "../../../contracts/recruiting/org.js";
+import { notFound } from "../../../shared/errors.js";
+import type { RecruitingContext } from "../context.js";
+import { tenantOf } from "../org/tenant-guard.js";
+import { findInterview, toInterview } from "./interviews.repository.js";
+import { reportInterview } from "./interviews.service.js";
+
+const common = { tags: ["interviews"], security: [{ bearer: [] }] };
+const PATH = "/org/:org_id/positions/:position_id/candidates/:candidate_id/interview/";
+
+export const interviewRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext }> = async (app, { ctx }) => {
+  app.get(
+    PATH,
+    {
+      schema: {
+        ...common,
+        summary: "Get a candidate's interview",
+        params: CandidateParamsSchema,
+        response: responses(InterviewSchema, 401, 403, 404, 422),
+      },
+    },
+    async (request) => {
+      const { position_id, candidate_id } = request.params;
+      const row = await findInterview(ctx.db, tenantOf(request), position_id, candidate_id);
+      if (!row) throw notFound("Candidate not found");
+      return toInterview(row);
+    },
+  );
+
+  app.put(
+    PATH,
+    {
+      schema: {
+        ...common,
+        summary: "Report interview progress or results (interview runner)",
+        description:
+          "Only the fields sent change. Status moves not_started → completed | errored | cancelled, completed → graded, errored → not_started; any other change is 409. Grading needs a score; the candidate's score, feedback and completed_at then follow the interview.",
+        params: CandidateParamsSchema,
+        body: InterviewUpdateSchema,
+        response: responses(InterviewSchema, 401, 403, 404, 409, 422),
+      },
+    },
+    async (request) => {
+      const { position_id, candidate_id } = request.params;
+      const ref = { orgId: tenantOf(request), positionId: position_id, candidateId: candidate_id };
+      return toInterview(await reportInterview(ctx.db, ctx.hooks, ref, request.body));
+    },
+  );
+};

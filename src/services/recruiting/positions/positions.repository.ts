@@ -1,0 +1,131 @@
+import { and, asc, eq, sql, type SQL } from "drizzle-orm";
+import type { Position, PositionState, PositionUpdate } from "../../../contracts/recruiting/positions.js";
+import type { Queryable } from "../../../shared/db/database.js";
+import { positions, type PositionRow } from "./positions.schema.js";
+
+type PositionInsert = typeof positions.$inferInsert;
+type WritableKey = Exclude<keyof PositionUpdate, "id" | "created_at" | "updated_at">;
+
+/** API field → column; the read-only fields are not in it, so a body can never set them. */
+const COLUMN_OF = {
+  name: "name",
+  state: "state",
+  department: "department",
+  location: "location",
+  min_score: "minScore",
+  role_description: "roleDescription",
+  position_calender_link: "positionCalenderLink",
+  accepted_languages: "acceptedLanguages",
+  agent_id: "agentId",
+  candidate_stage: "candidateStage",
+  passed_stage: "passedStage",
+  rejected_stage: "rejectedStage",
+  needs_reviewed_stage: "needsReviewedStage",
+  auto_update_stages: "autoUpdateStages",
+  upstream_job_id_id: "upstreamJobIdId",
+  upstream_integration_id: "upstreamIntegrationId",
+} as const satisfies Record<WritableKey, keyof PositionInsert>;
+
+/** The columns for the fields present in `body` (absent fields are left alone). */
+function toColumns(body: PositionUpdate): Partial<PositionInsert> {
+  const out: Record<string, unknown> = {};
+  for (const [field, column] of Object.entries(COLUMN_OF)) {
+    const value = body[field as WritableKey];
+    if (value !== undefined) out[column] = value;
+  }
+  return out as Partial<PositionInsert>;
+}
+
+export function toPosition(row: PositionRow): Position {
+  return {
+    id: row.id,
+    name: row.name,
+    state: row.state as PositionState,
+    department: row.department,
+    location: row.location,
+    ...(row.minScore === null ? {} : { min_score: row.minScore }),
+    role_description: row.roleDescription,
+    position_calender_link: row.positionCalenderLink,
+    created_at: row.createdAt.toISOString(),
+    accepted_languages: row.acceptedLanguages,
+    updated_at: row.updatedAt.toISOString(),
+    ...(row.agentId === null ? {} : { agent_id: row.agentId }),
+    candidate_stage: row.candidateStage,
+    passed_stage: row.passedStage,
+    rejected_stage: row.rejectedStage,
+    needs_reviewed_stage: row.needsReviewedStage,
+    auto_update_stages: row.autoUpdateStages,
+    upstream_job_id_id: row.upstreamJobIdId,
+    upstream_integration_id: row.upstreamIntegrationId,
+  };
+}
+
+export async function createPosition(q: Queryable, orgId: string, body: PositionUpdate & { name: string }): Promise<PositionRow> {
+  const [row] = await q
+    .insert(positions)
+    .values({ ...toColumns(body), name: body.name, organizationId: orgId })
+    .returning();
+  return row!;
+}
+
+export async function findPosition(q: Queryable, orgId: string, id: string): Promise<PositionRow | null> {
+  const [row] = await q
+    .select()
+    .from(positions)
+    .where(and(eq(positions.organizationId, orgId), eq(positions.id, id)));
+  return row ?? null;
+}
+
+/** Whether the position exists in the org; `lock` takes a share lock so it cannot vanish mid-transaction. */
+export async function positionExists(q: Queryable, orgId: string, id: string, lock = false): Promise<boolean> {
+  const query = q
+    .select({ id: positions.id })
+    .from(positions)
+    .where(and(eq(positions.organizationId, orgId), eq(positions.id, id)));
+  const rows = lock ? await query.for("share") : await query;
+  return rows.length > 0;
+}
+
+/** Position cursor: the exact (created_at, id) of the last row, created_at to the microsecond. */
+export type PositionCursor = { createdAt: string; id: string };
+
+export async function listPositions(
+  q: Queryable,
+  orgId: string,
+  opts: { limit?: number | undefined; after?: PositionCursor | undefined; state?: PositionState | undefined } = {},
+): Promise<{ rows: PositionRow[]; last: PositionCursor | null; more: boolean }> {
+  const where: SQL[] = [eq(positions.organizationId, orgId)];
+  if (opts.state) where.push(eq(positions.state, opts.state));
+  if (opts.after) {
+    where.push(sql`(${positions.createdAt}, ${positions.id}) > (${opts.after.createdAt}::timestamptz, ${opts.after.id}::uuid)`);
+  }
+  const base = q
+    .select({
+      row: positions,
+      cursorAt: sql<string>`to_char(${positions.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
+    })
+    .from(positions)
+    .where(and(...where))
+    .orderBy(asc(positions.createdAt), asc(positions.id));
+  // One extra row tells whether another page exists without a count query.
+  const found = opts.limit === undefined ? await base : await base.limit(opts.limit + 1);
+  const more = opts.limit !== undefined && found.length > opts.limit;
+  const page = more ? found.slice(0, opts.limit) : found;
+  const tail = page.at(-1);
+  return { rows: page.map((r) => r.row), last: tail ? { createdAt: tail.cursorAt, id: tail.row.id } : null, more };
+}
+
+/** Sets only the fields present in `body` in one statement (so parallel updates of different fields both land). */
+export async function updatePosition(
+  q: Queryable,
+  orgId: string,
+  id: string,
+  body: PositionUpdate,
+): Promise<PositionRow | null> {
+  const [row] = await q
+    .update(positions)
+    .set({ ...toColumns(body), updatedAt: sql`now()` })
+    .where(and(eq(positions.organizationId, orgId), eq(positions.id, id)))
+    .returning();
+  return row ?? null;
+}

@@ -1,0 +1,93 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { responses } from "../../../contracts/recruiting/fields.js";
+import { OrgParamsSchema, PositionParamsSchema } from "../../../contracts/recruiting/org.js";
+import {
+  PositionCreateSchema,
+  PositionListQuerySchema,
+  PositionListSchema,
+  PositionSchema,
+  PositionUpdateSchema,
+  type PositionList,
+} from "../../../contracts/recruiting/positions.js";
+import { notFound, validationError } from "../../../shared/errors.js";
+import type { RecruitingContext } from "../context.js";
+import { tenantOf } from "../org/tenant-guard.js";
+import { decodeCursor, encodeCursor } from "./position-cursor.js";
+import { createPosition, findPosition, listPositions, toPosition, updatePosition } from "./positions.repository.js";
+
+const common = { tags: ["positions"], security: [{ bearer: [] }] };
+
+export const positionRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext }> = async (app, { ctx }) => {
+  app.get(
+    "/org/:org_id/position",
+    {
+      schema: {
+        ...common,
+        summary: "List the organization's positions",
+        description: "All positions, oldest first. With `limit`, one page and a `next_cursor`.",
+        params: OrgParamsSchema,
+        querystring: PositionListQuerySchema,
+        response: responses(PositionListSchema, 401, 403, 422),
+      },
+    },
+    async (request) => {
+      const { limit, cursor, state } = request.query;
+      const after = cursor === undefined ? undefined : decodeCursor(cursor);
+      if (after === null) throw validationError([{ loc: ["query", "cursor"], msg: "Invalid cursor", type: "value_error" }]);
+      const page = await listPositions(ctx.db, tenantOf(request), { limit, after, state });
+      const answer: PositionList = { items: page.rows.map(toPosition) };
+      if (limit !== undefined) answer.next_cursor = page.more && page.last ? encodeCursor(page.last) : null;
+      return answer;
+    },
+  );
+
+  app.post(
+    "/org/:org_id/position",
+    {
+      schema: {
+        ...common,
+        summary: "Create a position",
+        params: OrgParamsSchema,
+        body: PositionCreateSchema,
+        response: responses(PositionSchema, 401, 403, 422),
+      },
+    },
+    async (request) => toPosition(await createPosition(ctx.db, tenantOf(request), request.body)),
+  );
+
+  app.get(
+    "/org/:org_id/position/:position_id",
+    {
+      schema: {
+        ...common,
+        summary: "Get a position",
+        params: PositionParamsSchema,
+        response: responses(PositionSchema, 401, 403, 404, 422),
+      },
+    },
+    async (request) => {
+      const row = await findPosition(ctx.db, tenantOf(request), request.params.position_id);
+      if (!row) throw notFound("Position not found");
+      return toPosition(row);
+    },
+  );
+
+  app.put(
+    "/org/:org_id/position/:position_id",
+    {
+      schema: {
+        ...common,
+        summary: "Update a position (partial)",
+        description: "Only the fields sent change; `updated_at` moves.",
+        params: PositionParamsSchema,
+        body: PositionUpdateSchema,
+        response: responses(PositionSchema, 401, 403, 404, 422),
+      },
+    },
+    async (request) => {
+      const row = await updatePosition(ctx.db, tenantOf(request), request.params.position_id, request.body);
+      if (!row) throw notFound("Position not found");
+      return toPosition(row);
+    },
+  );
+};

@@ -1,0 +1,22 @@
+import { createVerifier } from "../../shared/auth/verify-jwt.js";
+import type { ServiceFactory } from "../../runtime/service.js";
+import { buildRecruitingApp } from "./app.js";
+
+/** `hirebridge serve api`: the recruiting API on API_PORT, trusting the configured issuer. */
+export const createRecruitingService: ServiceFactory = async ({ config, urls, logger, database }) => {
+  if (!database) throw new Error("the recruiting API needs storage");
+  const verify = createVerifier({
+    issuer: urls.issuer,
+    jwksUrl: config.AUTH_JWKS_URL,
+    audience: config.AUTH_AUDIENCE,
+    clockToleranceSeconds: config.AUTH_CLOCK_SKEW_SECONDS,
+  });
+  const app = await buildRecruitingApp({ config, database, logger, verify });
+  const origin = urls.api.replace(/\/api\/v1$/, "");
+  return {
+    name: "api",
+    app,
+    port: config.API_PORT,
+    banner: () => [`Recruiting API:    ${urls.api}  (OpenAPI ${urls.api}/openapi.json, docs ${origin}/docs)`],
+  };
+};

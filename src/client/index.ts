@@ -1,0 +1,32 @@
+/**
+ * `hirebridge/client`: the typed client of the Hirebridge recruiting API and integration proxy,
+ * with the token lifecycle of the spec built in. Runs in browsers and in Node 20+ (no Node-only
+ * imports); request and response types come from the servers' own contracts.
+ */
+export { Hirebridge, type HirebridgeOptions } from "./hirebridge.js";
+export { TokenManager, type CredentialsSource, type TokenManagerOptions } from "./auth/token-manager.js";
+export type { Credentials, Session } from "./auth/token-endpoint.js";
+export {
+  AbortedError,
+  ApiError,
+  AuthenticationError,
+  BadRequestError,
+  ConfigurationError,
+  ConflictError,
+  ConnectionError,
+  ForbiddenError,
+  HirebridgeError,
+  NotFoundError,
+  RateLimitError,
+  ServerError,
+  TimeoutError,
+  UnauthorizedError,
+  UpstreamError,
+  ValidationError,
+  type AuthenticationFailure,
+  type ValidationIssue,
+} from "./core/errors.js";
+export { systemClock, type Clock } from "./core/clock.js";
+export type { FetchLike } from "./core/transport.js";
+export type { RequestOptions } from "./core/http-client.js";
+export type * from "./types.js";

@@ -1,0 +1,120 @@
+import type {
+  Candidate,
+  CandidateBulkUpdate,
+  CandidateCreate,
+  CandidateList,
+  CandidateUpdate,
+} from "../../contracts/recruiting/candidates.js";
+import type { Interview, InterviewUpdate } from "../../contracts/recruiting/interviews.js";
+import type { RequestOptions } from "../core/http-client.js";
+import { path } from "../core/url.js";
+import type { RecruitingContext } from "./context.js";
+
+// The candidate paths use the plural `positions` segment and end with a slash, as the spec has them.
+
+/** Candidates of a position. */
+export class CandidatesResource {
+  constructor(private readonly ctx: RecruitingContext) {}
+
+  /** Every candidate of the position, oldest first. */
+  async list(positionId: string, options?: RequestOptions): Promise<CandidateList> {
+    const org = await this.ctx.orgId(options);
+    return this.ctx.http.request(
+      { method: "GET", baseUrl: this.ctx.baseUrl, path: path`/org/${org}/positions/${positionId}/` },
+      options,
+    );
+  }
+
+  /**
+   * Adds a candidate (and their interview record). One email appears once per position: a duplicate
+   * is a ConflictError.
+   * @example
+   * const candidate = await hb.candidates.create(position.id, {
+   *   name: "Ada Lovelace", email: "ada@example.com", phone: "+44 20 7946 0000", language: "en",
+   * });
+   */
+  async create(positionId: string, body: CandidateCreate, options?: RequestOptions): Promise<Candidate> {
+    const org = await this.ctx.orgId(options);
+    return this.ctx.http.request(
+      { method: "POST", baseUrl: this.ctx.baseUrl, path: path`/org/${org}/positions/${positionId}/`, body },
+      options,
+    );
+  }
+
+  async get(positionId: string, candidateId: string, options?: RequestOptions): Promise<Candidate> {
+    const org = await this.ctx.orgId(options);
+    return this.ctx.http.request(
+      {
+        method: "GET",
+        baseUrl: this.ctx.baseUrl,
+        path: path`/org/${org}/positions/${positionId}/candidates/${candidateId}/`,
+      },
+      options,
+    );
+  }
+
+  /** Changes the fields sent, and only those. */
+  async update(positionId: string, candidateId: string, body: CandidateUpdate, options?: RequestOptions): Promise<Candidate> {
+    const org = await this.ctx.orgId(options);
+    return this.ctx.http.request(
+      {
+        method: "PUT",
+        baseUrl: this.ctx.baseUrl,
+        path: path`/org/${org}/positions/${positionId}/candidates/${candidateId}/`,
+        body,
+      },
+      options,
+    );
+  }
+
+  /**
+   * Updates many candidates of the position in one transaction: all change, or none do.
+   * @example
+   * await hb.candidates.bulkUpdate(position.id, [{ id: a.id, short_listed: true }, { id: b.id, state: "rejected" }]);
+   */
+  async bulkUpdate(positionId: string, items: CandidateBulkUpdate, options?: RequestOptions): Promise<CandidateList> {
+    const org = await this.ctx.orgId(options);
+    return this.ctx.http.request(
+      { method: "PUT", baseUrl: this.ctx.baseUrl, path: path`/org/${org}/positions/${positionId}/`, body: items },
+      options,
+    );
+  }
+}
+
+/** The interview record of a candidate. */
+export class InterviewsResource {
+  constructor(private readonly ctx: RecruitingContext) {}
+
+  async get(positionId: string, candidateId: string, options?: RequestOptions): Promise<Interview> {
+    const org = await this.ctx.orgId(options);
+    return this.ctx.http.request(
+      {
+        method: "GET",
+        baseUrl: this.ctx.baseUrl,
+        path: path`/org/${org}/positions/${positionId}/candidates/${candidateId}/interview/`,
+      },
+      options,
+    );
+  }
+
+  /**
+   * Reports interview progress or results (the interview runner's write path). Status changes
+   * follow not_started → completed | errored | cancelled, completed → graded, errored → not_started;
+   * anything else is a ConflictError.
+   * @example
+   * await hb.interviews.update(position.id, candidate.id, { status: "completed" });
+   * await hb.interviews.update(position.id, candidate.id, { status: "graded", score: 82, feedback: "Clear and structured." });
+   */
+  async update(positionId: string, candidateId: string, body: InterviewUpdate, options?: RequestOptions): Promise<Interview> {
+    const org = await this.ctx.orgId(options);
+    return this.ctx.http.request(
+      {
+        method: "PUT",
+        baseUrl: this.ctx.baseUrl,
+        path: path`/org/${org}/positions/${positionId}/candidates/${candidateId}/interview/`,
+        body,
+      },
+      options,
+    );
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * The upstream sandbox: a local stand-in for the unified ATS API (Kombo's wire protocol) at /v1,
+ * its connect page at /connect/link/…, and an admin surface at /sandbox/… that acts as the ATS
+ * would (so demos and tests can cause upstream changes and webhooks). Everything is in memory.
+ */
+import type { FastifyInstance } from "fastify";
+import { createApp, type App } from "../../shared/http/create-app.js";
+import { createSandboxContextParts, type SandboxContext, type SandboxDeps } from "./context.js";
+import { registerAdminRoutes } from "./admin/admin.routes.js";
+import { registerConnectPageRoutes } from "./connect/connect-page.routes.js";
+import { installUpstreamErrorHandler } from "./errors.js";
+import { installUpstreamGuards } from "./http/upstream-guards.js";
+import { registerAtsReadRoutes } from "./routes/ats-read.routes.js";
+import { registerAtsWriteRoutes } from "./routes/ats-write.routes.js";
+import { registerConnectRoutes } from "./routes/connect.routes.js";
+import { registerGeneralRoutes } from "./routes/general.routes.js";
+import { registerIntegrationRoutes } from "./routes/integrations.routes.js";
+import { SandboxStore } from "./store/sandbox-store.js";
+import { DEFAULT_RETRY_POLICY, WebhookSender } from "./webhooks/webhook-sender.js";
+
+export type { SandboxDeps } from "./context.js";
+export type SandboxApp = { app: App; context: SandboxContext; demoIntegrationId: string };
+
+export const DEMO_TOOL = "greenhouse";
+
+export function buildSandboxApp(deps: SandboxDeps): SandboxApp {
+  const clock = deps.clock ?? Date.now;
+  const parts = createSandboxContextParts(deps);
+  const store = new SandboxStore(deps.seed, clock);
+  const demo = store.createIntegration({
+    toolId: DEMO_TOOL,
+    applications: deps.applications,
+    endUser: { organization_name: deps.demoOrgName ?? "Demo Organisation", creator_email: "demo@hirebridge.local", origin_id: deps.demoOrgId },
+  });
+  const webhooks = new WebhookSender({
+    secret: deps.webhookSecret,
+    target: () => parts.settings.webhook_url,
+    logger: deps.logger.child({ component: "webhooks" }),
+    retry: { ...DEFAULT_RETRY_POLICY, ...deps.webhookRetry },
+  });
+  const context: SandboxContext = { deps, store, webhooks, clock, demoIntegrationId: demo.id, timers: new Set(), ...parts };
+
+  const app = createApp({ logger: deps.logger, errorHandler: false });
+  installUpstreamErrorHandler(app);
+  app.register(
+    async (v1) => {
+      const scoped = v1 as unknown as App;
+      installUpstreamGuards(v1 as FastifyInstance, context);
+      registerGeneralRoutes(scoped, context);
+      registerIntegrationRoutes(scoped, context);
+      registerAtsReadRoutes(scoped, context);
+      registerAtsWriteRoutes(scoped, context);
+      registerConnectRoutes(scoped, context);
+    },
+    { prefix: "/v1" },
+  );
+  registerConnectPageRoutes(app, context);
+  registerAdminRoutes(app, context);
+
+  // Held "timeout" faults and pending syncs must not keep a closing server waiting.
+  app.addHook("preClose", async () => {
+    context.faults.releaseAll();
+    for (const t of context.timers) clearTimeout(t);
+    context.timers.clear();
+  });
+  app.addHook("onClose", async () => {
+    await webhooks.close();
+  });
+  return { app, context, demoIntegrationId: demo.id };
+}

@@ -1,0 +1,126 @@
+/**
+ * The ATS list endpoints (reference §2b): each is a collection, its filters and its renderer.
+ * Lists read the sandbox's "synced copy" and are not concurrency-limited.
+ */
+import type { App } from "../../../shared/http/create-app.js";
+import { ListQuerySchema } from "../../../contracts/upstream/index.js";
+import type { SandboxContext } from "../context.js";
+import { dateParam, listPage, type FilterSpec, type RawQuery } from "../http/list-query.js";
+import { integrationOf } from "../http/upstream-guards.js";
+import {
+  renderApplication,
+  renderCandidate,
+  renderInterview,
+  renderJob,
+  renderOffer,
+  renderRejectionReason,
+  renderStage,
+  renderTag,
+  renderUser,
+} from "../render/ats-render.js";
+import type { Dataset } from "../store/dataset.js";
+import type { ApplicationRow, BaseRow, CandidateRow, InterviewRow, JobRow, OfferRow, StageRow, UserRow } from "../store/rows.js";
+
+const by = <T>(get: (row: T) => string | null) => (values: Set<string>) => (row: T) => {
+  const v = get(row);
+  return v !== null && values.has(v);
+};
+const byLower = <T>(get: (row: T) => string) => (values: Set<string>) => {
+  const lower = new Set([...values].map((v) => v.toLowerCase()));
+  return (row: T) => lower.has(get(row).toLowerCase());
+};
+const createdAfter = <T extends { createdAt: number }>(query: RawQuery, name = "remote_created_after") => {
+  const after = dateParam(query[name], name);
+  return after === undefined ? undefined : (row: T) => row.createdAt >= after;
+};
+
+function applicationFilters(data: Dataset, query: RawQuery): FilterSpec<ApplicationRow> {
+  const after = createdAfter<ApplicationRow>(query);
+  return {
+    filters: {
+      job_ids: { index: "job", match: by((a) => a.jobId) },
+      candidate_ids: { index: "candidate", match: by((a) => a.candidateId) },
+      outcomes: { match: by((a) => a.outcome) },
+      outcome: { match: by((a) => a.outcome) },
+      job_remote_ids: { match: by((a) => data.jobs.get(a.jobId)?.remoteId ?? null) },
+      current_stage_ids: { match: by((a) => a.stageId) },
+      rejection_reason_ids: { match: by((a) => a.rejectionReasonId) },
+      ...(after ? { remote_created_after: { match: () => after } } : {}),
+    },
+    unsupported: ["custom_fields"],
+  };
+}
+
+function jobFilters(query: RawQuery): FilterSpec<JobRow> {
+  const after = createdAfter<JobRow>(query);
+  const nameContains = typeof query.name_contains === "string" ? query.name_contains.toLowerCase() : undefined;
+  return {
+    filters: {
+      job_codes: { match: by((j) => j.jobCode) },
+      statuses: { match: by((j) => j.status) },
+      status: { match: by((j) => j.status) },
+      job_status: { match: by((j) => j.status) },
+      employment_types: { match: by((j) => j.employmentType) },
+      employment_type: { match: by((j) => j.employmentType) },
+      visibilities: { match: by((j) => j.visibility) },
+      post_url: { match: by((j) => (j.visibility === "PUBLIC" ? `https://careers.example.com/jobs/${j.remoteId}` : null)) },
+      ...(after ? { remote_created_after: { match: () => after } } : {}),
+      ...(nameContains ? { name_contains: { match: () => (j: JobRow) => j.name.toLowerCase().includes(nameContains) } } : {}),
+    },
+    unsupported: ["department_ids", "office_ids", "custom_fields"],
+  };
+}
+
+const candidateFilters = (data: Dataset): FilterSpec<CandidateRow> => ({
+  filters: {
+    email: { match: byLower((c) => c.email) },
+    first_name: { match: byLower((c) => c.firstName) },
+    last_name: { match: byLower((c) => c.lastName) },
+    job_ids: { match: (values) => (c) => c.applicationIds.some((id) => values.has(data.applications.get(id)?.jobId ?? "")) },
+  },
+});
+
+const interviewFilters: FilterSpec<InterviewRow> = {
+  filters: {
+    job_ids: { index: "job", match: by((i) => i.jobId) },
+    application_ids: { index: "application", match: by((i) => i.applicationId) },
+    stage_ids: { match: by((i) => i.stageId) },
+    interviewer_ids: { match: (values) => (i) => i.userIds.some((u) => values.has(u)) },
+  },
+};
+
+const offerFilters: FilterSpec<OfferRow> = {
+  filters: {
+    application_ids: { index: "application", match: by((o) => o.applicationId) },
+    status: { match: by((o) => o.status) },
+    statuses: { match: by((o) => o.status) },
+  },
+};
+
+const userFilters: FilterSpec<UserRow> = {
+  filters: { emails: { match: byLower((u) => u.email) }, email: { match: byLower((u) => u.email) } },
+};
+const stageFilters: FilterSpec<StageRow> = { filters: { job_ids: { index: "job", match: by((s) => s.jobId) } } };
+const noFilters: FilterSpec<BaseRow> = { filters: {} };
+
+const schema = { querystring: ListQuerySchema } as const;
+const config = { upstream: { xi: true } };
+
+export function registerAtsReadRoutes(app: App, _ctx: SandboxContext): void {
+  const list = (path: string, handler: (data: Dataset, query: RawQuery) => unknown) =>
+    app.get(path, { schema, config }, async (request) => ({
+      status: "success",
+      data: handler(integrationOf(request).data, request.query as RawQuery),
+    }));
+
+  list("/ats/applications", (d, q) => listPage(d.applications, q, applicationFilters(d, q), (a) => renderApplication(d, a)));
+  list("/ats/candidates", (d, q) => listPage(d.candidates, q, candidateFilters(d), (c) => renderCandidate(d, c)));
+  list("/ats/jobs", (d, q) => listPage(d.jobs, q, jobFilters(q), (j) => renderJob(d, j)));
+  list("/ats/application-stages", (d, q) => listPage(d.stages, q, stageFilters, renderStage));
+  list("/ats/tags", (d, q) => listPage(d.tags, q, noFilters, renderTag));
+  list("/ats/users", (d, q) => listPage(d.users, q, userFilters, renderUser));
+  list("/ats/offers", (d, q) => listPage(d.offers, q, offerFilters, (o) => renderOffer(d, o)));
+  list("/ats/rejection-reasons", (d, q) => listPage(d.rejectionReasons, q, noFilters, renderRejectionReason));
+  list("/ats/interviews", (d, q) => listPage(d.interviews, q, interviewFilters, (i) => renderInterview(d, i)));
+}
+

@@ -1,0 +1,32 @@
+/** The sandbox as a launcher service: configuration → deps, banner with its URL and demo integration. */
+import type { ServiceFactory } from "../../runtime/service.js";
+import { buildSandboxApp } from "./app.js";
+
+export const createSandboxService: ServiceFactory = async ({ config, urls, logger }) => {
+  // The sandbox keeps no database: ctx.database is ignored on purpose.
+  const started = Date.now();
+  const { app, context, demoIntegrationId } = buildSandboxApp({
+    logger,
+    seed: config.SANDBOX_SEED,
+    applications: config.SANDBOX_APPLICATIONS,
+    apiKey: config.UPSTREAM_API_KEY,
+    webhookSecret: config.UPSTREAM_WEBHOOK_SECRET,
+    webhookUrl: urls.webhookReceiver,
+    demoOrgId: config.DEMO_ORG_ID,
+    publicOrigin: urls.sandboxOrigin,
+    latencyMs: config.SANDBOX_LATENCY_MS,
+    rateLimitPerSecond: config.SANDBOX_RATE_LIMIT_PER_SECOND,
+    concurrencyLimit: config.SANDBOX_CONCURRENCY_LIMIT,
+    faultRate: config.SANDBOX_FAULT_RATE,
+  });
+  logger.info({ ms: Date.now() - started, applications: config.SANDBOX_APPLICATIONS }, "sandbox data generated");
+  return {
+    name: "sandbox",
+    app,
+    port: config.SANDBOX_PORT,
+    banner: () => [
+      `Upstream sandbox:  ${urls.sandbox}  (API key: UPSTREAM_API_KEY; admin: ${urls.sandboxOrigin}/sandbox/integrations)`,
+      `Demo integration:  ${demoIntegrationId}  (${context.store.get(demoIntegrationId)?.data.applications.size ?? 0} applications; webhooks → ${urls.webhookReceiver}/<kind>)`,
+    ],
+  };
+};

@@ -81,6 +81,10 @@ export async function buildTokenApp(deps: TokenAppDeps): Promise<TokenApp> {
     async (oidc) => {
       // Token requests are form-encoded (RFC 6749); a JSON body is refused rather than half-read.
       oidc.removeContentTypeParser("application/json");
+      // A POST without any body is a request with no parameters: answer which one is missing.
+      oidc.addHook("preValidation", async (request) => {
+        request.body ??= {};
+      });
       allowCors(oidc);
       await oidc.register(tokenRoutes(context));
       await oidc.register(oidcRoutes(context));

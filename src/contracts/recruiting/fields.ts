@@ -26,7 +26,7 @@ export const errorResponses = {
   401: { ...ErrorDetailSchema, description: "Missing, expired or invalid bearer token" },
   403: { ...ErrorDetailSchema, description: "The token's org_id does not match the path's org_id, or it has none" },
   404: { ...ErrorDetailSchema, description: "No such record in this organization" },
-  409: { ...ErrorDetailSchema, description: "Conflict (duplicate email in the position, or a forbidden interview transition)" },
+  409: { ...ErrorDetailSchema, description: "Conflict: an email or upstream link another record already has, or a forbidden interview transition" },
   422: HTTPValidationErrorSchema,
 } as const;
 

@@ -1,27 +1,19 @@
 import type { CandidateBulkUpdateItem, CandidateCreate, CandidateUpdate } from "../../../contracts/recruiting/candidates.js";
 import type { Db, Queryable } from "../../../shared/db/database.js";
-import { conflict, notFound, validationError } from "../../../shared/errors.js";
-import { isUniqueViolation } from "../http/db-errors.js";
+import { notFound, validationError } from "../../../shared/errors.js";
+import { withConflicts } from "../http/db-errors.js";
 import { newInterviewLink } from "../interviews/interview-link.js";
 import { insertInterviews } from "../interviews/interviews.repository.js";
 import { positionExists } from "../positions/positions.repository.js";
 import { candidateColumns, insertCandidate, updateCandidateColumns } from "./candidates.repository.js";
 import type { CandidateRow } from "./candidates.schema.js";
 
-/** Unique violations → the 409s a client can act on; anything else is rethrown untouched. */
-async function asConflict<T>(what: string, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (isUniqueViolation(err, "candidates_position_email_key")) {
-      throw conflict(`${what}: another candidate of this position already has this email`);
-    }
-    if (isUniqueViolation(err, "candidates_upstream_application_key")) {
-      throw conflict(`${what}: another candidate of this position is already linked to this upstream application`);
-    }
-    throw err;
-  }
-}
+/** Unique violations → the 409s a client can act on. */
+const conflictsOf = (what: string) => ({
+  candidates_position_email_key: `${what}: another candidate of this position already has this email`,
+  candidates_upstream_application_key: `${what}: another candidate of this position is linked to this upstream application`,
+});
+const asConflict = <T>(what: string, work: () => Promise<T>) => withConflicts(conflictsOf(what), work);
 
 /** Creates the candidate and its interview record (not_started, with a fresh link) in one transaction. */
 export async function createCandidate(

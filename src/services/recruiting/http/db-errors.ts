@@ -1,3 +1,5 @@
+import { conflict } from "../../../shared/errors.js";
+
 /**
  * Postgres error inspection that works on both drivers: Drizzle wraps driver errors in a
  * DrizzleQueryError whose `cause` carries the SQLSTATE `code` and the `constraint` name.
@@ -15,4 +17,19 @@ function pgFields(err: unknown): PgErrorFields {
 export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   const f = pgFields(err);
   return f.code === "23505" && (constraint === undefined || f.constraint === constraint);
+}
+
+/**
+ * Runs `work`; a unique violation of one of `conflicts`' constraints becomes a 409 with its message
+ * (the database's own detail, which quotes the values, is never shown). Other errors pass through.
+ */
+export async function withConflicts<T>(conflicts: Record<string, string>, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    for (const [constraint, message] of Object.entries(conflicts)) {
+      if (isUniqueViolation(err, constraint)) throw conflict(message);
+    }
+    throw err;
+  }
 }

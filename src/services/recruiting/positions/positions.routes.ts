@@ -10,12 +10,16 @@ import {
   type PositionList,
 } from "../../../contracts/recruiting/positions.js";
 import { notFound, validationError } from "../../../shared/errors.js";
+import { withConflicts } from "../http/db-errors.js";
 import type { RecruitingContext } from "../context.js";
 import { tenantOf } from "../org/tenant-guard.js";
 import { decodeCursor, encodeCursor } from "./position-cursor.js";
 import { createPosition, findPosition, listPositions, toPosition, updatePosition } from "./positions.repository.js";
 
 const common = { tags: ["positions"], security: [{ bearer: [] }] };
+const UPSTREAM_JOB_TAKEN = {
+  positions_upstream_job_key: "Another position of this organization is already linked to this upstream job",
+};
 
 export const positionRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext }> = async (app, { ctx }) => {
   app.get(
@@ -49,10 +53,10 @@ export const positionRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext 
         summary: "Create a position",
         params: OrgParamsSchema,
         body: PositionCreateSchema,
-        response: responses(PositionSchema, 401, 403, 422),
+        response: responses(PositionSchema, 401, 403, 409, 422),
       },
     },
-    async (request) => toPosition(await createPosition(ctx.db, tenantOf(request), request.body)),
+    async (request) => toPosition(await withConflicts(UPSTREAM_JOB_TAKEN, () => createPosition(ctx.db, tenantOf(request), request.body))),
   );
 
   app.get(
@@ -81,11 +85,12 @@ export const positionRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext 
         description: "Only the fields sent change; `updated_at` moves.",
         params: PositionParamsSchema,
         body: PositionUpdateSchema,
-        response: responses(PositionSchema, 401, 403, 404, 422),
+        response: responses(PositionSchema, 401, 403, 404, 409, 422),
       },
     },
     async (request) => {
-      const row = await updatePosition(ctx.db, tenantOf(request), request.params.position_id, request.body);
+      const { position_id } = request.params;
+      const row = await withConflicts(UPSTREAM_JOB_TAKEN, () => updatePosition(ctx.db, tenantOf(request), position_id, request.body));
       if (!row) throw notFound("Position not found");
       return toPosition(row);
     },

@@ -1,0 +1,8 @@
+/**
+ * What the sync engine reuses from the recruiting API: upserts keyed on the upstream ids, the
+ * unlink of an integration, and (in ../interviews/interviews.service.ts) the `onInterviewEnded`
+ * hook type. All take the caller's transaction.
+ */
+export { upsertUpstreamCandidates, type SkippedApplication, type UpstreamApplication } from "./upstream-candidates.repository.js";
+export { unlinkIntegration, upsertUpstreamPositions, type UpstreamJob } from "./upstream-positions.repository.js";
+export type { InterviewEndedEvent, RecruitingHooks } from "../interviews/interviews.service.js";

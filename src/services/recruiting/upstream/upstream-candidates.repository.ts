@@ -1,0 +1,111 @@
+import { and, eq, getTableColumns, inArray, or, sql } from "drizzle-orm";
+import type { Queryable } from "../../../shared/db/database.js";
+import { candidates, type CandidateRow } from "../candidates/candidates.schema.js";
+import { newInterviewLink } from "../interviews/interview-link.js";
+import { insertInterviews } from "../interviews/interviews.repository.js";
+import { clip } from "./upstream-positions.repository.js";
+
+/** What the sync engine knows about an upstream application (and its candidate). */
+export type UpstreamApplication = {
+  upstream_application_id: string;
+  name: string;
+  email: string;
+  phone: string;
+  /** Used when the candidate is created; Hirebridge owns it afterwards. */
+  language: string;
+};
+
+export type SkippedApplication = {
+  upstream_application_id: string;
+  reason: "email_taken" | "duplicate_email_in_page";
+};
+
+/**
+ * Upserts a page of applications as candidates of one position, on (position,
+ * upstream_application_id): new ones are inserted with their interview record, existing ones get
+ * the upstream-owned fields (name, email, phone). A candidate created by hand with the same email
+ * is adopted (linked) rather than duplicated; an application whose email already belongs to a
+ * candidate linked to another application is skipped and reported rather than failing the page
+ * (two applications swapping emails within one page still raise a unique violation). Must run
+ * inside the caller's transaction (it is several statements).
+ */
+export async function upsertUpstreamCandidates(
+  q: Queryable,
+  orgId: string,
+  positionId: string,
+  applications: UpstreamApplication[],
+  interviewBaseUrl: string,
+): Promise<{ candidates: CandidateRow[]; skipped: SkippedApplication[] }> {
+  const skipped: SkippedApplication[] = [];
+  const byApplication = new Map(applications.map((a) => [a.upstream_application_id, a]));
+  const byEmail = new Map<string, UpstreamApplication>();
+  for (const app of byApplication.values()) {
+    const email = app.email.toLowerCase();
+    if (byEmail.has(email)) skipped.push({ upstream_application_id: app.upstream_application_id, reason: "duplicate_email_in_page" });
+    else byEmail.set(email, app);
+  }
+  if (byEmail.size === 0) return { candidates: [], skipped };
+
+  const emails = [...byEmail.keys()];
+  const ids = [...byEmail.values()].map((a) => a.upstream_application_id);
+  const existing = await q
+    .select({ id: candidates.id, email: sql<string>`lower(${candidates.email})`, app: candidates.upstreamApplicationId })
+    .from(candidates)
+    .where(
+      and(
+        eq(candidates.positionId, positionId),
+        or(inArray(sql`lower(${candidates.email})`, emails), inArray(candidates.upstreamApplicationId, ids)),
+      ),
+    );
+  const accepted: UpstreamApplication[] = [];
+  for (const [email, app] of byEmail) {
+    const byMail = existing.find((h) => h.email === email);
+    const linked = existing.some((h) => h.app === app.upstream_application_id);
+    if (byMail && byMail.app !== app.upstream_application_id) {
+      // A hand-made candidate with this email is adopted, unless the application is already linked elsewhere.
+      if (byMail.app !== null || linked) {
+        skipped.push({ upstream_application_id: app.upstream_application_id, reason: "email_taken" });
+        continue;
+      }
+      await q
+        .update(candidates)
+        .set({ upstreamApplicationId: app.upstream_application_id, updatedAt: sql`now()` })
+        .where(eq(candidates.id, byMail.id));
+    }
+    accepted.push(app);
+  }
+  if (accepted.length === 0) return { candidates: [], skipped };
+
+  const changed = sql`(${candidates.name}, ${candidates.email}, ${candidates.phone})
+    is distinct from (excluded.name, excluded.email, excluded.phone)`;
+  const rows = await q
+    .insert(candidates)
+    .values(
+      accepted.map((a) => ({
+        organizationId: orgId,
+        positionId,
+        upstreamApplicationId: a.upstream_application_id,
+        name: clip(a.name, 200)!,
+        email: a.email,
+        phone: clip(a.phone, 200)!,
+        language: clip(a.language, 200)!,
+      })),
+    )
+    .onConflictDoUpdate({
+      target: [candidates.positionId, candidates.upstreamApplicationId],
+      set: {
+        name: sql`excluded.name`,
+        email: sql`excluded.email`,
+        phone: sql`excluded.phone`,
+        updatedAt: sql`case when ${changed} then now() else ${candidates.updatedAt} end`,
+      },
+    })
+    .returning({ ...getTableColumns(candidates), inserted: sql<boolean>`(xmax = 0)` });
+  await insertInterviews(
+    q,
+    rows
+      .filter((r) => r.inserted)
+      .map((r) => ({ organizationId: orgId, candidateId: r.id, interviewLink: newInterviewLink(interviewBaseUrl) })),
+  );
+  return { candidates: rows.map(({ inserted: _inserted, ...row }) => row), skipped };
+}

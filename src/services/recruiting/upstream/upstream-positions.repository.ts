@@ -1,0 +1,90 @@
+import { and, eq, getTableColumns, inArray, sql } from "drizzle-orm";
+import type { Queryable } from "../../../shared/db/database.js";
+import { candidates } from "../candidates/candidates.schema.js";
+import { positions, type PositionRow } from "../positions/positions.schema.js";
+
+/** What the sync engine knows about an upstream job. Everything else on a position is Hirebridge's. */
+export type UpstreamJob = {
+  upstream_job_id_id: string;
+  name: string;
+  department?: string | null;
+  location?: string | null;
+  role_description?: string | null;
+};
+
+/** Upstream text longer than a column allows is cut rather than failing the whole page. */
+export const clip = (value: string | null | undefined, max: number): string | null =>
+  value === null || value === undefined ? null : [...value].slice(0, max).join("");
+
+/**
+ * Upserts a page of jobs as positions of `orgId` on (org, integration, job id), in one statement.
+ * Only the upstream-owned fields (name, department, location, role_description) change on an
+ * existing position; state, min_score, stages, agent and languages stay as Hirebridge set them, and
+ * updated_at moves only when something changed. Answers every position of the page.
+ */
+export async function upsertUpstreamPositions(
+  q: Queryable,
+  orgId: string,
+  integrationId: string,
+  jobs: UpstreamJob[],
+): Promise<PositionRow[]> {
+  const byId = new Map(jobs.map((j) => [j.upstream_job_id_id, j])); // a row may be touched once per statement
+  if (byId.size === 0) return [];
+  const values = [...byId.values()].map((j) => ({
+    organizationId: orgId,
+    upstreamIntegrationId: integrationId,
+    upstreamJobIdId: j.upstream_job_id_id,
+    name: clip(j.name.trim() || j.upstream_job_id_id, 100)!,
+    department: clip(j.department, 100),
+    location: clip(j.location, 100),
+    roleDescription: clip(j.role_description, 500),
+  }));
+  const changed = sql`(${positions.name}, ${positions.department}, ${positions.location}, ${positions.roleDescription})
+    is distinct from (excluded.name, excluded.department, excluded.location, excluded.role_description)`;
+  return q
+    .insert(positions)
+    .values(values)
+    .onConflictDoUpdate({
+      target: [positions.organizationId, positions.upstreamIntegrationId, positions.upstreamJobIdId],
+      set: {
+        name: sql`excluded.name`,
+        department: sql`excluded.department`,
+        location: sql`excluded.location`,
+        roleDescription: sql`excluded.role_description`,
+        updatedAt: sql`case when ${changed} then now() else ${positions.updatedAt} end`,
+      },
+    })
+    .returning(getTableColumns(positions));
+}
+
+/**
+ * Forgets an integration: its positions and their candidates keep everything Hirebridge owns, but
+ * lose their upstream ids (so a later connection of the same ATS links afresh).
+ */
+export async function unlinkIntegration(
+  q: Queryable,
+  orgId: string,
+  integrationId: string,
+): Promise<{ positions: number; candidates: number }> {
+  const linked = q
+    .select({ id: positions.id })
+    .from(positions)
+    .where(and(eq(positions.organizationId, orgId), eq(positions.upstreamIntegrationId, integrationId)));
+  const unlinkedCandidates = await q
+    .update(candidates)
+    .set({ upstreamApplicationId: null, updatedAt: sql`now()` })
+    .where(
+      and(
+        eq(candidates.organizationId, orgId),
+        inArray(candidates.positionId, linked),
+        sql`${candidates.upstreamApplicationId} is not null`,
+      ),
+    )
+    .returning({ id: candidates.id });
+  const unlinkedPositions = await q
+    .update(positions)
+    .set({ upstreamIntegrationId: null, upstreamJobIdId: null, updatedAt: sql`now()` })
+    .where(and(eq(positions.organizationId, orgId), eq(positions.upstreamIntegrationId, integrationId)))
+    .returning({ id: positions.id });
+  return { positions: unlinkedPositions.length, candidates: unlinkedCandidates.length };
+}

@@ -1,5 +1,5 @@
 import { TokenManager, type CredentialsSource } from "./auth/token-manager.js";
-import { endpointsFor, type Session } from "./auth/token-endpoint.js";
+import { endpointsFor, type Session, type SessionInput } from "./auth/token-endpoint.js";
 import { systemClock, type Clock } from "./core/clock.js";
 import { ConfigurationError } from "./core/errors.js";
 import { HttpClient, type RequestOptions } from "./core/http-client.js";
@@ -26,8 +26,8 @@ export type HirebridgeOptions = {
   clientId?: string | undefined;
   /** Username and password (or a function that supplies them when needed). */
   credentials?: CredentialsSource | undefined;
-  /** A saved session to resume instead of logging in. */
-  session?: Session | undefined;
+  /** A saved session (or tokens obtained elsewhere) to resume instead of logging in. */
+  session?: SessionInput | undefined;
   /** Your organisation id; asked from `GET /org_id` when absent. */
   orgId?: string | undefined;
   /** Called with every new session (rotated tokens) and null when it ends: persist it here. */

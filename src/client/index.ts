@@ -5,7 +5,7 @@
  */
 export { Hirebridge, type HirebridgeOptions } from "./hirebridge.js";
 export { TokenManager, type CredentialsSource, type TokenManagerOptions } from "./auth/token-manager.js";
-export type { Credentials, Session } from "./auth/token-endpoint.js";
+export type { Credentials, Session, SessionInput } from "./auth/token-endpoint.js";
 export {
   AbortedError,
   ApiError,

@@ -119,16 +119,36 @@ function toSession(body: Record<string, unknown> | null, sentAt: number): Sessio
   return { accessToken, refreshToken, accessExpiresAt, refreshExpiresAt, issuedAt: sentAt };
 }
 
-/** The token's `exp` claim in local time; `expires_in` only when the token is not a JWT with `exp`. */
-function expiryOf(token: string, expiresIn: unknown, sentAt: number): number | null {
+/**
+ * The token's `exp` claim in local time; `expires_in` only when the token is not a JWT with `exp`.
+ * `sentAt` (when we asked for the token) enables the clock-skew correction; tokens obtained
+ * elsewhere have no such moment and are taken at their word.
+ */
+function expiryOf(token: string, expiresIn: unknown, sentAt: number | null): number | null {
   const claims = decodeJwtPayload(token);
   const exp = claimMillis(claims, "exp");
   if (exp !== null) {
     const iat = claimMillis(claims, "iat");
-    const offset = iat !== null && Math.abs(iat - sentAt) > CLOCK_SKEW_TOLERANCE_MS ? iat - sentAt : 0;
+    const offset = sentAt !== null && iat !== null && Math.abs(iat - sentAt) > CLOCK_SKEW_TOLERANCE_MS ? iat - sentAt : 0;
     return exp - offset;
   }
+  if (sentAt === null) return null;
   return typeof expiresIn === "number" && Number.isFinite(expiresIn) && expiresIn > 0 ? sentAt + expiresIn * 1000 : null;
+}
+
+/** Tokens obtained elsewhere (a saved session, another client): the missing expiry data read from the JWTs. */
+export type SessionInput = Pick<Session, "accessToken" | "refreshToken"> & Partial<Omit<Session, "accessToken" | "refreshToken">>;
+
+export function completeSession(input: SessionInput, now: number): Session {
+  const iat = claimMillis(decodeJwtPayload(input.accessToken), "iat");
+  return {
+    accessToken: input.accessToken,
+    refreshToken: input.refreshToken,
+    // Unknown expiry: treat the access token as spent, so the first call refreshes.
+    accessExpiresAt: input.accessExpiresAt ?? expiryOf(input.accessToken, undefined, null) ?? now,
+    refreshExpiresAt: input.refreshExpiresAt !== undefined ? input.refreshExpiresAt : expiryOf(input.refreshToken, undefined, null),
+    issuedAt: input.issuedAt ?? iat ?? now,
+  };
 }
 
 /** Maps an OAuth error of the password grant to the SDK's error. */

@@ -1,12 +1,14 @@
 import type { Clock } from "../core/clock.js";
 import { AbortedError, AuthenticationError } from "../core/errors.js";
 import {
+  completeSession,
   loginFailure,
   OAuthError,
   requestGrant,
   revokeSession,
   type Credentials,
   type Session,
+  type SessionInput,
   type TokenEndpoint,
 } from "./token-endpoint.js";
 
@@ -17,8 +19,8 @@ export type TokenManagerOptions = {
   clock: Clock;
   /** Used for the first login and whenever the session ends; without it an ended session is an error. */
   credentials?: CredentialsSource | undefined;
-  /** A session to resume (for example one a CLI saved). */
-  session?: Session | undefined;
+  /** A session to resume (for example one a CLI saved); expiry fields missing are read from the JWTs. */
+  session?: SessionInput | undefined;
   /** Refresh this long before the access token expires. Default 120 s (the spec's "about 2 minutes"). */
   refreshLeewayMs?: number | undefined;
   scope?: string | undefined;
@@ -51,7 +53,7 @@ export class TokenManager {
   private readonly leewayMs: number;
 
   constructor(private readonly opts: TokenManagerOptions) {
-    this.session = opts.session ?? null;
+    this.session = opts.session ? completeSession(opts.session, opts.clock.now()) : null;
     this.leewayMs = opts.refreshLeewayMs ?? DEFAULT_LEEWAY_MS;
   }
 
@@ -81,7 +83,8 @@ export class TokenManager {
   }
 
   /** Replaces the session (for example with tokens obtained elsewhere). */
-  async setSession(session: Session | null): Promise<void> {
+  async setSession(input: SessionInput | null): Promise<void> {
+    const session = input ? completeSession(input, this.opts.clock.now()) : null;
     this.generation++;
     this.session = session;
     await this.opts.onSession?.(session);

@@ -10,6 +10,7 @@ const FACTORIES: Partial<Record<ServiceName, () => Promise<ServiceFactory>>> = {
   token: async () => (await import("../services/token/service.js")).createTokenService,
   api: async () => (await import("../services/recruiting/service.js")).createRecruitingService,
   sandbox: async () => (await import("../services/sandbox/service.js")).createSandboxService,
+  proxy: async () => (await import("../services/proxy/service.js")).createProxyService,
 };
 export const SERVICE_ORDER: ServiceName[] = ["token", "sandbox", "api", "proxy"];
 const NEEDS_STORAGE: Record<ServiceName, boolean> = { token: true, sandbox: false, api: true, proxy: true };

@@ -1,0 +1,103 @@
+import type { Logger } from "pino";
+import { bearerAuth } from "../../shared/auth/bearer.plugin.js";
+import type { Verify } from "../../shared/auth/verify-jwt.js";
+import { serviceUrls, type Config } from "../../shared/config.js";
+import type { Database } from "../../shared/db/database.js";
+import { createApp, type App } from "../../shared/http/create-app.js";
+import { registerOpenApi } from "../../shared/http/openapi.js";
+import type { Cache } from "./cache/cache.js";
+import { MemoryCache } from "./cache/memory-cache.js";
+import { RedisCache } from "./cache/redis-cache.js";
+import { ResponseCache } from "./cache/response-cache.js";
+import { IntegrationDirectory } from "./integrations/integration-directory.js";
+import type { ProxyDeps, ProxyRoutes } from "./proxy-deps.js";
+import { atsRoutes } from "./routes/ats.routes.js";
+import { connectRoutes } from "./routes/connect.routes.js";
+import { generalRoutes } from "./routes/general.routes.js";
+import { integrationsRoutes } from "./routes/integrations.routes.js";
+import { createUpstreamClient, type UpstreamClient } from "./upstream/upstream-client.js";
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** The proxy's dependencies (tests and the webhook receivers reach the directory and cache through it). */
+    proxy?: ProxyDeps;
+  }
+}
+
+/**
+ * Route groups behind the bearer JWT, under /api/v1. The bulk-sync trigger
+ * (`POST /webhooks/sync-all`, issue 6) is added to this list.
+ */
+const PROTECTED_ROUTES: ProxyRoutes[] = [generalRoutes, integrationsRoutes, atsRoutes, connectRoutes];
+
+/**
+ * Route groups without bearer auth, under /api/v1: the six upstream webhook receivers
+ * (`/webhooks/upstream/<kind>`, issue 6) are added to this list. They get the same deps, so they
+ * record, delete and update integrations through `deps.integrations` (which evicts its caches).
+ */
+const PUBLIC_ROUTES: ProxyRoutes[] = [];
+
+export type ProxyAppOptions = {
+  config: Config;
+  database: Database;
+  logger: Logger;
+  verify: Verify;
+  /** Injected for tests; otherwise built from UPSTREAM_* and closed with the app. */
+  upstream?: UpstreamClient;
+  /** Injected for tests; otherwise Redis when REDIS_URL is set, else in-process; closed with the app. */
+  cache?: Cache;
+};
+
+export async function buildProxyApp(opts: ProxyAppOptions): Promise<App> {
+  const { config, database, logger } = opts;
+  const app = createApp({ logger, ready: () => database.ping() });
+  const upstream =
+    opts.upstream ??
+    createUpstreamClient({
+      baseUrl: serviceUrls(config).upstream,
+      apiKey: config.UPSTREAM_API_KEY,
+      timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+      retry: {
+        retries: config.UPSTREAM_RETRIES,
+        baseDelayMs: config.UPSTREAM_RETRY_BASE_MS,
+        maxTotalWaitMs: config.UPSTREAM_RETRY_MAX_WAIT_MS,
+      },
+      logger,
+    });
+  const store = opts.cache ?? (config.REDIS_URL ? new RedisCache({ url: config.REDIS_URL, logger }) : new MemoryCache());
+  const cache = new ResponseCache(store);
+  const integrations = new IntegrationDirectory({
+    db: database.db,
+    cache,
+    upstream,
+    detailsTtlSeconds: config.INTEGRATION_CACHE_TTL_SECONDS,
+    logger,
+  });
+  const deps: ProxyDeps = { config, database, logger, upstream, cache, integrations };
+  app.decorate("proxy", deps);
+  app.addHook("onClose", async () => {
+    if (!opts.upstream) await upstream.close();
+    if (!opts.cache) await store.close();
+  });
+
+  await registerOpenApi(app, {
+    title: "Hirebridge integration proxy",
+    description:
+      "Bearer-JWT-protected proxy in front of the upstream unified ATS API: general operations, integration management, unified ATS reads and writes, and connection links. Success bodies are the upstream's JSON, passed through unchanged.",
+    prefix: "/api/v1",
+  });
+  await app.register(
+    async (api) => {
+      api.addHook("onRequest", bearerAuth(opts.verify));
+      for (const routes of PROTECTED_ROUTES) await api.register(routes, { deps });
+    },
+    { prefix: "/api/v1" },
+  );
+  await app.register(
+    async (api) => {
+      for (const routes of PUBLIC_ROUTES) await api.register(routes, { deps });
+    },
+    { prefix: "/api/v1" },
+  );
+  return app;
+}

@@ -1,0 +1,187 @@
+import type { Logger } from "pino";
+import type { Db, Queryable } from "../../../shared/db/database.js";
+import { AppError, notFound } from "../../../shared/errors.js";
+import { cacheKeys, integrationKeys } from "../cache/cache.js";
+import type { CachedResponse, ResponseCache } from "../cache/response-cache.js";
+import type { Log, UpstreamClient } from "../upstream/upstream-client.js";
+import {
+  findIntegration,
+  markIntegrationDeleted,
+  recordIntegration,
+  setIntegrationState,
+  type IntegrationRecordInput,
+  type IntegrationStateInput,
+} from "./integrations.repository.js";
+import type { IntegrationRow } from "./integrations.schema.js";
+
+/** The fields of the upstream's integration details the proxy reads (tenancy and state). */
+type DetailsPeek = {
+  data?: {
+    id?: unknown;
+    tool?: { id?: unknown };
+    category?: unknown;
+    status?: unknown;
+    setup_status?: unknown;
+    end_user?: { origin_id?: unknown };
+  };
+};
+
+type Owner = { orgId: string; deleted: boolean; expiresAt: number };
+
+const OWNER_MEMO_TTL_MS = 5 * 60_000;
+const OWNER_MEMO_MAX = 50_000;
+
+export type IntegrationDirectoryOptions = {
+  db: Db;
+  cache: ResponseCache;
+  upstream: UpstreamClient;
+  /** Lifetime of cached integration details; 0 disables that cache. */
+  detailsTtlSeconds: number;
+  logger: Logger;
+};
+
+/**
+ * Which organisation each integration belongs to, and the cached integration details. Every
+ * operation that names an integration asks `requireOwned` first; the webhook receivers record,
+ * delete and update integrations through the same object so its caches stay true.
+ *
+ * Owners are memoised in-process: an integration never changes organisation, so a memo can only be
+ * stale about deletion, and a deleted integration is refused by the upstream anyway.
+ */
+export class IntegrationDirectory {
+  readonly #owners = new Map<string, Owner>();
+
+  constructor(private readonly opts: IntegrationDirectoryOptions) {}
+
+  /**
+   * Resolves when `integrationId` belongs to `orgId`; otherwise a 404 that does not say whether it
+   * exists. An integration unknown here is adopted when the upstream's `end_user.origin_id` (set
+   * by create-link) names the caller's org; nothing of the upstream's answer reaches the caller.
+   */
+  async requireOwned(integrationId: string, orgId: string, requestId: string, log?: Log): Promise<void> {
+    const memo = this.#owners.get(integrationId);
+    if (memo && memo.expiresAt > Date.now()) {
+      if (memo.deleted || memo.orgId !== orgId) throw integrationNotFound();
+      return;
+    }
+    const row = await findIntegration(this.opts.db, integrationId);
+    if (row) {
+      this.#remember(row);
+      if (row.deletedAt || row.orgId !== orgId) throw integrationNotFound();
+      return;
+    }
+    await this.#adopt(integrationId, orgId, requestId, log);
+  }
+
+  async #adopt(integrationId: string, orgId: string, requestId: string, log?: Log): Promise<void> {
+    const res = await this.details(integrationId, requestId, {}, log);
+    if (res.status === 429) {
+      const retryAfter = res.headers["retry-after"];
+      throw new AppError("RATE_LIMITED", "The upstream is rate limiting; try again later", {
+        headers: retryAfter ? { "retry-after": retryAfter } : {},
+      });
+    }
+    const details = res.status === 200 ? peek(res.body) : undefined;
+    if (!details || details.end_user?.origin_id !== orgId || typeof details.tool?.id !== "string") throw integrationNotFound();
+    const row = await this.record({
+      id: integrationId,
+      orgId,
+      tool: details.tool.id,
+      category: str(details.category),
+      status: str(details.status),
+      setupStatus: str(details.setup_status),
+    });
+    if (!row || row.orgId !== orgId || row.deletedAt) throw integrationNotFound();
+    log?.info({ integration_id: integrationId }, "integration adopted from the upstream's origin id");
+  }
+
+  /**
+   * The upstream's integration details, cached for `detailsTtlSeconds` (`bypass` loads fresh and
+   * refreshes the entry). A fresh answer also refreshes the locally recorded state.
+   */
+  details(integrationId: string, requestId: string, opts: { bypass?: boolean }, log?: Log): Promise<CachedResponse> {
+    return this.opts.cache.fetch(
+      cacheKeys.integration(integrationId),
+      this.opts.detailsTtlSeconds,
+      async () => {
+        const res = await this.opts.upstream.sendBuffered(
+          { method: "GET", path: `/integrations/${encodeURIComponent(integrationId)}`, requestId, read: true },
+          log,
+        );
+        if (res.status === 200) await this.#refreshState(integrationId, res.body, log);
+        return res;
+      },
+      opts,
+    );
+  }
+
+  async #refreshState(integrationId: string, body: string, log?: Log): Promise<void> {
+    const details = peek(body);
+    if (!details) return;
+    try {
+      await setIntegrationState(this.opts.db, integrationId, {
+        status: str(details.status) ?? undefined,
+        setupStatus: str(details.setup_status) ?? undefined,
+        category: str(details.category) ?? undefined,
+        at: new Date(),
+      });
+    } catch (err) {
+      // The answer is still right for the caller; the local copy catches up on the next load.
+      log?.warn({ err, integration_id: integrationId }, "could not refresh the integration's recorded state");
+    }
+  }
+
+  /** Records an integration for an org (webhook, activation, adoption); null when another org has it. */
+  async record(input: IntegrationRecordInput, q: Queryable = this.opts.db): Promise<IntegrationRow | null> {
+    const row = await recordIntegration(q, input);
+    if (row) this.#remember(row);
+    else this.#owners.delete(input.id);
+    return row;
+  }
+
+  find(integrationId: string, q: Queryable = this.opts.db): Promise<IntegrationRow | null> {
+    return findIntegration(q, integrationId);
+  }
+
+  /** After the integration was deleted (here or upstream): refuse it from now on, drop its cache. */
+  async markDeleted(integrationId: string, at?: Date, q: Queryable = this.opts.db): Promise<boolean> {
+    const known = await markIntegrationDeleted(q, integrationId, at);
+    this.#owners.delete(integrationId);
+    await this.evict(integrationId);
+    return known;
+  }
+
+  /** A state report (integration-state-changed); applied when newer than the last, and evicts the details. */
+  async setState(integrationId: string, state: IntegrationStateInput, q: Queryable = this.opts.db): Promise<boolean> {
+    const applied = await setIntegrationState(q, integrationId, state);
+    await this.evict(integrationId);
+    return applied;
+  }
+
+  /** Drops everything cached for the integration (in this process and in the shared store). */
+  async evict(integrationId: string): Promise<void> {
+    await this.opts.cache.evict(integrationKeys(integrationId));
+  }
+
+  #remember(row: IntegrationRow): void {
+    this.#owners.delete(row.id);
+    this.#owners.set(row.id, { orgId: row.orgId, deleted: row.deletedAt !== null, expiresAt: Date.now() + OWNER_MEMO_TTL_MS });
+    if (this.#owners.size > OWNER_MEMO_MAX) {
+      const oldest = this.#owners.keys().next().value;
+      if (oldest !== undefined) this.#owners.delete(oldest);
+    }
+  }
+}
+
+export const integrationNotFound = () => notFound("Integration not found");
+
+function peek(body: string): NonNullable<DetailsPeek["data"]> | undefined {
+  try {
+    const parsed = JSON.parse(body) as DetailsPeek;
+    return parsed && typeof parsed.data === "object" && parsed.data !== null ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const str = (v: unknown): string | null => (typeof v === "string" ? v : null);

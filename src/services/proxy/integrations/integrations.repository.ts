@@ -1,0 +1,90 @@
+import { and, eq, isNull, or, sql } from "drizzle-orm";
+import type { Queryable } from "../../../shared/db/database.js";
+import { integrations, type IntegrationRow } from "./integrations.schema.js";
+
+/** What Hirebridge knows of an integration when it learns of it. */
+export type IntegrationRecordInput = {
+  id: string;
+  orgId: string;
+  tool: string;
+  category?: string | null | undefined;
+  status?: string | null | undefined;
+  setupStatus?: string | null | undefined;
+  qaStatus?: string | null | undefined;
+};
+
+/** A state report (integration-state-changed, or fresh integration details); `at` orders reports. */
+export type IntegrationStateInput = {
+  status?: string | null | undefined;
+  setupStatus?: string | null | undefined;
+  qaStatus?: string | null | undefined;
+  category?: string | null | undefined;
+  at: Date;
+};
+
+/**
+ * Records an integration for an organisation (idempotent). An integration never changes
+ * organisation: when `id` is already recorded for another org nothing changes and null is returned.
+ * Known state is kept (state changes go through `setIntegrationState`, which orders them), and a
+ * deleted integration stays deleted.
+ */
+export async function recordIntegration(q: Queryable, input: IntegrationRecordInput): Promise<IntegrationRow | null> {
+  const [row] = await q
+    .insert(integrations)
+    .values({
+      id: input.id,
+      orgId: input.orgId,
+      tool: input.tool,
+      category: input.category ?? null,
+      status: input.status ?? null,
+      setupStatus: input.setupStatus ?? null,
+      qaStatus: input.qaStatus ?? null,
+    })
+    .onConflictDoUpdate({
+      target: integrations.id,
+      set: {
+        category: sql`coalesce(${integrations.category}, excluded.category)`,
+        status: sql`coalesce(${integrations.status}, excluded.status)`,
+        setupStatus: sql`coalesce(${integrations.setupStatus}, excluded.setup_status)`,
+        qaStatus: sql`coalesce(${integrations.qaStatus}, excluded.qa_status)`,
+        updatedAt: sql`now()`,
+      },
+      setWhere: sql`${integrations.orgId} = excluded.org_id`,
+    })
+    .returning();
+  return row ?? null;
+}
+
+/** The integration, deleted or not; null when Hirebridge has never heard of it. */
+export async function findIntegration(q: Queryable, id: string): Promise<IntegrationRow | null> {
+  const [row] = await q.select().from(integrations).where(eq(integrations.id, id));
+  return row ?? null;
+}
+
+/** Soft-deletes; the first deletion time is kept. False when the integration is unknown. */
+export async function markIntegrationDeleted(q: Queryable, id: string, at: Date = new Date()): Promise<boolean> {
+  const rows = await q
+    .update(integrations)
+    .set({ deletedAt: sql`coalesce(${integrations.deletedAt}, ${at.toISOString()}::timestamptz)`, updatedAt: sql`now()` })
+    .where(eq(integrations.id, id))
+    .returning({ id: integrations.id });
+  return rows.length > 0;
+}
+
+/**
+ * Applies a state report unless a newer one was applied already (webhooks arrive unordered).
+ * Fields left undefined are kept. False when the integration is unknown or the report is older.
+ */
+export async function setIntegrationState(q: Queryable, id: string, state: IntegrationStateInput): Promise<boolean> {
+  const set: Partial<typeof integrations.$inferInsert> = { stateChangedAt: state.at, updatedAt: new Date() };
+  if (state.status !== undefined) set.status = state.status;
+  if (state.setupStatus !== undefined) set.setupStatus = state.setupStatus;
+  if (state.qaStatus !== undefined) set.qaStatus = state.qaStatus;
+  if (state.category !== undefined) set.category = state.category;
+  const rows = await q
+    .update(integrations)
+    .set(set)
+    .where(and(eq(integrations.id, id), or(isNull(integrations.stateChangedAt), sql`${integrations.stateChangedAt} <= ${state.at.toISOString()}::timestamptz`)))
+    .returning({ id: integrations.id });
+  return rows.length > 0;
+}

@@ -1,0 +1,17 @@
+import { pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+
+/** migrations/0301_integrations.sql */
+export const integrations = pgTable("integrations", {
+  id: text("id").primaryKey(),
+  orgId: uuid("org_id").notNull(),
+  tool: text("tool").notNull(),
+  category: text("category"),
+  status: text("status"),
+  setupStatus: text("setup_status"),
+  qaStatus: text("qa_status"),
+  stateChangedAt: timestamp("state_changed_at", { withTimezone: true }),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  deletedAt: timestamp("deleted_at", { withTimezone: true }),
+});
+export type IntegrationRow = typeof integrations.$inferSelect;

@@ -1,0 +1,43 @@
+import type { TObject, TSchema } from "@sinclair/typebox";
+import type { UpstreamMethod } from "../upstream/upstream-client.js";
+
+export type OperationTag = "General" | "Integrations" | "Unified ATS" | "Connect";
+
+/**
+ * One operation of the proxy and how it maps onto the upstream. The table of these
+ * (operations.table.ts) drives route registration, upstream request building and the OpenAPI
+ * descriptions, so the three cannot drift apart.
+ */
+export type ProxyOperation = {
+  operationId: string;
+  tag: OperationTag;
+  method: UpstreamMethod;
+  /** Below /api/v1, with `{name}` path parameters (OpenAPI style). */
+  path: string;
+  summary: string;
+  /** The spec's notes on the operation. */
+  notes?: string;
+  /** Where the integration the operation acts on is named; it must belong to the caller's org. */
+  tenancy: "query" | "path" | "none";
+  schema: { querystring?: TObject; params?: TObject; body?: TSchema };
+  upstream: {
+    method: UpstreamMethod;
+    /** Upstream path template; `{name}` is filled from the path parameter of that name, percent-encoded. */
+    path: string;
+    /** Send `integration_id` as the `X-Integration-Id` header (ATS operations and force-sync). */
+    integrationHeader: boolean;
+    /** Query parameters whose upstream name differs (spec name → upstream name); others keep their name. */
+    rename?: Record<string, string>;
+    /** Query parameters the proxy acts on itself and does not forward (`integration_id` never is). */
+    consumes?: readonly string[];
+    /** Which request body goes upstream: the validated body (default) or a fixed empty object. */
+    body?: "request" | "empty-object";
+  };
+  /** Reads are retried on 429/5xx/connection failures; writes only when nothing reached the upstream. */
+  kind: "read" | "write";
+  /** Caching, for the description. */
+  cache?: string;
+};
+
+/** `/integrations/{integration_id}` → `/integrations/:integration_id` for Fastify. */
+export const fastifyPath = (path: string) => path.replace(/\{(\w+)\}/g, ":$1");

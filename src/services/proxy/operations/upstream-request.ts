@@ -1,0 +1,94 @@
+import type { TSchema } from "@sinclair/typebox";
+import type { UpstreamRequest } from "../upstream/upstream-client.js";
+import type { ProxyOperation } from "./operation.js";
+
+export type OperationInput = {
+  params?: Record<string, unknown> | undefined;
+  query?: Record<string, unknown> | undefined;
+  body?: unknown;
+  requestId: string;
+};
+
+/**
+ * The upstream request of an operation, from its mapping row and the validated input: path
+ * parameters percent-encoded into the upstream path, `integration_id` moved to `X-Integration-Id`
+ * where the upstream wants it, list parameters renamed, empty values dropped, and the body shaped
+ * to the contract (see `shapeBody`).
+ */
+export function toUpstreamRequest(op: ProxyOperation, input: OperationInput, body?: unknown): UpstreamRequest {
+  const params = input.params ?? {};
+  const path = op.upstream.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(params[name] ?? "")));
+  const skip = new Set<string>(["integration_id", ...(op.upstream.consumes ?? [])]);
+  const rename: Record<string, string> = op.upstream.rename ?? {};
+  const query: Record<string, string> = {};
+  for (const [key, value] of Object.entries(input.query ?? {})) {
+    if (skip.has(key) || value === undefined || value === null || value === "") continue;
+    query[rename[key] ?? key] = String(value);
+  }
+  const integrationId = op.upstream.integrationHeader ? String(input.query?.integration_id ?? "") : undefined;
+  const upstreamBody =
+    op.upstream.method === "GET"
+      ? undefined
+      : body !== undefined
+        ? body
+        : op.upstream.body === "empty-object"
+          ? {}
+          : op.schema.body
+            ? shapeBody(op.schema.body, input.body)
+            : undefined;
+  return {
+    method: op.upstream.method,
+    path,
+    query,
+    integrationId,
+    body: upstreamBody,
+    requestId: input.requestId,
+    read: op.kind === "read",
+  };
+}
+
+type JsonSchemaNode = {
+  type?: string;
+  properties?: Record<string, JsonSchemaNode>;
+  required?: string[];
+  additionalProperties?: unknown;
+  items?: JsonSchemaNode;
+  anyOf?: JsonSchemaNode[];
+  default?: unknown;
+};
+
+/**
+ * The body the upstream gets: the contract's fields only (as an API that validates with a model
+ * forwards its model, not the raw JSON), with an explicit null on an optional field read as "not
+ * given": the spec's default when it declares one, otherwise the field is left out. Objects with
+ * arbitrary properties (custom_fields, the force-sync body) are passed as they are.
+ */
+export function shapeBody(schema: TSchema, value: unknown): unknown {
+  return shape(schema as JsonSchemaNode, value);
+}
+
+function shape(schema: JsonSchemaNode, value: unknown): unknown {
+  if (value === null || value === undefined) return value;
+  const node = schema.anyOf?.find((s) => s.type === (Array.isArray(value) ? "array" : typeof value)) ?? schema;
+  if (node.type === "object" && typeof value === "object" && !Array.isArray(value)) {
+    if (node.additionalProperties === true || !node.properties) return value;
+    const input = value as Record<string, unknown>;
+    const required = new Set(node.required ?? []);
+    const out: Record<string, unknown> = {};
+    for (const [key, propSchema] of Object.entries(node.properties)) {
+      const v = input[key];
+      if (v === undefined) continue;
+      if (v === null && !required.has(key)) {
+        if (propSchema.default !== undefined) out[key] = propSchema.default;
+        continue;
+      }
+      out[key] = shape(propSchema, v);
+    }
+    return out;
+  }
+  if (node.type === "array" && Array.isArray(value) && node.items) {
+    const items = node.items;
+    return value.map((item) => shape(items, item));
+  }
+  return value;
+}

@@ -1,0 +1,41 @@
+import type { GetIntegrationQuery, IntegrationParams } from "../../../contracts/proxy/index.js";
+import { OPERATIONS } from "../operations/operations.table.js";
+import type { ProxyRoutes } from "../proxy-deps.js";
+import { authorize, forward, route, sendCached } from "./forward.js";
+
+/** Integrations: details (cached), delete, relink, integration fields and custom fields. */
+export const integrationsRoutes: ProxyRoutes = async (app, { deps }) => {
+  const { getIntegration, deleteIntegration, relinkIntegration } = OPERATIONS;
+
+  route(app, getIntegration, async (request, reply) => {
+    await authorize(deps, getIntegration, request);
+    const { integration_id } = request.params as IntegrationParams;
+    const { bypass_cache } = request.query as GetIntegrationQuery;
+    const res = await deps.integrations.details(integration_id, request.id, { bypass: bypass_cache }, request.log);
+    return sendCached(reply, res);
+  });
+
+  route(app, deleteIntegration, (request, reply) => {
+    const { integration_id } = request.params as IntegrationParams;
+    return forward(deps, deleteIntegration, request, reply, {
+      onSuccess: async () => {
+        await deps.integrations.markDeleted(integration_id);
+      },
+    });
+  });
+
+  route(app, relinkIntegration, (request, reply) => {
+    const { integration_id } = request.params as IntegrationParams;
+    // Relinking changes the integration's credentials and soon its state: drop the cached details.
+    return forward(deps, relinkIntegration, request, reply, { onSuccess: () => deps.integrations.evict(integration_id) });
+  });
+
+  for (const op of [
+    OPERATIONS.listIntegrationFields,
+    OPERATIONS.updateIntegrationField,
+    OPERATIONS.listCustomFields,
+    OPERATIONS.updateCustomFieldMapping,
+  ]) {
+    route(app, op, (request, reply) => forward(deps, op, request, reply));
+  }
+};

@@ -1,0 +1,25 @@
+import { createVerifier } from "../../shared/auth/verify-jwt.js";
+import type { ServiceFactory } from "../../runtime/service.js";
+import { buildProxyApp } from "./app.js";
+
+/** The integration proxy as the launcher starts it: the shared verifier, storage, upstream and cache from the config. */
+export const createProxyService: ServiceFactory = async ({ config, urls, logger, database }) => {
+  if (!database) throw new Error("the integration proxy needs storage (its integrations table)");
+  const verify = createVerifier({
+    issuer: urls.issuer,
+    jwksUrl: config.AUTH_JWKS_URL,
+    audience: config.AUTH_AUDIENCE,
+    clockToleranceSeconds: config.AUTH_CLOCK_SKEW_SECONDS,
+  });
+  const app = await buildProxyApp({ config, database, logger, verify });
+  const docs = urls.proxy.replace(/\/api\/v1$/, "/docs");
+  return {
+    name: "proxy",
+    app,
+    port: config.PROXY_PORT,
+    banner: () => [
+      `Integration proxy:  ${urls.proxy}  (OpenAPI ${urls.proxy}/openapi.json, docs ${docs})`,
+      `  upstream: ${urls.upstream}; cache: ${config.REDIS_URL ? "Redis" : "in-process"}`,
+    ],
+  };
+};

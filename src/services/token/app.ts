@@ -42,17 +42,17 @@ export type TokenApp = {
 function allowCors(app: FastifyInstance): void {
   app.addHook("onRequest", async (request, reply) => {
     const origin = request.headers.origin;
-    if (!origin) return;
-    reply.header("access-control-allow-origin", origin).header("vary", "Origin");
-    if (request.method === "OPTIONS") {
-      return reply
-        .status(204)
-        .header("access-control-allow-methods", "GET, POST, OPTIONS")
-        .header("access-control-allow-headers", "Authorization, Content-Type")
-        .header("access-control-max-age", "600")
-        .send();
-    }
+    if (origin) reply.header("access-control-allow-origin", origin).header("vary", "Origin");
   });
+  // Preflight for userinfo (it carries Authorization); form POSTs are simple requests and need none.
+  app.options("/*", { schema: { hide: true } }, async (_request, reply) =>
+    reply
+      .status(204)
+      .header("access-control-allow-methods", "GET, POST, OPTIONS")
+      .header("access-control-allow-headers", "Authorization, Content-Type")
+      .header("access-control-max-age", "600")
+      .send(),
+  );
 }
 
 /**

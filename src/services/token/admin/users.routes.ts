@@ -13,7 +13,9 @@ import { createUser, deleteUser, logoutUser, resetPassword, toRepresentation, up
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const RealmParams = Type.Object({ realm: Type.String() });
 const UserParams = Type.Object({ realm: Type.String(), id: Type.String() });
-const NoContent = Type.Null({ description: "No Content" });
+/** An empty body: Keycloak sends none with 201 and 204. */
+const Empty = (description: string) => Type.Unsafe<undefined>({ description });
+const NoContent = Empty("No Content");
 const errors = { 400: AdminErrorSchema, 401: AdminErrorSchema, 403: AdminErrorSchema, 404: AdminErrorSchema, 409: AdminErrorSchema };
 
 /** Keycloak answers 404 for an id that is not a user's, whatever its shape. */
@@ -27,11 +29,19 @@ export function usersRoutes(ctx: TokenContext, authOrigin: string): FastifyPlugi
   return async (app) => {
     app.post(
       "/users",
-      { schema: { summary: "Create a user", params: RealmParams, body: UserRepresentationInputSchema, response: { 201: Type.Null({ description: "Created; Location names the user" }), ...errors } } },
+      {
+        schema: {
+          summary: "Create a user",
+          params: RealmParams,
+          body: UserRepresentationInputSchema,
+          response: { 201: Empty("Created; Location names the user"), ...errors },
+        },
+      },
       async (request, reply) => {
         const realm = requireRealm(ctx.realms, request.params.realm);
         const user = await createUser(ctx, realm.name, request.body);
-        return reply.status(201).header("location", `${authOrigin}/admin/realms/${realm.name}/users/${user.id}`).send(null);
+        reply.header("location", `${authOrigin}/admin/realms/${realm.name}/users/${user.id}`);
+        return reply.status(201).send();
       },
     );
 
@@ -79,14 +89,14 @@ export function usersRoutes(ctx: TokenContext, authOrigin: string): FastifyPlugi
       async (request, reply) => {
         const realm = requireRealm(ctx.realms, request.params.realm);
         await updateUser(ctx, realm.name, userId(request.params.id), request.body);
-        return reply.status(204).send(null);
+        return reply.status(204).send();
       },
     );
 
     app.delete("/users/:id", { schema: { summary: "Delete a user", params: UserParams, response: { 204: NoContent, ...errors } } }, async (request, reply) => {
       const realm = requireRealm(ctx.realms, request.params.realm);
       await deleteUser(ctx, realm.name, userId(request.params.id));
-      return reply.status(204).send(null);
+      return reply.status(204).send();
     });
 
     app.put(
@@ -95,7 +105,7 @@ export function usersRoutes(ctx: TokenContext, authOrigin: string): FastifyPlugi
       async (request, reply) => {
         const realm = requireRealm(ctx.realms, request.params.realm);
         await resetPassword(ctx, realm.name, userId(request.params.id), request.body);
-        return reply.status(204).send(null);
+        return reply.status(204).send();
       },
     );
 
@@ -105,7 +115,7 @@ export function usersRoutes(ctx: TokenContext, authOrigin: string): FastifyPlugi
       async (request, reply) => {
         const realm = requireRealm(ctx.realms, request.params.realm);
         await logoutUser(ctx, realm.name, userId(request.params.id));
-        return reply.status(204).send(null);
+        return reply.status(204).send();
       },
     );
   };

@@ -66,7 +66,7 @@ export function oidcRoutes(ctx: TokenContext): FastifyPluginAsyncTypebox {
           consumes: ["application/x-www-form-urlencoded"],
           params: RealmParamsSchema,
           body: LogoutFormSchema,
-          response: { 204: Type.Null({ description: "Session ended" }), 400: OAuthErrorSchema, 401: OAuthErrorSchema },
+          response: { 204: Type.Unsafe<undefined>({ description: "Session ended" }), 400: OAuthErrorSchema, 401: OAuthErrorSchema },
         },
       },
       async (request, reply) => {
@@ -76,7 +76,7 @@ export function oidcRoutes(ctx: TokenContext): FastifyPluginAsyncTypebox {
         const claims = await verifyRefreshToken(ctx, realm, client, request.body.refresh_token);
         const session = await liveSession(ctx, realm, claims);
         await ctx.sessions.end(session.id, "logout", new Date(ctx.now()));
-        return reply.status(204).send(null);
+        return reply.status(204).send();
       },
     );
   };

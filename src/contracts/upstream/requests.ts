@@ -5,8 +5,12 @@
  */
 import { type Static, Type } from "@sinclair/typebox";
 
+/**
+ * `null` comes first: Ajv with type coercion (the shared app config) tries anyOf branches in order
+ * and would otherwise coerce a JSON null into "" or false.
+ */
 const Nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Boolean>>(t: T) =>
-  Type.Union([t, Type.Null()]);
+  Type.Union([Type.Null(), t]);
 const RemoteFields = Type.Optional(Type.Record(Type.String(), Type.Unknown()));
 const Language = Type.Union(["en", "de", "fr", "it", "es"].map((l) => Type.Literal(l)));
 const LinkType = Type.Union([Type.Literal("EMBEDDED"), Type.Literal("MAGIC_LINK")]);
@@ -43,7 +47,7 @@ export const ForceSyncBodySchema = Type.Object({
 });
 
 export const RelinkBodySchema = Type.Object({
-  language: Type.Optional(Type.Union([Language, Type.Null()])),
+  language: Type.Optional(Type.Union([Type.Null(), Language])),
   scope_config_id: Type.Optional(Nullable(Type.String())),
   link_type: Type.Optional(LinkType),
 });
@@ -146,7 +150,7 @@ export const CreateLinkBodySchema = Type.Object({
   remote_environment: Type.Optional(Nullable(Type.String())),
   integration_category: Type.Optional(Type.Union([IntegrationCategorySchema], { default: "HRIS" })),
   integration_tool: Type.Optional(Nullable(Type.String())),
-  language: Type.Optional(Type.Union([Language, Type.Null()])),
+  language: Type.Optional(Type.Union([Type.Null(), Language])),
   scope_config_id: Type.Optional(Nullable(Type.String())),
   enable_filtering: Type.Optional(Type.Boolean()),
   enable_field_mapping: Type.Optional(Type.Boolean()),

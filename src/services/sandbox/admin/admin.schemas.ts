@@ -16,8 +16,8 @@ export const CreateIntegrationSchema = Type.Object(
     end_user: Type.Optional(
       Type.Object({
         organization_name: Str(),
-        creator_email: Type.Optional(Type.Union([Type.String({ format: "email" }), Type.Null()])),
-        origin_id: Type.Optional(Type.Union([Str(), Type.Null()])),
+        creator_email: Type.Optional(Type.Union([Type.Null(), Type.String({ format: "email" })])),
+        origin_id: Type.Optional(Type.Union([Type.Null(), Str()])),
       }),
     ),
     applications: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),

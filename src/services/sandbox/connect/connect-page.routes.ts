@@ -15,7 +15,7 @@ import { integrationCreated, integrationStateChanged } from "../webhooks/events.
 import { connectPage, linkProblemPage } from "./connect-page.js";
 
 const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) });
-const ChoiceBody = Type.Object({ tool_id: Type.Optional(Type.Union([Type.String(), Type.Null()])) });
+const ChoiceBody = Type.Object({ tool_id: Type.Optional(Type.Union([Type.Null(), Type.String()])) });
 const LINK_PROBLEM = {
   unknown: [404, "The link is not valid."],
   expired: [410, "The link has expired."],

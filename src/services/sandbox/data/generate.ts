@@ -133,7 +133,7 @@ export function generateDataset(opts: GenerateOptions): Dataset {
       };
       candidates.push(candidate);
     }
-    const stage = rnd.weighted(pipeline, STAGE_WEIGHTS.slice(0, pipeline.length));
+    const stage = rnd.weighted(pipeline, STAGE_WEIGHTS);
     const updatedAt = seen(between(createdAt, anchor));
     const outcome = stage.name === "Hired" ? "HIRED" : stage.name === "Rejected" ? "DECLINED" : "PENDING";
     const app: ApplicationRow = {
@@ -164,13 +164,15 @@ function generateInterviewsAndOffers(
   for (const app of data.applications.rows) {
     const pipeline = jobStages.get(app.jobId)!;
     const stage = data.stages.get(app.stageId)!;
-    const reached = pipeline.filter((s) => s.index <= stage.index && s.name !== "AI Interview" && INTERVIEW_STAGE.test(s.name));
-    for (const s of stage.name === "Rejected" ? reached.slice(0, 1) : reached) {
-      if (stage.name === "Rejected" && rnd.chance(0.5)) continue;
+    // One ATS interview for the stage the application is in (the AI interview is Hirebridge's own),
+    // and one for those that went on to an offer.
+    const past = stage.name === "Offer" || stage.name === "Hired";
+    const s = past ? pipeline.find((p) => p.name !== "AI Interview" && INTERVIEW_STAGE.test(p.name)) : stage;
+    if (s && (past || (s.name !== "AI Interview" && INTERVIEW_STAGE.test(s.name)))) {
       const startingAt = between(rnd, app.createdAt, app.updatedAt);
       const interview: InterviewRow = {
         id: rnd.id(), remoteId: String(600000 + interviews.length), applicationId: app.id, jobId: app.jobId, stageId: s.id,
-        title: `${s.name}`, startingAt, endingAt: startingAt + 45 * 60_000,
+        title: s.name, startingAt, endingAt: startingAt + 45 * 60_000,
         city: rnd.chance(0.3) ? "Berlin" : null, videoUrl: rnd.chance(0.7) ? `https://meet.example.com/${rnd.id().slice(0, 10)}` : null,
         canceled: rnd.chance(0.05), userIds: [rnd.pick(users).id], createdAt: startingAt - DAY, updatedAt: startingAt,
         changedAt: app.changedAt, deletedAt: null, seq: 0,

@@ -59,20 +59,24 @@ export class Random {
 
   /** A 24-character base58 id, as Kombo's ids look. */
   id(): string {
-    let out = "";
-    for (let i = 0; i < 24; i++) out += ALPHABET[Math.floor(this.next() * 58)];
-    return out;
+    // Built from char codes: `+=` would leave a 24-node rope per id (hundreds of bytes each).
+    for (let i = 0; i < 24; i++) CODES[i] = ALPHABET_CODES[Math.floor(this.next() * 58)]!;
+    return String.fromCharCode(...CODES);
   }
 }
 
 const ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+const ALPHABET_CODES = [...ALPHABET].map((c) => c.charCodeAt(0));
+const CODES: number[] = new Array<number>(24).fill(0);
 
 /** A fresh random 24-character id for records created at run time (not part of the seed). */
 export function newId(): string {
-  const bytes = randomBytes(24);
-  let out = "";
-  for (const b of bytes) out += ALPHABET[b % 58];
-  return out;
+  // Rejection sampling keeps the 58 characters equally likely (256 is not a multiple of 58).
+  const out: number[] = [];
+  while (out.length < 24) {
+    for (const b of randomBytes(32)) if (b < 232 && out.length < 24) out.push(ALPHABET_CODES[b % 58]!);
+  }
+  return String.fromCharCode(...out);
 }
 
 function cyrb128(str: string): [number, number, number, number] {

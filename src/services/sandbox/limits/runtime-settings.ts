@@ -14,11 +14,11 @@ export const RuntimeSettingsSchema = Type.Object({
   fault_rate: Type.Number({ minimum: 0, maximum: 1, description: "Share of /v1 requests that fail." }),
   fault_kinds: Type.Array(Type.Union(FAULT_KINDS.map((k) => Type.Literal(k))), { minItems: 1, uniqueItems: true }),
   fault_timeout_ms: Type.Integer({ minimum: 0, maximum: 600_000, description: "How long a `timeout` fault holds the request before 504." }),
-  fault_path_prefix: Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
+  fault_path_prefix: Type.Union([Type.Null(), Type.String({ minLength: 1 })], {
     description: "Only requests whose path after /v1 starts with this are subject to faults.",
   }),
   fail_next: Type.Integer({ minimum: 0, description: "The next N matching requests fail (kinds in turn), whatever fault_rate says." }),
-  webhook_url: Type.Union([Type.String({ pattern: "^https?://" }), Type.Null()], {
+  webhook_url: Type.Union([Type.Null(), Type.String({ pattern: "^https?://" })], {
     description: "Receiver base; events go to <base>/<type>. null disables delivery.",
   }),
 });

@@ -36,9 +36,11 @@ type Cursor = { s: Source; p: number; f: string };
 export class Collection<T extends BaseRow> {
   readonly rows: T[] = [];
   readonly #byId = new Map<string, T>();
-  readonly #byRemoteId = new Map<string, T>();
+  /** Built on first use: only the remote_ids filter needs it. */
+  #byRemoteId: Map<string, T> | undefined;
   #logAt: number[] = [];
   #logSeq: number[] = [];
+  #logBuilt = true;
   readonly #indexes = new Map<string, { key: (row: T) => string; map: Map<string, number[]> }>();
 
   /** Declares an index on a key that never changes for a row (must be called before inserts). */
@@ -56,6 +58,7 @@ export class Collection<T extends BaseRow> {
   }
 
   byRemoteId(remoteId: string): T | undefined {
+    this.#byRemoteId ??= new Map(this.rows.map((r) => [r.remoteId, r]));
     return this.#byRemoteId.get(remoteId);
   }
 
@@ -64,7 +67,7 @@ export class Collection<T extends BaseRow> {
     row.seq = this.rows.length;
     this.rows.push(row);
     this.#byId.set(row.id, row);
-    this.#byRemoteId.set(row.remoteId, row);
+    this.#byRemoteId?.set(row.remoteId, row);
     for (const { key, map } of this.#indexes.values()) {
       const k = key(row);
       const list = map.get(k);
@@ -80,23 +83,22 @@ export class Collection<T extends BaseRow> {
    * seeded rows carry changed_at values from the past in any order.
    */
   load(rows: T[]): void {
-    const logBefore = this.#logAt.length;
+    if (this.rows.length !== 0) throw new Error("load() must run before any insert");
+    const indexes = [...this.#indexes.values()];
     for (const row of rows) {
       row.seq = this.rows.length;
       this.rows.push(row);
       this.#byId.set(row.id, row);
-      this.#byRemoteId.set(row.remoteId, row);
-      for (const { key, map } of this.#indexes.values()) {
+      for (const { key, map } of indexes) {
         const k = key(row);
         const list = map.get(k);
         if (list) list.push(row.seq);
         else map.set(k, [row.seq]);
       }
     }
-    const order = this.rows.map((r) => r.seq).sort((a, b) => this.rows[a]!.changedAt - this.rows[b]!.changedAt);
-    if (logBefore !== 0) throw new Error("load() must run before any insert");
-    this.#logSeq = order;
-    this.#logAt = order.map((s) => this.rows[s]!.changedAt);
+    // The change log is built on the first updated_after query (see #ensureLog): plain list
+    // pages never need it, and sorting 100,000s of seeded rows at start-up would cost seconds.
+    this.#logBuilt = false;
   }
 
   /** Records that `row` changed at `at` (which the caller guarantees is newer than its last change). */
@@ -106,8 +108,25 @@ export class Collection<T extends BaseRow> {
   }
 
   #log(row: T): void {
+    if (!this.#logBuilt) return; // the lazy build will see the row's current changed_at
     this.#logAt.push(row.changedAt);
     this.#logSeq.push(row.seq);
+  }
+
+  /** Sorts every row by changed_at once; later changes append (the clock keeps them in order). */
+  #ensureLog(): void {
+    if (this.#logBuilt) return;
+    const n = this.rows.length;
+    const keys = new Float64Array(n);
+    const order = new Uint32Array(n);
+    for (let i = 0; i < n; i++) {
+      keys[i] = this.rows[i]!.changedAt;
+      order[i] = i;
+    }
+    order.sort((a, b) => keys[a]! - keys[b]! || a - b);
+    this.#logSeq = Array.from(order);
+    this.#logAt = this.#logSeq.map((seq) => keys[seq]!);
+    this.#logBuilt = true;
   }
 
   page(req: PageRequest<T>): Page<T> {
@@ -118,6 +137,7 @@ export class Collection<T extends BaseRow> {
       if (cursor.f !== fingerprint) throw new InvalidCursorError("The cursor belongs to a query with other filters");
     }
     const { source, seqs } = this.#source(req);
+    if (source === "log") this.#ensureLog();
     if (cursor && cursor.s !== source) throw new InvalidCursorError("The cursor belongs to another query");
     const length = seqs ? seqs.length : source === "log" ? this.#logAt.length : this.rows.length;
     let pos = cursor?.p ?? (source === "log" ? lowerBound(this.#logAt, req.updatedAfter ?? 0) : 0);
@@ -146,7 +166,7 @@ export class Collection<T extends BaseRow> {
     if (req.ids || req.remoteIds) {
       const rows = [
         ...(req.ids ?? []).map((id) => this.#byId.get(id)),
-        ...(req.remoteIds ?? []).map((id) => this.#byRemoteId.get(id)),
+        ...(req.remoteIds ?? []).map((id) => this.byRemoteId(id)),
       ];
       const seqs = [...new Set(rows.filter((r): r is T => r !== undefined).map((r) => r.seq))].sort((a, b) => a - b);
       // ids and remote_ids are ANDed: a row must match both lists when both are given.

@@ -17,6 +17,8 @@ export type VerifierOptions = {
   /** When set, `aud` must contain it or `azp` must equal it (Keycloak puts the client in `azp`). */
   audience?: string | undefined;
   clockToleranceSeconds?: number;
+  /** Minimum time between two JWKS fetches triggered by an unknown `kid` (default 30 s). */
+  jwksCooldownMs?: number;
   /** Injected for tests (fixed JWKS, fake clock). */
   getKey?: JWTVerifyGetKey;
   currentDate?: () => Date;
@@ -53,7 +55,7 @@ export function createVerifier(opts: VerifierOptions) {
         if (!doc.jwks_uri) throw new Error("discovery document has no jwks_uri");
         url = doc.jwks_uri;
       }
-      getKey = createRemoteJWKSet(new URL(url), { cooldownDuration: 30_000, cacheMaxAge: 10 * 60_000, timeoutDuration: 5000 });
+      getKey = createRemoteJWKSet(new URL(url), { cooldownDuration: opts.jwksCooldownMs ?? 30_000, cacheMaxAge: 10 * 60_000, timeoutDuration: 5000 });
       return getKey;
     })().catch((err) => {
       discovering = undefined; // try again on the next request rather than failing forever

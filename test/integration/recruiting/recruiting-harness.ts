@@ -136,7 +136,9 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 export const unknownId = () => crypto.randomUUID();
 
 /** A valid candidate creation body with a unique email. */
-export const newCandidate = (over: Record<string, unknown> = {}) => ({
+export const newCandidate = (
+  over: Record<string, unknown> = {},
+): Record<string, unknown> & { name: string; email: string; phone: string; language: string } => ({
   name: "Ada Lovelace",
   email: `ada.${randomBytes(4).toString("hex")}@example.test`,
   phone: "+44 20 7946 0000",

@@ -1,4 +1,4 @@
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Candidate, CandidateState, CandidateUpdate } from "../../../contracts/recruiting/candidates.js";
 import type { Queryable } from "../../../shared/db/database.js";
 import { candidates, type CandidateRow } from "./candidates.schema.js";
@@ -109,4 +109,19 @@ export async function updateCandidateColumns(
     .where(and(eq(candidates.organizationId, orgId), eq(candidates.positionId, positionId), eq(candidates.id, id)))
     .returning();
   return row ?? null;
+}
+
+/**
+ * Locks the given candidates of the position in id order and answers the ids found. One order for
+ * every transaction means two bulk updates over the same rows queue instead of deadlocking.
+ */
+export async function lockCandidates(q: Queryable, orgId: string, positionId: string, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await q
+    .select({ id: candidates.id })
+    .from(candidates)
+    .where(and(eq(candidates.organizationId, orgId), eq(candidates.positionId, positionId), inArray(candidates.id, ids)))
+    .orderBy(asc(candidates.id))
+    .for("update");
+  return new Set(rows.map((r) => r.id));
 }

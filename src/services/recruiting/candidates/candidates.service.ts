@@ -5,7 +5,7 @@ import { withConflicts } from "../http/db-errors.js";
 import { newInterviewLink } from "../interviews/interview-link.js";
 import { insertInterviews } from "../interviews/interviews.repository.js";
 import { positionExists } from "../positions/positions.repository.js";
-import { candidateColumns, insertCandidate, updateCandidateColumns } from "./candidates.repository.js";
+import { candidateColumns, insertCandidate, lockCandidates, updateCandidateColumns } from "./candidates.repository.js";
 import type { CandidateRow } from "./candidates.schema.js";
 
 /** Unique violations → the 409s a client can act on. */
@@ -24,7 +24,6 @@ export async function createCandidate(
   body: CandidateCreate,
 ): Promise<CandidateRow> {
   return db.transaction(async (tx) => {
-    // The share lock keeps the position from being deleted before the candidate row references it.
     if (!(await positionExists(tx, orgId, positionId, true))) throw notFound("Position not found");
     const row = await asConflict("Candidate not created", () =>
       insertCandidate(tx, orgId, positionId, {
@@ -73,13 +72,15 @@ export async function bulkUpdateCandidates(
   });
   return db.transaction(async (tx) => {
     if (!(await positionExists(tx, orgId, positionId, true))) throw notFound("Position not found");
+    const found = await lockCandidates(tx, orgId, positionId, [...seen.keys()]);
+    const missing = items.find((item) => !found.has(item.id.toLowerCase()));
+    if (missing) throw notFound(`Candidate ${missing.id} not found in this position`);
     const updated: CandidateRow[] = [];
     for (const item of items) {
       const row = await asConflict(`Candidate ${item.id} not updated`, () =>
         updateCandidateColumns(tx, orgId, positionId, item.id, candidateColumns(item)),
       );
-      if (!row) throw notFound(`Candidate ${item.id} not found in this position`);
-      updated.push(row);
+      updated.push(row!); // locked above, so still there
     }
     return updated;
   });

@@ -76,13 +76,16 @@ export async function findPosition(q: Queryable, orgId: string, id: string): Pro
   return row ?? null;
 }
 
-/** Whether the position exists in the org; `lock` takes a share lock so it cannot vanish mid-transaction. */
+/**
+ * Whether the position exists in the org. `lock` takes a key-share lock: the row cannot be deleted
+ * before the caller's transaction ends, yet position updates are not blocked.
+ */
 export async function positionExists(q: Queryable, orgId: string, id: string, lock = false): Promise<boolean> {
   const query = q
     .select({ id: positions.id })
     .from(positions)
     .where(and(eq(positions.organizationId, orgId), eq(positions.id, id)));
-  const rows = lock ? await query.for("share") : await query;
+  const rows = lock ? await query.for("key share") : await query;
   return rows.length > 0;
 }
 

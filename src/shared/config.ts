@@ -100,6 +100,23 @@ export const ConfigSchema = Type.Object({
       description: "Base of the candidate interview links the recruiting API issues; default: {api origin}/interview.",
     }),
   ),
+  SYNC_DEFAULT_CANDIDATE_STAGE: Type.String({
+    default: "AI Interview",
+    description: "Stage a new synced position takes as its candidate_stage when its job has a stage of that name (empty: none).",
+  }),
+  SYNC_CHECKPOINT_MARGIN_SECONDS: Type.Integer({
+    minimum: 0,
+    default: 300,
+    description: "Overlap of incremental syncs: the next delta reads from the last sync's start minus this, seconds.",
+  }),
+  SYNC_WEEKLY_CRON: Type.String({
+    default: "0 3 * * 0",
+    description: "Cron (UTC) of the weekly full sync of every active integration, the safety net for lost webhooks.",
+  }),
+  WORKERS: Type.Boolean({
+    default: true,
+    description: "Run the durable job workers (webhook events, syncs, write-backs) in the proxy process.",
+  }),
   SANDBOX_SEED: Type.Integer({ default: 42, description: "Seed of the sandbox's generated data." }),
   SANDBOX_APPLICATIONS: Type.Integer({ minimum: 0, maximum: 1000000, default: 60, description: "Applications the sandbox generates for its demo integration." }),
   SANDBOX_WEBHOOK_URL: Type.Optional(

@@ -1,0 +1,122 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { test } from "node:test";
+import { insertCandidate, updateCandidateColumns } from "../../../src/services/recruiting/candidates/candidates.repository.js";
+import { createPosition, findPosition, updatePosition } from "../../../src/services/recruiting/positions/positions.repository.js";
+import { unlinkIntegration, upsertUpstreamCandidates, upsertUpstreamPositions } from "../../../src/services/recruiting/upstream/index.js";
+import { describeEachDatabase } from "../../helpers/db.js";
+
+const BASE = "https://interview.example.test/i";
+const app = (id: string, email: string, name = `Name ${id}`) => ({ upstream_application_id: id, name, email, phone: "123", language: "en" });
+
+/** The functions the sync engine reuses, against the real tables, inside a transaction as it will call them. */
+describeEachDatabase("recruiting repositories for the sync engine", (getDb) => {
+  test("jobs upsert as positions on (org, integration, job): Hirebridge-owned fields survive", async () => {
+    const { db, query } = getDb();
+    const org = randomUUID();
+    const [first] = await db.transaction((tx) =>
+      upsertUpstreamPositions(tx, org, "int-1", [
+        { upstream_job_id_id: "job-1", name: "Old name", department: "Eng" },
+        { upstream_job_id_id: "job-1", name: "Backend Engineer", department: "Eng", location: "Berlin" }, // last one wins
+      ]),
+    );
+    assert.ok(first);
+    assert.deepEqual(
+      [first.name, first.state, first.department, first.location, first.upstreamIntegrationId, first.upstreamJobIdId],
+      ["Backend Engineer", "draft", "Eng", "Berlin", "int-1", "job-1"],
+    );
+    await updatePosition(db, org, first.id, { state: "active", min_score: 70, passed_stage: "Onsite", name: "Renamed here" });
+    const settled = (await findPosition(db, org, first.id))!;
+
+    const [again] = await upsertUpstreamPositions(db, org, "int-1", [{ upstream_job_id_id: "job-1", name: "Renamed here", department: "Eng", location: "Berlin" }]);
+    assert.deepEqual(again, settled, "nothing changed upstream: the row (and updated_at) stay as they were");
+
+    const [changed] = await upsertUpstreamPositions(db, org, "int-1", [
+      { upstream_job_id_id: "job-1", name: "N".repeat(150), department: null, location: "Remote", role_description: "d".repeat(600) },
+    ]);
+    assert.equal(changed!.id, first.id);
+    assert.deepEqual(
+      [changed!.state, changed!.minScore, changed!.passedStage, changed!.name.length, changed!.department, changed!.location, changed!.roleDescription!.length],
+      ["active", 70, "Onsite", 100, null, "Remote", 500],
+    );
+    assert.ok(changed!.updatedAt > settled.updatedAt);
+
+    // Another org, and another integration of the same org, get their own positions.
+    const [elsewhere] = await upsertUpstreamPositions(db, randomUUID(), "int-1", [{ upstream_job_id_id: "job-1", name: "Theirs" }]);
+    const [otherIntegration] = await upsertUpstreamPositions(db, org, "int-2", [{ upstream_job_id_id: "job-1", name: "Second ATS" }]);
+    assert.notEqual(elsewhere!.id, first.id);
+    assert.notEqual(otherIntegration!.id, first.id);
+    const rows = await query<{ n: number }>("select count(*)::int as n from positions where organization_id = $1", [org]);
+    assert.deepEqual(rows, [{ n: 2 }]);
+  });
+
+  test("applications upsert as candidates in bulk, with interviews for the new ones only", async () => {
+    const { db, query } = getDb();
+    const org = randomUUID();
+    const position = await createPosition(db, org, { name: "Sync target" });
+    const handMade = await insertCandidate(db, org, position.id, { name: "By hand", email: "hand@example.test", phone: "9", language: "fr" });
+    const linkedElsewhere = await insertCandidate(db, org, position.id, {
+      name: "Linked", email: "linked@example.test", phone: "9", language: "en", upstreamApplicationId: "app-x",
+    });
+
+    const first = await db.transaction((tx) =>
+      upsertUpstreamCandidates(tx, org, position.id, [
+        app("app-1", "one@example.test"),
+        app("app-2", "HAND@example.test", "Hand Made"), // adopts the hand-made candidate
+        app("app-3", "linked@example.test"), // email belongs to a candidate of another application
+        app("app-4", "ONE@example.test"), // same email as app-1 within the page
+      ], BASE),
+    );
+    assert.deepEqual(first.skipped.sort((a, b) => a.upstream_application_id.localeCompare(b.upstream_application_id)), [
+      { upstream_application_id: "app-3", reason: "email_taken" },
+      { upstream_application_id: "app-4", reason: "duplicate_email_in_page" },
+    ]);
+    const byApp = new Map(first.candidates.map((c) => [c.upstreamApplicationId, c]));
+    assert.deepEqual([...byApp.keys()].sort(), ["app-1", "app-2"]);
+    assert.equal(byApp.get("app-2")!.id, handMade.id);
+    assert.deepEqual([byApp.get("app-2")!.name, byApp.get("app-2")!.language], ["Hand Made", "fr"], "upstream owns the name, Hirebridge the language");
+    assert.equal(byApp.get("app-1")!.state, "new");
+
+    const interviews = await query<{ candidate_id: string; status: string; interview_link: string }>(
+      "select candidate_id, status, interview_link from interviews where organization_id = $1",
+      [org],
+    );
+    assert.deepEqual(interviews.map((i) => [i.candidate_id, i.status]), [[byApp.get("app-1")!.id, "not_started"]]);
+    assert.ok(interviews[0]!.interview_link.startsWith(`${BASE}/`));
+
+    // A second page: app-1 changes its phone; Hirebridge's state survives; no second interview.
+    await updateCandidateColumns(db, org, position.id, byApp.get("app-1")!.id, { state: "invited" });
+    const second = await upsertUpstreamCandidates(db, org, position.id, [{ ...app("app-1", "one@example.test"), phone: "555", language: "de" }], BASE);
+    assert.deepEqual([second.candidates[0]!.phone, second.candidates[0]!.state, second.candidates[0]!.language], ["555", "invited", "en"]);
+    const count = await query<{ n: number }>("select count(*)::int as n from interviews where organization_id = $1", [org]);
+    assert.deepEqual(count, [{ n: 1 }]);
+    assert.ok(linkedElsewhere.id);
+  });
+
+  test("unlinking an integration clears upstream ids of its positions and their candidates only", async () => {
+    const { db, query } = getDb();
+    const org = randomUUID();
+    const [p1] = await upsertUpstreamPositions(db, org, "int-a", [{ upstream_job_id_id: "j1", name: "A1" }]);
+    const [p2] = await upsertUpstreamPositions(db, org, "int-b", [{ upstream_job_id_id: "j1", name: "B1" }]);
+    const otherOrg = randomUUID();
+    const [p3] = await upsertUpstreamPositions(db, otherOrg, "int-a", [{ upstream_job_id_id: "j1", name: "Other org" }]);
+    await upsertUpstreamCandidates(db, org, p1!.id, [app("a-1", "a1@example.test")], BASE);
+    await upsertUpstreamCandidates(db, org, p2!.id, [app("b-1", "b1@example.test")], BASE);
+    await upsertUpstreamCandidates(db, otherOrg, p3!.id, [app("a-1", "a1@example.test")], BASE);
+
+    const counts = await db.transaction((tx) => unlinkIntegration(tx, org, "int-a"));
+    assert.deepEqual(counts, { positions: 1, candidates: 1 });
+    const rows = await query<{ name: string; job: string | null; integration: string | null; apps: string[] }>(
+      `select p.name, p.upstream_job_id_id as job, p.upstream_integration_id as integration,
+              coalesce(array_agg(c.upstream_application_id order by c.id) filter (where c.id is not null), '{}') as apps
+         from positions p left join candidates c on c.position_id = p.id
+        where p.id = any($1::uuid[]) group by p.id, p.name order by p.name`,
+      [[p1!.id, p2!.id, p3!.id]],
+    );
+    assert.deepEqual(rows, [
+      { name: "A1", job: null, integration: null, apps: [null] },
+      { name: "B1", job: "j1", integration: "int-b", apps: ["b-1"] },
+      { name: "Other org", job: "j1", integration: "int-a", apps: ["a-1"] },
+    ]);
+  });
+});

@@ -1,4 +1,4 @@
-import { type Static, type TSchema, Type, type TUnsafe } from "@sinclair/typebox";
+import { type Static, type TSchema, Type, type TUnion, type TNull, type TUnsafe } from "@sinclair/typebox";
 import { ErrorDetailSchema, HTTPValidationErrorSchema, Nullable } from "../common.js";
 
 /**
@@ -11,9 +11,23 @@ import { ErrorDetailSchema, HTTPValidationErrorSchema, Nullable } from "../commo
 export const StringEnum = <const T extends readonly string[]>(values: T, opts: Record<string, unknown> = {}): TUnsafe<T[number]> =>
   Type.Unsafe<T[number]>({ type: "string", enum: [...values], ...opts });
 
+/**
+ * "X or null". A plain string, number or boolean becomes `type: [X, "null"]` rather than
+ * `anyOf: [X, null]`: the apps' Ajv coerces types, and inside an anyOf it would turn a JSON null
+ * into "" (or 0, or false) in the first branch before the null branch is tried. Enums and objects
+ * cannot be coerced from null, so they keep the anyOf form.
+ */
+export const NullableOf = <T extends TSchema>(schema: T, opts: Record<string, unknown> = {}): TUnion<[T, TNull]> => {
+  const { type, enum: values } = schema as { type?: unknown; enum?: unknown };
+  if (typeof type === "string" && type !== "object" && type !== "array" && values === undefined) {
+    return Type.Unsafe<Static<T> | null>({ ...schema, ...opts, type: [type, "null"] }) as unknown as TUnion<[T, TNull]>;
+  }
+  return Nullable(schema, opts);
+};
+
 /** Optional and nullable: the spec's "X or null" parameters and fields. */
 export const OptionalNullable = <T extends TSchema>(schema: T, opts: Record<string, unknown> = {}) =>
-  Type.Optional(Nullable(schema, opts));
+  Type.Optional(NullableOf(schema, opts));
 
 export const IntegrationIdQuery = Type.String({ description: "Id of the integration (e.g. `greenhouse:8d1hpPsbjxUkoCoa1veLZGe5`)." });
 

@@ -4,3 +4,4 @@ export * from "./general.js";
 export * from "./integrations.js";
 export * from "./ats.js";
 export * from "./connect.js";
+export * from "./webhooks.js";

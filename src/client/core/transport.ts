@@ -42,7 +42,7 @@ export async function exchange(
     const init: RequestInit = { method: request.method, headers: request.headers, signal: controller.signal };
     if (request.body !== undefined) init.body = request.body;
     const response = await fetchImpl(request.url, init);
-    const text = await response.text();
+    const text = await untilAborted(response.text(), controller.signal);
     return { status: response.status, headers: response.headers, body: parseBody(text, response.headers) };
   } catch (err) {
     if (timedOut) throw new TimeoutError(info, opts.timeoutMs);
@@ -52,6 +52,19 @@ export async function exchange(
     clearTimeout(timer);
     opts.signal?.removeEventListener("abort", onAbort);
   }
+}
+
+/**
+ * Waits for `work` unless `signal` aborts first. A fetch honours its signal while reading the body,
+ * but an injected fetch (a mock, a wrapper) may not; the deadline must hold either way.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
 
 function parseBody(text: string, headers: Headers): unknown {

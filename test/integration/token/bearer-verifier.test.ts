@@ -78,6 +78,10 @@ describeEachDatabase("shared bearer verifier against the real token service", (g
     assert.equal(res.statusCode, 200);
     assert.deepEqual(res.json(), { sub: user.id, orgId: user.orgId, username: user.username, email: `${user.username}@example.test` });
     assert.ok(!logs.join("").includes(tokens.access_token.split(".")[1]!), "the token is not logged");
+
+    // AUTH_JWKS_URL: keys from the given URL, no discovery round-trip.
+    const direct = protectedApp({ issuer, jwksUrl: `${issuer}/protocol/openid-connect/certs` });
+    assert.equal((await call(direct.app, `Bearer ${tokens.access_token}`)).statusCode, 200);
   });
 
   test("missing and malformed Authorization headers are 401", async () => {

@@ -1,0 +1,237 @@
+/**
+ * `npm run bench -- token [--rounds=3] [--duration=5] [--connections=10] [--db=pglite|postgres]`
+ *
+ * Throughput of the token service's two grants and the cost of bearer verification per request.
+ * The servers run in a child process (so autocannon does not share their event loop) on
+ * 127.0.0.1 with production settings (scrypt N=32768). Every scenario runs once per round, in the
+ * same order, and the table reports the median over rounds:
+ *   - token endpoint baseline: an `unsupported_grant_type` POST (same route, form parsing and error
+ *     path, no storage, no crypto);
+ *   - password grant (demo user): scrypt verification, a session insert, two RS256 signatures;
+ *   - refresh grant: each connection follows its own rotation chain, always sending the newest
+ *     refresh token (single use), so every request is a real rotation;
+ *   - a no-op route without auth vs the same route behind the shared bearer hook (RS256 JWT, JWKS
+ *     cached); the difference is the verification cost per request.
+ */
+import { fork, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { createServer } from "node:net";
+import { cpus } from "node:os";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { buildTokenApp } from "../src/services/token/app.js";
+import { bearerAuth } from "../src/shared/auth/bearer.plugin.js";
+import { createVerifier } from "../src/shared/auth/verify-jwt.js";
+import { ConfigSchema, loadConfig, serviceUrls } from "../src/shared/config.js";
+import { openDatabase, type Database } from "../src/shared/db/database.js";
+import { migrate } from "../src/shared/db/migrate.js";
+import { createApp } from "../src/shared/http/create-app.js";
+import { createLogger } from "../src/shared/http/logger.js";
+
+type Result = {
+  requests: { average: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  "2xx": number;
+};
+type Client = { on(event: "response", fn: () => void): void; setBody(body: string): void };
+type Options = {
+  url: string;
+  method?: string;
+  body?: string;
+  headers?: Record<string, string>;
+  connections: number;
+  duration: number;
+  requests?: { onResponse?: (status: number, body: string) => void }[];
+  setupClient?: (client: Client) => void;
+};
+const autocannonModule = "autocannon"; // untyped package: loaded dynamically
+const autocannon = ((await import(autocannonModule)) as { default: (o: Options) => Promise<Result> }).default;
+
+const DEFAULT_DB_URL = "postgres://postgres@127.0.0.1:5432/test";
+const FORM = { "content-type": "application/x-www-form-urlencoded" };
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+
+function arg(args: string[], name: string, fallback: string): string {
+  return args.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback;
+}
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  srv.listen(0, "127.0.0.1");
+  await once(srv, "listening");
+  const port = (srv.address() as { port: number }).port;
+  await new Promise((resolve) => srv.close(resolve));
+  return port;
+}
+
+/** Child: the token service and a protected/unprotected no-op API, until the parent says stop. */
+async function serve(dbKind: string): Promise<void> {
+  let database: Database;
+  let dropSchema = async () => {};
+  if (dbKind === "postgres") {
+    const url = process.env.TEST_DATABASE_URL ?? DEFAULT_DB_URL;
+    const schema = `bench_token_${process.pid}`;
+    database = await openDatabase({ url, schema });
+    dropSchema = async () => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query(`drop schema if exists ${schema} cascade`).finally(() => client.end());
+    };
+  } else {
+    database = await openDatabase({ dataDir: "memory://" });
+  }
+  await migrate(database);
+  const config = loadConfig(ConfigSchema, { LOG_LEVEL: "silent", AUTH_PORT: String(await freePort()) });
+  const logger = createLogger("silent");
+  const token = await buildTokenApp({ config, logger, database, urls: serviceUrls(config) });
+  await token.app.listen({ host: "127.0.0.1", port: config.AUTH_PORT });
+
+  const api = createApp({ logger });
+  api.get("/noop", async () => ({ ok: true }));
+  api.register(async (scope) => {
+    scope.addHook("onRequest", bearerAuth(createVerifier({ issuer: serviceUrls(config).authUrl })));
+    scope.get("/protected/noop", async () => ({ ok: true }));
+  });
+  const apiPort = await freePort();
+  await api.listen({ host: "127.0.0.1", port: apiPort });
+
+  process.on("message", async (msg) => {
+    if (msg !== "stop") return;
+    await api.close();
+    await token.app.close();
+    await database.close();
+    await dropSchema();
+    process.exit(0);
+  });
+  process.send!({ authUrl: serviceUrls(config).authUrl, apiUrl: `http://127.0.0.1:${apiPort}`, scryptN: config.PASSWORD_HASH_SCRYPT_N });
+  // bench/run.ts exits when main returns; the child lives until the parent's "stop".
+  await new Promise<never>(() => {});
+}
+
+type Ready = { authUrl: string; apiUrl: string; scryptN: number };
+
+async function passwordGrant(authUrl: string): Promise<{ access_token: string; refresh_token: string }> {
+  const res = await fetch(`${authUrl}/protocol/openid-connect/token`, {
+    method: "POST",
+    headers: FORM,
+    body: form({ grant_type: "password", client_id: "hirebridge", username: "demo", password: "demo-password" }),
+  });
+  if (res.status !== 200) throw new Error(`password grant failed: ${res.status} ${await res.text()}`);
+  return (await res.json()) as { access_token: string; refresh_token: string };
+}
+
+/** Every connection refreshes its own session, always with the refresh token it was just given. */
+async function refreshRun(ready: Ready, connections: number, duration: number): Promise<Result> {
+  const pool = await Promise.all(Array.from({ length: connections }, () => passwordGrant(ready.authUrl)));
+  let lastBody = "";
+  const body = (refresh: string) => form({ grant_type: "refresh_token", client_id: "hirebridge", refresh_token: refresh });
+  return autocannon({
+    url: `${ready.authUrl}/protocol/openid-connect/token`,
+    method: "POST",
+    headers: FORM,
+    body: body(pool[0]!.refresh_token),
+    connections,
+    duration,
+    // autocannon calls onResponse and then emits the client's "response" synchronously, before the
+    // next request is built: the body seen here belongs to the client notified right after.
+    requests: [{ onResponse: (_status, resBody) => (lastBody = resBody) }],
+    setupClient: (client) => {
+      const own = pool.pop();
+      if (own) client.setBody(body(own.refresh_token));
+      client.on("response", () => {
+        const next = (JSON.parse(lastBody) as { refresh_token?: string }).refresh_token;
+        if (next) client.setBody(body(next));
+      });
+    },
+  });
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+export async function main(args: string[]): Promise<void> {
+  const dbKind = arg(args, "db", "pglite");
+  if (args.includes("--serve")) return serve(dbKind);
+  const rounds = Number(arg(args, "rounds", "3"));
+  const duration = Number(arg(args, "duration", "5"));
+  const connections = Number(arg(args, "connections", "10"));
+
+  const runner = fileURLToPath(new URL("./run.ts", import.meta.url));
+  const child: ChildProcess = fork(runner, ["token", "--serve", `--db=${dbKind}`], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const [ready] = (await once(child, "message")) as [Ready];
+  try {
+    const { access_token } = await passwordGrant(ready.authUrl);
+    const tokenUrl = `${ready.authUrl}/protocol/openid-connect/token`;
+    const scenarios: { name: string; expect: "2xx" | "4xx"; run: (seconds: number) => Promise<Result> }[] = [
+      {
+        name: "token endpoint baseline (unsupported_grant_type, 400)",
+        expect: "4xx",
+        run: (seconds) =>
+          autocannon({ url: tokenUrl, method: "POST", headers: FORM, body: form({ grant_type: "none" }), connections, duration: seconds }),
+      },
+      {
+        name: "password grant",
+        expect: "2xx",
+        run: (seconds) =>
+          autocannon({
+            url: tokenUrl,
+            method: "POST",
+            headers: FORM,
+            body: form({ grant_type: "password", client_id: "hirebridge", username: "demo", password: "demo-password" }),
+            connections,
+            duration: seconds,
+          }),
+      },
+      { name: "refresh grant (rotating)", expect: "2xx", run: (seconds) => refreshRun(ready, connections, seconds) },
+      { name: "no-op route, no auth (baseline)", expect: "2xx", run: (seconds) => autocannon({ url: `${ready.apiUrl}/noop`, connections, duration: seconds }) },
+      {
+        name: "no-op route, bearer verified",
+        expect: "2xx",
+        run: (seconds) =>
+          autocannon({
+            url: `${ready.apiUrl}/protected/noop`,
+            headers: { authorization: `Bearer ${access_token}` },
+            connections,
+            duration: seconds,
+          }),
+      },
+    ];
+    // Warm-up: JIT, the verifier's JWKS fetch, connection pools.
+    for (const s of scenarios) await s.run(1);
+
+    const results = new Map<string, Result[]>(scenarios.map((s) => [s.name, []]));
+    for (let round = 0; round < rounds; round++) {
+      for (const s of scenarios) {
+        const r = await s.run(duration);
+        const bad = s.expect === "2xx" ? r.non2xx + r.errors + r.timeouts : r["2xx"] + r.errors + r.timeouts;
+        if (bad > 0) throw new Error(`${s.name}: ${bad} unexpected responses or errors in round ${round + 1}`);
+        results.get(s.name)!.push(r);
+      }
+    }
+
+    const rows = scenarios.map((s) => {
+      const rs = results.get(s.name)!;
+      return { name: s.name, rps: median(rs.map((r) => r.requests.average)), p50: median(rs.map((r) => r.latency.p50)), p99: median(rs.map((r) => r.latency.p99)) };
+    });
+    const open = results.get(scenarios[3]!.name)!;
+    const guarded = results.get(scenarios[4]!.name)!;
+    const costUs = median(open.map((o, i) => 1e6 / guarded[i]!.requests.average - 1e6 / o.requests.average));
+
+    const out = [
+      `Token service benchmark: ${rounds} rounds x ${duration} s, ${connections} connections, storage ${dbKind}, scrypt N=${ready.scryptN}`,
+      `Machine: ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}`,
+      "",
+      "| scenario | req/s (median) | p50 ms | p99 ms |",
+      "|---|---:|---:|---:|",
+      ...rows.map((r) => `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} |`),
+      "",
+      `Bearer verification cost: ${costUs.toFixed(0)} µs of server time per request (median over rounds of 1/rps(verified) - 1/rps(open)).`,
+    ];
+    process.stdout.write(`${out.join("\n")}\n`);
+  } finally {
+    child.send("stop");
+    await once(child, "exit");
+  }
+}

@@ -110,7 +110,11 @@ export const CandidateBulkUpdateSchema = Type.Array(CandidateBulkUpdateItemSchem
 });
 export type CandidateBulkUpdate = Static<typeof CandidateBulkUpdateSchema>;
 
-/** A candidate as the API answers it; `score`, `feedback`, `invited_at`, `completed_at` and `upstream_application_id` are absent until set. */
+/**
+ * A candidate as the API answers it. Fields the spec types without null are absent until they hold
+ * a value: `score`, `feedback`, `invited_at`, `completed_at`, `upstream_application_id`, and `phone`
+ * for a candidate synced from an ATS without one.
+ */
 export const CandidateSchema = Type.Object(
   {
     id: Uuid(),
@@ -118,7 +122,7 @@ export const CandidateSchema = Type.Object(
     organization_id: Uuid(),
     name: Type.String({ minLength: 1 }),
     email: Type.String({ format: "email", minLength: 1 }),
-    phone: Type.String({ minLength: 1 }),
+    phone: Type.Optional(Type.String({ minLength: 1, description: "Absent only for candidates synced without one." })),
     language: Type.String({ minLength: 1 }),
     state: CandidateStateSchema,
     score: Type.Optional(fields.score),

@@ -1,9 +1,10 @@
 import { createVerifier } from "../../shared/auth/verify-jwt.js";
 import type { ServiceFactory } from "../../runtime/service.js";
+import { writeBackHook } from "../sync/write-back.js";
 import { buildRecruitingApp } from "./app.js";
 
 /** `hirebridge serve api`: the recruiting API on API_PORT, trusting the configured issuer. */
-export const createRecruitingService: ServiceFactory = async ({ config, urls, logger, database }) => {
+export const createRecruitingService: ServiceFactory = async ({ config, urls, logger, database, jobQueue }) => {
   if (!database) throw new Error("the recruiting API needs storage");
   const verify = createVerifier({
     issuer: urls.issuer,
@@ -11,7 +12,9 @@ export const createRecruitingService: ServiceFactory = async ({ config, urls, lo
     audience: config.AUTH_AUDIENCE,
     clockToleranceSeconds: config.AUTH_CLOCK_SKEW_SECONDS,
   });
-  const app = await buildRecruitingApp({ config, database, logger, verify });
+  // An interview that ends enqueues its write-back to the ATS in the same transaction.
+  const hooks = { onInterviewEnded: writeBackHook(await jobQueue()) };
+  const app = await buildRecruitingApp({ config, database, logger, verify, hooks });
   const origin = urls.api.replace(/\/api\/v1$/, "");
   return {
     name: "api",

@@ -151,6 +151,29 @@ describeEachDatabase("recruiting API candidates", (getDb) => {
     expect422(await me.call("GET", `/org/${me.orgId}/positions/xyz/`), [["path.position_id", "uuid_parsing"]]);
   });
 
+  test("the list answer equals each candidate's own answer, with every field set or absent", async () => {
+    const pos = (await me.call("POST", `/org/${me.orgId}/position`, { name: "Shapes" })).json();
+    const url = `/org/${me.orgId}/positions/${pos.id}/`;
+    const bare = (await me.call("POST", url, newCandidate({ name: "Ünïcödé \"quoted\" \\ name", tags: ["a,b", "{x}", "é"] }))).json();
+    const full = (await me.call("POST", url, newCandidate({ upstream_application_id: "app-full", hired: true, short_listed: true }))).json();
+    await me.call("PUT", `${url}candidates/${full.id}/`, {
+      state: "passed",
+      score: -7,
+      feedback: "Line one\nline two\ttabbed",
+      invited_at: "2025-03-04T05:06:07.089Z",
+      completed_at: "2025-03-05T00:00:00.999+01:00",
+    });
+    // A candidate synced from an ATS without a phone number answers without `phone`.
+    await h().database.query("update candidates set phone = null where id = $1", [bare.id]);
+    const listed = await me.call("GET", url);
+    assert.equal(listed.statusCode, 200);
+    assert.match(String(listed.headers["content-type"]), /^application\/json/);
+    const one = async (id: string) => (await me.call("GET", `${url}candidates/${id}/`)).json();
+    assert.deepEqual(listed.json(), [await one(bare.id), await one(full.id)]);
+    assert.equal("phone" in listed.json()[0], false);
+    assert.equal(listed.json()[1].completed_at, "2025-03-04T23:00:00.999Z");
+  });
+
   test("GET one candidate; 404 when not in this position", async () => {
     const c = await create();
     assert.deepEqual((await me.call("GET", `${base}candidates/${c.id}/`)).json(), c);
@@ -209,6 +232,9 @@ describeEachDatabase("recruiting API candidates", (getDb) => {
       ["body.invited_at", "datetime_from_date_parsing"],
       ["body.nope", "extra_forbidden"],
     ]);
+    for (const impossible of ["2016-12-31T23:59:60Z", "0000-06-01T00:00:00Z"]) {
+      expect422(await me.call("PUT", `${base}candidates/${b.id}/`, { invited_at: impossible }), [["body.invited_at", "datetime_from_date_parsing"]]);
+    }
     expect422(await me.call("PUT", `${base}candidates/${b.id}/`, { score: null, hired: null }), [
       ["body.score", "int_type"],
       ["body.hired", "bool_type"],

@@ -17,28 +17,33 @@ describeEachDatabase("recruiting repositories for the sync engine", (getDb) => {
     const [first] = await db.transaction((tx) =>
       upsertUpstreamPositions(tx, org, "int-1", [
         { upstream_job_id_id: "job-1", name: "Old name", department: "Eng" },
-        { upstream_job_id_id: "job-1", name: "Backend Engineer", department: "Eng", location: "Berlin" }, // last one wins
+        // last one wins; state and candidate_stage are initial values of a new position
+        { upstream_job_id_id: "job-1", name: "Backend Engineer", department: "Eng", location: "Berlin", state: "active", candidate_stage: "Screen" },
       ]),
     );
     assert.ok(first);
     assert.deepEqual(
-      [first.name, first.state, first.department, first.location, first.upstreamIntegrationId, first.upstreamJobIdId],
-      ["Backend Engineer", "draft", "Eng", "Berlin", "int-1", "job-1"],
+      [first.name, first.state, first.candidateStage, first.department, first.location, first.upstreamIntegrationId, first.upstreamJobIdId],
+      ["Backend Engineer", "active", "Screen", "Eng", "Berlin", "int-1", "job-1"],
     );
-    await updatePosition(db, org, first.id, { state: "active", min_score: 70, passed_stage: "Onsite", name: "Renamed here" });
+    assert.deepEqual([first.inserted, first.changed], [true, true]);
+    await updatePosition(db, org, first.id, { state: "inactive", min_score: 70, passed_stage: "Onsite", candidate_stage: "Applied", name: "Renamed here" });
     const settled = (await findPosition(db, org, first.id))!;
 
-    const [again] = await upsertUpstreamPositions(db, org, "int-1", [{ upstream_job_id_id: "job-1", name: "Renamed here", department: "Eng", location: "Berlin" }]);
-    assert.deepEqual(again, settled, "nothing changed upstream: the row (and updated_at) stay as they were");
+    const [again] = await upsertUpstreamPositions(db, org, "int-1", [
+      { upstream_job_id_id: "job-1", name: "Renamed here", department: "Eng", location: "Berlin", state: "active", candidate_stage: "Screen" },
+    ]);
+    assert.deepEqual(again, { ...settled, inserted: false, changed: false }, "nothing upstream-owned changed: the row (and updated_at) stay");
 
     const [changed] = await upsertUpstreamPositions(db, org, "int-1", [
       { upstream_job_id_id: "job-1", name: "N".repeat(150), department: null, location: "Remote", role_description: "d".repeat(600) },
     ]);
     assert.equal(changed!.id, first.id);
     assert.deepEqual(
-      [changed!.state, changed!.minScore, changed!.passedStage, changed!.name.length, changed!.department, changed!.location, changed!.roleDescription!.length],
-      ["active", 70, "Onsite", 100, null, "Remote", 500],
+      [changed!.state, changed!.minScore, changed!.passedStage, changed!.candidateStage, changed!.name.length, changed!.department, changed!.location, changed!.roleDescription!.length],
+      ["inactive", 70, "Onsite", "Applied", 100, null, "Remote", 500],
     );
+    assert.deepEqual([changed!.inserted, changed!.changed], [false, true]);
     assert.ok(changed!.updatedAt > settled.updatedAt);
 
     // Another org, and another integration of the same org, get their own positions.
@@ -61,7 +66,7 @@ describeEachDatabase("recruiting repositories for the sync engine", (getDb) => {
 
     const first = await db.transaction((tx) =>
       upsertUpstreamCandidates(tx, org, position.id, [
-        app("app-1", "one@example.test"),
+        { ...app("app-1", "one@example.test"), phone: null, tags: ["python", "python", "go"] },
         app("app-2", "HAND@example.test", "Hand Made"), // adopts the hand-made candidate
         app("app-3", "linked@example.test"), // email belongs to a candidate of another application
         app("app-4", "ONE@example.test"), // same email as app-1 within the page
@@ -75,7 +80,11 @@ describeEachDatabase("recruiting repositories for the sync engine", (getDb) => {
     assert.deepEqual([...byApp.keys()].sort(), ["app-1", "app-2"]);
     assert.equal(byApp.get("app-2")!.id, handMade.id);
     assert.deepEqual([byApp.get("app-2")!.name, byApp.get("app-2")!.language], ["Hand Made", "fr"], "upstream owns the name, Hirebridge the language");
-    assert.equal(byApp.get("app-1")!.state, "new");
+    assert.deepEqual(
+      [byApp.get("app-1")!.state, byApp.get("app-1")!.phone, byApp.get("app-1")!.tags, byApp.get("app-1")!.inserted, byApp.get("app-1")!.changed],
+      ["new", null, ["python", "go"], true, true],
+    );
+    assert.deepEqual([byApp.get("app-2")!.inserted, byApp.get("app-2")!.changed], [false, true]);
 
     const interviews = await query<{ candidate_id: string; status: string; interview_link: string }>(
       "select candidate_id, status, interview_link from interviews where organization_id = $1",
@@ -86,8 +95,11 @@ describeEachDatabase("recruiting repositories for the sync engine", (getDb) => {
 
     // A second page: app-1 changes its phone; Hirebridge's state survives; no second interview.
     await updateCandidateColumns(db, org, position.id, byApp.get("app-1")!.id, { state: "invited" });
-    const second = await upsertUpstreamCandidates(db, org, position.id, [{ ...app("app-1", "one@example.test"), phone: "555", language: "de" }], BASE);
-    assert.deepEqual([second.candidates[0]!.phone, second.candidates[0]!.state, second.candidates[0]!.language], ["555", "invited", "en"]);
+    const second = await upsertUpstreamCandidates(db, org, position.id, [{ ...app("app-1", "one@example.test"), phone: "555", language: "de", tags: ["new"] }], BASE);
+    const c1 = second.candidates[0]!;
+    assert.deepEqual([c1.phone, c1.state, c1.language, c1.tags, c1.inserted, c1.changed], ["555", "invited", "en", ["python", "go"], false, true]);
+    const third = await upsertUpstreamCandidates(db, org, position.id, [{ ...app("app-1", "one@example.test"), phone: "555" }], BASE);
+    assert.deepEqual([third.candidates[0]!.inserted, third.candidates[0]!.changed], [false, false]);
     const count = await query<{ n: number }>("select count(*)::int as n from interviews where organization_id = $1", [org]);
     assert.deepEqual(count, [{ n: 1 }]);
     assert.ok(linkedElsewhere.id);

@@ -10,9 +10,10 @@ import { responses } from "../../../contracts/recruiting/fields.js";
 import { CandidateParamsSchema, PositionParamsSchema } from "../../../contracts/recruiting/org.js";
 import { notFound } from "../../../shared/errors.js";
 import type { RecruitingContext } from "../context.js";
+import { sendJsonText } from "../http/raw-json.js";
 import { tenantOf } from "../org/tenant-guard.js";
 import { positionExists } from "../positions/positions.repository.js";
-import { findCandidate, listCandidates, toCandidate } from "./candidates.repository.js";
+import { findCandidate, listCandidatesJson, toCandidate } from "./candidates.repository.js";
 import { bulkUpdateCandidates, createCandidate, updateCandidate } from "./candidates.service.js";
 
 const common = { tags: ["candidates"], security: [{ bearer: [] }] };
@@ -30,11 +31,12 @@ export const candidateRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext
         response: responses(CandidateListSchema, 401, 403, 404, 422),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const orgId = tenantOf(request);
       const { position_id } = request.params;
       if (!(await positionExists(ctx.db, orgId, position_id))) throw notFound("Position not found");
-      return (await listCandidates(ctx.db, orgId, position_id)).map(toCandidate);
+      // Already the answer's JSON (see listCandidatesJson); a string payload skips re-serialization.
+      return sendJsonText(reply, await listCandidatesJson(ctx.db, orgId, position_id));
     },
   );
 

@@ -13,7 +13,7 @@ export const candidates = pgTable(
       .references(() => positions.id, { onDelete: "cascade" }),
     name: varchar("name", { length: 200 }).notNull(),
     email: varchar("email", { length: 200 }).notNull(),
-    phone: varchar("phone", { length: 200 }).notNull(),
+    phone: varchar("phone", { length: 200 }), // null only for synced candidates (migration 0202)
     language: varchar("language", { length: 200 }).notNull(),
     state: text("state").notNull().default("new"),
     score: integer("score"),

@@ -6,7 +6,8 @@ import { toValidationIssues } from "../../../shared/http/error-handler.js";
  * Checks the shared Ajv setup cannot make. Ajv runs with `coerceTypes: "array"` (right for query
  * strings), which in a JSON body silently turns `null` into `0`/`false`/`""` and a scalar into a
  * one-item list, so `{"min_score": null}` would store 0. It also admits `urn:uuid:` uuids, which
- * Postgres refuses, and strings with NUL characters, which Postgres cannot store.
+ * Postgres refuses, strings with NUL characters, which Postgres cannot store, and date-times such
+ * as a leap second (23:59:60) or year 0000, which JavaScript or Postgres cannot represent.
  *
  * `strictInput` runs these checks on the raw body and path before Ajv, and the route's Ajv errors
  * (collected with `attachValidation`) are merged in, so the client sees one complete 422.
@@ -30,6 +31,14 @@ const TYPE_ISSUES: Record<string, { type: string; msg: string }> = {
   object: { type: "model_type", msg: "Input should be a valid dictionary or object" },
   null: { type: "none_required", msg: "Input should be None" },
 };
+
+/** A date-time both JavaScript and Postgres can hold (Ajv already checked the RFC 3339 shape). */
+function representable(value: string): boolean {
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) return false;
+  const year = new Date(ms).getUTCFullYear();
+  return year >= 1 && year <= 9999;
+}
 
 function jsonType(value: unknown): string {
   if (value === null) return "null";
@@ -62,6 +71,9 @@ export function strictIssues(schema: JsonSchema, value: unknown, loc: (string | 
   if (typeof value === "string") {
     if (value.includes("\u0000")) return [{ loc, type: "string_pattern_mismatch", msg: "String should not contain NUL characters" }];
     if (branch.format === "uuid" && !UUID_TEXT.test(value)) return [{ loc, type: "uuid_parsing", msg: "Input should be a valid UUID" }];
+    if (branch.format === "date-time" && !representable(value)) {
+      return [{ loc, type: "datetime_from_date_parsing", msg: "Input should be a valid datetime between years 1 and 9999" }];
+    }
     return [];
   }
   if (Array.isArray(value)) {

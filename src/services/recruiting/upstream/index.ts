@@ -3,6 +3,11 @@
  * unlink of an integration, and (in ../interviews/interviews.service.ts) the `onInterviewEnded`
  * hook type. All take the caller's transaction.
  */
-export { upsertUpstreamCandidates, type SkippedApplication, type UpstreamApplication } from "./upstream-candidates.repository.js";
-export { unlinkIntegration, upsertUpstreamPositions, type UpstreamJob } from "./upstream-positions.repository.js";
+export {
+  upsertUpstreamCandidates,
+  type SkippedApplication,
+  type UpsertedCandidate,
+  type UpstreamApplication,
+} from "./upstream-candidates.repository.js";
+export { unlinkIntegration, upsertUpstreamPositions, type UpsertedPosition, type UpstreamJob } from "./upstream-positions.repository.js";
 export type { InterviewEndedEvent, RecruitingHooks } from "../interviews/interviews.service.js";

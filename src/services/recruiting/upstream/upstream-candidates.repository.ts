@@ -10,10 +10,15 @@ export type UpstreamApplication = {
   upstream_application_id: string;
   name: string;
   email: string;
-  phone: string;
+  phone: string | null;
   /** Used when the candidate is created; Hirebridge owns it afterwards. */
   language: string;
+  /** Used when the candidate is created; Hirebridge owns them afterwards. */
+  tags?: string[];
 };
+
+/** An upserted row, with whether it was new and whether anything changed (true for new rows). */
+export type UpsertedCandidate = CandidateRow & { inserted: boolean; changed: boolean };
 
 export type SkippedApplication = {
   upstream_application_id: string;
@@ -23,7 +28,7 @@ export type SkippedApplication = {
 /**
  * Upserts a page of applications as candidates of one position, on (position,
  * upstream_application_id): new ones are inserted with their interview record, existing ones get
- * the upstream-owned fields (name, email, phone). A candidate created by hand with the same email
+ * the upstream-owned fields (name, email, phone); language and tags are set on creation only. A candidate created by hand with the same email
  * is adopted (linked) rather than duplicated; an application whose email already belongs to a
  * candidate linked to another application is skipped and reported rather than failing the page
  * (two applications swapping emails within one page still raise a unique violation). Must run
@@ -35,7 +40,7 @@ export async function upsertUpstreamCandidates(
   positionId: string,
   applications: UpstreamApplication[],
   interviewBaseUrl: string,
-): Promise<{ candidates: CandidateRow[]; skipped: SkippedApplication[] }> {
+): Promise<{ candidates: UpsertedCandidate[]; skipped: SkippedApplication[] }> {
   const skipped: SkippedApplication[] = [];
   const byApplication = new Map(applications.map((a) => [a.upstream_application_id, a]));
   const byEmail = new Map<string, UpstreamApplication>();
@@ -87,8 +92,9 @@ export async function upsertUpstreamCandidates(
         upstreamApplicationId: a.upstream_application_id,
         name: clip(a.name, 200)!,
         email: a.email,
-        phone: clip(a.phone, 200)!,
+        phone: a.phone?.trim() ? clip(a.phone, 200) : null,
         language: clip(a.language, 200)!,
+        tags: [...new Set(a.tags ?? [])],
       })),
     )
     .onConflictDoUpdate({
@@ -100,12 +106,17 @@ export async function upsertUpstreamCandidates(
         updatedAt: sql`case when ${changed} then now() else ${candidates.updatedAt} end`,
       },
     })
-    .returning({ ...getTableColumns(candidates), inserted: sql<boolean>`(xmax = 0)` });
+    .returning({
+      ...getTableColumns(candidates),
+      // xmax is 0 on a freshly inserted row version; updated_at moved to now() only if something changed.
+      inserted: sql<boolean>`(xmax = 0)`,
+      changed: sql<boolean>`(${candidates.updatedAt} = now())`,
+    });
   await insertInterviews(
     q,
     rows
       .filter((r) => r.inserted)
       .map((r) => ({ organizationId: orgId, candidateId: r.id, interviewLink: newInterviewLink(interviewBaseUrl) })),
   );
-  return { candidates: rows.map(({ inserted: _inserted, ...row }) => row), skipped };
+  return { candidates: rows, skipped };
 }

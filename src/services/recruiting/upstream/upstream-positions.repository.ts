@@ -1,16 +1,26 @@
 import { and, eq, getTableColumns, inArray, sql } from "drizzle-orm";
 import type { Queryable } from "../../../shared/db/database.js";
 import { candidates } from "../candidates/candidates.schema.js";
+import type { PositionState } from "../../../contracts/recruiting/positions.js";
 import { positions, type PositionRow } from "../positions/positions.schema.js";
 
-/** What the sync engine knows about an upstream job. Everything else on a position is Hirebridge's. */
+/**
+ * What the sync engine knows about an upstream job. name, department, location and
+ * role_description follow the job on every sync; `state` and `candidate_stage` are initial values
+ * for a NEW position only; everything else on a position is Hirebridge's.
+ */
 export type UpstreamJob = {
   upstream_job_id_id: string;
   name: string;
   department?: string | null;
   location?: string | null;
   role_description?: string | null;
+  state?: PositionState;
+  candidate_stage?: string | null;
 };
+
+/** An upserted row, with whether it was new and whether anything changed (true for new rows). */
+export type UpsertedPosition = PositionRow & { inserted: boolean; changed: boolean };
 
 /** Upstream text longer than a column allows is cut rather than failing the whole page. */
 export const clip = (value: string | null | undefined, max: number): string | null =>
@@ -20,14 +30,14 @@ export const clip = (value: string | null | undefined, max: number): string | nu
  * Upserts a page of jobs as positions of `orgId` on (org, integration, job id), in one statement.
  * Only the upstream-owned fields (name, department, location, role_description) change on an
  * existing position; state, min_score, stages, agent and languages stay as Hirebridge set them, and
- * updated_at moves only when something changed. Answers every position of the page.
+ * updated_at moves only when something changed. Answers every position of the page, flagged.
  */
 export async function upsertUpstreamPositions(
   q: Queryable,
   orgId: string,
   integrationId: string,
   jobs: UpstreamJob[],
-): Promise<PositionRow[]> {
+): Promise<UpsertedPosition[]> {
   const byId = new Map(jobs.map((j) => [j.upstream_job_id_id, j])); // a row may be touched once per statement
   if (byId.size === 0) return [];
   const values = [...byId.values()].map((j) => ({
@@ -38,6 +48,8 @@ export async function upsertUpstreamPositions(
     department: clip(j.department, 100),
     location: clip(j.location, 100),
     roleDescription: clip(j.role_description, 500),
+    ...(j.state ? { state: j.state } : {}),
+    candidateStage: clip(j.candidate_stage, 200),
   }));
   const changed = sql`(${positions.name}, ${positions.department}, ${positions.location}, ${positions.roleDescription})
     is distinct from (excluded.name, excluded.department, excluded.location, excluded.role_description)`;
@@ -54,7 +66,12 @@ export async function upsertUpstreamPositions(
         updatedAt: sql`case when ${changed} then now() else ${positions.updatedAt} end`,
       },
     })
-    .returning(getTableColumns(positions));
+    .returning({
+      ...getTableColumns(positions),
+      // xmax is 0 on a freshly inserted row version; updated_at moved to now() only if something changed.
+      inserted: sql<boolean>`(xmax = 0)`,
+      changed: sql<boolean>`(${positions.updatedAt} = now())`,
+    });
 }
 
 /**

@@ -1,0 +1,200 @@
+/**
+ * `npm run bench -- recruiting [--duration 5] [--rounds 3] [--connections 10] [--storage pglite,postgres]`
+ *
+ * Starts the real token service and recruiting API (`hirebridge serve token api`) in a child
+ * process per storage kind (PGlite on disk under a temp DATA_DIR; Postgres in a fresh schema of
+ * BENCH_DATABASE_URL, default the local `test` database, dropped after), logs in as the demo user,
+ * seeds a position with 1,000 candidates through the API, then load-tests from this process with
+ * autocannon: GET /healthz of the same server (baseline), GET one position, the list of 1,000
+ * candidates, and candidate creation. Scenarios are interleaved round by round; the table reports
+ * medians over the rounds. Everything binds to 127.0.0.1 and stops by itself.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+
+type Result = { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number; timeouts: number };
+type Autocannon = (opts: Record<string, unknown>) => Promise<Result>;
+const autocannonModule = "autocannon"; // untyped package: loaded dynamically
+const autocannon = ((await import(autocannonModule)) as { default: Autocannon }).default;
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const DEMO_ORG = "6d3f1e2a-9b4c-4f7e-8a1d-2c5b7e9f0a13"; // DEMO_ORG_ID default of the run contract
+
+function option(args: string[], name: string, fallback: string): string {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] ? args[i + 1]! : fallback;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer().once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      srv.close(() => (typeof addr === "object" && addr ? resolve(addr.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+async function waitHealthy(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    const ok = await fetch(url).then((r) => r.ok, () => false);
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${url} not healthy in time`);
+}
+
+type Server = { api: string; auth: string; stop(): Promise<void> };
+
+async function startServer(storage: string): Promise<Server> {
+  const [apiPort, authPort] = [await freePort(), await freePort()];
+  const env: Record<string, string> = { ...process.env, HOST: "127.0.0.1", API_PORT: String(apiPort), AUTH_PORT: String(authPort), LOG_LEVEL: "silent", NODE_NO_WARNINGS: "1" } as Record<string, string>;
+  const dataDir = mkdtempSync(join(tmpdir(), "hirebridge-bench-"));
+  env.DATA_DIR = dataDir;
+  let dropSchema: (() => Promise<void>) | undefined;
+  if (storage === "postgres") {
+    const url = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+    const schema = `bench_${randomBytes(4).toString("hex")}`;
+    Object.assign(env, { DATABASE_URL: url, DATABASE_SCHEMA: schema });
+    dropSchema = async () => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query(`drop schema if exists ${schema} cascade`).finally(() => client.end());
+    };
+  } else {
+    delete env.DATABASE_URL;
+  }
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve", "token", "api"], { cwd: ROOT, env, stdio: ["ignore", "ignore", "inherit"] });
+  const stop = async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      await exited;
+    }
+    await dropSchema?.();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    await waitHealthy(`http://127.0.0.1:${authPort}/healthz`, child);
+    await waitHealthy(`http://127.0.0.1:${apiPort}/healthz`, child);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { api: `http://127.0.0.1:${apiPort}`, auth: `http://127.0.0.1:${authPort}/realms/hirebridge`, stop };
+}
+
+async function demoToken(authUrl: string): Promise<string> {
+  const res = await fetch(`${authUrl}/protocol/openid-connect/token`, {
+    method: "POST",
+    body: new URLSearchParams({ grant_type: "password", client_id: "hirebridge", username: "demo", password: process.env.DEMO_PASSWORD ?? "demo-password" }),
+  });
+  if (!res.ok) throw new Error(`demo login failed: ${res.status}`);
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
+async function post(url: string, token: string, body: unknown): Promise<{ id: string }> {
+  const res = await fetch(url, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  if (!res.ok) throw new Error(`POST ${url}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as { id: string };
+}
+
+/** One position with `n` candidates (created through the API, 10 at a time), one empty position for creation. */
+async function seed(api: string, token: string, n: number) {
+  const base = `${api}/api/v1/org/${DEMO_ORG}`;
+  const listed = await post(`${base}/position`, token, { name: "Bench: listed", state: "active" });
+  const target = await post(`${base}/position`, token, { name: "Bench: creation target" });
+  for (let i = 0; i < n; i += 10) {
+    await Promise.all(
+      Array.from({ length: Math.min(10, n - i) }, (_, k) =>
+        post(`${base}/positions/${listed.id}/`, token, { name: `Candidate ${i + k}`, email: `seed${i + k}@bench.test`, phone: "+1 555 0100", language: "en", tags: ["bench"] }),
+      ),
+    );
+  }
+  return { position: `${base}/position/${listed.id}`, list: `${base}/positions/${listed.id}/`, create: `${base}/positions/${target.id}/` };
+}
+
+type Scenario = { name: string; opts: Record<string, unknown> };
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+async function measure(storage: string, cfg: { duration: number; rounds: number; connections: number }) {
+  const server = await startServer(storage);
+  try {
+    const token = await demoToken(server.auth);
+    const urls = await seed(server.api, token, 1000);
+    const auth = { authorization: `Bearer ${token}` };
+    let created = 0;
+    const scenarios: Scenario[] = [
+      { name: "GET /healthz (baseline)", opts: { url: `${server.api}/healthz` } },
+      { name: "GET one position", opts: { url: urls.position, headers: auth } },
+      { name: "GET 1,000 candidates", opts: { url: urls.list, headers: auth } },
+      {
+        name: "POST candidate (create)",
+        opts: {
+          url: urls.create,
+          method: "POST",
+          headers: { ...auth, "content-type": "application/json" },
+          requests: [
+            {
+              setupRequest: (req: Record<string, unknown>) => ({
+                ...req,
+                body: JSON.stringify({ name: "Load Test", email: `load${created++}.${storage}@bench.test`, phone: "+1 555 0101", language: "en" }),
+              }),
+            },
+          ],
+        },
+      },
+    ];
+    const samples = new Map<string, Result[]>(scenarios.map((s) => [s.name, []]));
+    for (const s of scenarios) await autocannon({ ...s.opts, connections: cfg.connections, duration: 2 }); // warm-up
+    for (let round = 0; round < cfg.rounds; round++) {
+      for (const s of scenarios) {
+        const r = await autocannon({ ...s.opts, connections: cfg.connections, duration: cfg.duration });
+        if (r.non2xx || r.errors || r.timeouts) throw new Error(`${s.name}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
+        samples.get(s.name)!.push(r);
+      }
+    }
+    const baseline = median(samples.get(scenarios[0]!.name)!.map((r) => r.requests.average));
+    return scenarios.map((s) => {
+      const rs = samples.get(s.name)!;
+      const rps = median(rs.map((r) => r.requests.average));
+      return `| ${storage} | ${s.name} | ${rps.toFixed(0)} | ${median(rs.map((r) => r.latency.p50)).toFixed(1)} | ${median(rs.map((r) => r.latency.p99)).toFixed(1)} | ${((rps / baseline) * 100).toFixed(0)}% |`;
+    });
+  } finally {
+    await server.stop();
+  }
+}
+
+export async function main(args: string[]): Promise<void> {
+  const cfg = {
+    duration: Number(option(args, "duration", "5")),
+    rounds: Number(option(args, "rounds", "3")),
+    connections: Number(option(args, "connections", "10")),
+  };
+  const kinds = option(args, "storage", "pglite,postgres").split(",");
+  const rows: string[] = [];
+  for (const storage of kinds) rows.push(...(await measure(storage, cfg)));
+  process.stdout.write(
+    [
+      `Recruiting API, ${cfg.connections} connections, ${cfg.rounds} rounds × ${cfg.duration}s (medians); Node ${process.version}, ${cpus().length}× ${cpus()[0]?.model ?? "cpu"}`,
+      "",
+      "| storage | scenario | req/s | p50 ms | p99 ms | vs baseline |",
+      "|---|---|---:|---:|---:|---:|",
+      ...rows,
+      "",
+    ].join("\n"),
+  );
+}

@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { Config, ServiceUrls } from "../shared/config.js";
 import type { Database } from "../shared/db/database.js";
 import type { App } from "../shared/http/create-app.js";
+import type { JobQueue } from "../services/sync/queue.js";
 
 export type ServiceName = "token" | "api" | "proxy" | "sandbox";
 
@@ -12,6 +13,8 @@ export type ServiceContext = {
   logger: Logger;
   /** Opened and migrated once per process; absent for services that keep no storage (sandbox). */
   database: Database | undefined;
+  /** The process's durable job queue on `database`, opened on first use and shared by the services. */
+  jobQueue: () => Promise<JobQueue>;
 };
 
 /** A built service, ready to listen. `close` releases what the app itself does not own (queues, timers). */

@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import { serviceUrls, type Config } from "../shared/config.js";
 import { openDatabase, type Database } from "../shared/db/database.js";
 import { migrate } from "../shared/db/migrate.js";
+import { openJobQueue, type JobQueue } from "../services/sync/queue.js";
 import type { BuiltService, ServiceFactory, ServiceName } from "./service.js";
 
 /** Every service, in start order: the token service first so the others' discovery finds it. */
@@ -38,6 +39,12 @@ export async function startStack(
     const applied = await migrate(database);
     if (applied.length) logger.info({ applied }, "migrations applied");
   }
+  let queue: Promise<JobQueue> | undefined;
+  const jobQueue = () => {
+    if (!database) return Promise.reject(new Error("the job queue needs storage"));
+    queue ??= openJobQueue(database, logger.child({ component: "queue" }), { schedule: config.WORKERS });
+    return queue;
+  };
   const services: BuiltService[] = [];
   const closeAll = async () => {
     // Reverse order: the proxy and API stop before the token service and the sandbox they call.
@@ -45,12 +52,14 @@ export async function startStack(
       await s.app.close().catch((err) => logger.error({ err, service: s.name }, "error closing app"));
       await s.close?.().catch((err) => logger.error({ err, service: s.name }, "error closing service"));
     }
+    // After the apps: in-flight requests may still enqueue; running jobs finish (pg-boss waits for them).
+    if (queue) await (await queue).stop().catch((err) => logger.error({ err }, "error stopping the job queue"));
     if (ownsDatabase) await database?.close();
   };
   try {
     for (const name of selected) {
       const factory = await FACTORIES[name]!();
-      const service = await factory({ config, urls, logger: logger.child({ service: name }), database });
+      const service = await factory({ config, urls, logger: logger.child({ service: name }), database, jobQueue });
       services.push(service);
       if (opts.listen !== false) await service.app.listen({ host: config.HOST, port: service.port });
     }

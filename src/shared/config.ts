@@ -167,6 +167,8 @@ export function serviceUrls(config: Config) {
     sandbox: sandboxBase,
     upstream: config.UPSTREAM_BASE_URL ?? sandboxBase,
     webhookReceiver: config.SANDBOX_WEBHOOK_URL ?? `${origin(config.PROXY_PORT)}/api/v1/webhooks/upstream`,
+    /** Base of the interview links the recruiting API issues (and the sync engine, for synced candidates). */
+    interview: config.INTERVIEW_BASE_URL ?? `${origin(config.API_PORT)}/interview`,
   };
 }
 export type ServiceUrls = ReturnType<typeof serviceUrls>;

@@ -16,6 +16,10 @@ import { connectRoutes } from "./routes/connect.routes.js";
 import { generalRoutes } from "./routes/general.routes.js";
 import { integrationsRoutes } from "./routes/integrations.routes.js";
 import { createUpstreamClient, type UpstreamClient } from "./upstream/upstream-client.js";
+import { openJobQueue, type JobQueue } from "../sync/queue.js";
+import { startProxyJobs } from "./webhooks/proxy-jobs.js";
+import { syncRoutes } from "./webhooks/sync.routes.js";
+import { webhookRoutes } from "./webhooks/webhooks.routes.js";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -24,18 +28,15 @@ declare module "fastify" {
   }
 }
 
-/**
- * Route groups behind the bearer JWT, under /api/v1. The bulk-sync trigger
- * (`POST /webhooks/sync-all`, issue 6) is added to this list.
- */
-const PROTECTED_ROUTES: ProxyRoutes[] = [generalRoutes, integrationsRoutes, atsRoutes, connectRoutes];
+/** Route groups behind the bearer JWT, under /api/v1 (the bulk-sync trigger and sync runs included). */
+const PROTECTED_ROUTES: ProxyRoutes[] = [generalRoutes, integrationsRoutes, atsRoutes, connectRoutes, syncRoutes];
 
 /**
  * Route groups without bearer auth, under /api/v1: the six upstream webhook receivers
- * (`/webhooks/upstream/<kind>`, issue 6) are added to this list. They get the same deps, so they
- * record, delete and update integrations through `deps.integrations` (which evicts its caches).
+ * (`/webhooks/upstream/<kind>`), authenticated by the upstream's signature instead. They record,
+ * delete and update integrations through `deps.integrations` (which evicts its caches).
  */
-const PUBLIC_ROUTES: ProxyRoutes[] = [];
+const PUBLIC_ROUTES: ProxyRoutes[] = [webhookRoutes];
 
 export type ProxyAppOptions = {
   config: Config;
@@ -46,6 +47,10 @@ export type ProxyAppOptions = {
   upstream?: UpstreamClient;
   /** Injected for tests; otherwise Redis when REDIS_URL is set, else in-process; closed with the app. */
   cache?: Cache;
+  /** The durable job queue; shared with the other services of the process, else opened here and closed with the app. */
+  queue?: JobQueue;
+  /** Run the job workers in this process (default: WORKERS). */
+  workers?: boolean;
 };
 
 export async function buildProxyApp(opts: ProxyAppOptions): Promise<App> {
@@ -73,9 +78,13 @@ export async function buildProxyApp(opts: ProxyAppOptions): Promise<App> {
     detailsTtlSeconds: config.INTEGRATION_CACHE_TTL_SECONDS,
     logger,
   });
-  const deps: ProxyDeps = { config, database, logger, upstream, cache, integrations };
+  const queue = opts.queue ?? (await openJobQueue(database, logger, { schedule: opts.workers ?? config.WORKERS }));
+  const sync = await startProxyJobs({ config, database, logger, upstream, integrations, queue, workers: opts.workers ?? config.WORKERS });
+  const deps: ProxyDeps = { config, database, logger, upstream, cache, integrations, sync };
   app.decorate("proxy", deps);
   app.addHook("onClose", async () => {
+    // Workers stop first (in-flight jobs finish) so nothing uses the upstream client or storage after.
+    if (!opts.queue) await queue.stop();
     if (!opts.upstream) await upstream.close();
     if (!opts.cache) await store.close();
   });

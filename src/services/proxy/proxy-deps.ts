@@ -5,6 +5,7 @@ import type { App } from "../../shared/http/create-app.js";
 import type { ResponseCache } from "./cache/response-cache.js";
 import type { IntegrationDirectory } from "./integrations/integration-directory.js";
 import type { UpstreamClient } from "./upstream/upstream-client.js";
+import type { ProxySync } from "./webhooks/proxy-jobs.js";
 
 /** What every route plugin of the proxy receives (the webhook receivers and sync trigger included). */
 export type ProxyDeps = {
@@ -14,6 +15,8 @@ export type ProxyDeps = {
   upstream: UpstreamClient;
   cache: ResponseCache;
   integrations: IntegrationDirectory;
+  /** The job queue, sync engine and write-back (webhook receivers, sync trigger, sync runs). */
+  sync: ProxySync;
 };
 
 /** A group of routes, registered from the explicit lists in app.ts. */

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { PgBoss, fromDrizzle, fromPglite, type Job, type QueueOptions } from "pg-boss";
+import { PgBoss, fromDrizzle, fromPglite, type JobWithMetadata, type QueueOptions } from "pg-boss";
 import type { Logger } from "pino";
 import type { Database, Queryable } from "../../shared/db/database.js";
 
@@ -34,7 +34,8 @@ const QUEUE_OPTIONS: Record<QueueName, QueueOptions & { policy?: string }> = {
 export type JobQueue = {
   boss: PgBoss;
   send(name: QueueName, data: object, opts?: { singletonKey?: string; startAfter?: number; tx?: Queryable }): Promise<string | null>;
-  work<T extends object>(name: QueueName, handler: (job: Job<T>) => Promise<void>, opts?: { concurrency?: number }): Promise<void>;
+  /** Runs `handler` for each job; it sees `retryCount`/`retryLimit` to know a last attempt. */
+  work<T extends object>(name: QueueName, handler: (job: JobWithMetadata<T>) => Promise<void>, opts?: { concurrency?: number }): Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -72,9 +73,9 @@ export async function openJobQueue(
     work: async (name, handler, o = {}) => {
       await boss.work<object>(
         name,
-        { pollingIntervalSeconds: polling, localConcurrency: o.concurrency ?? 1, batchSize: 1 },
+        { pollingIntervalSeconds: polling, localConcurrency: o.concurrency ?? 1, batchSize: 1, includeMetadata: true },
         async (jobs) => {
-          for (const job of jobs) await handler(job as Job<never>);
+          for (const job of jobs) await handler(job as JobWithMetadata<never>);
         },
       );
     },

@@ -1,0 +1,59 @@
+import type { Logger } from "pino";
+import { serviceUrls, type Config } from "../../../shared/config.js";
+import type { Database } from "../../../shared/db/database.js";
+import type { IntegrationDirectory } from "../integrations/integration-directory.js";
+import type { UpstreamClient } from "../upstream/upstream-client.js";
+import { createAtsReader } from "../../sync/ats-reader.js";
+import { QUEUES, type JobQueue } from "../../sync/queue.js";
+import { createRecruitingStore, type RecruitingStore } from "../../sync/recruiting-store.js";
+import { createSyncEngine, type SyncEngine, type SyncJobData } from "../../sync/sync-engine.js";
+import { createWriteBack, type WriteBack } from "../../sync/write-back.js";
+import { processWebhookEvent } from "./webhook-worker.js";
+
+/** The durable work of the proxy: the queue, the sync engine, write-back, and (optionally) their workers. */
+export type ProxySync = { queue: JobQueue; engine: SyncEngine; writeBack: WriteBack; store: RecruitingStore };
+
+/** Whether a job's attempt is its last (pg-boss counts retries from 0). */
+const isLast = (job: { retryCount: number; retryLimit: number }) => job.retryCount >= job.retryLimit;
+
+export async function startProxyJobs(opts: {
+  config: Config;
+  database: Database;
+  logger: Logger;
+  upstream: UpstreamClient;
+  integrations: IntegrationDirectory;
+  queue: JobQueue;
+  workers: boolean;
+}): Promise<ProxySync> {
+  const { config, database, logger, queue } = opts;
+  const reader = createAtsReader(opts.upstream, logger);
+  const store = createRecruitingStore({ interviewBaseUrl: serviceUrls(config).interview });
+  const engine = createSyncEngine({
+    db: database.db,
+    queue,
+    reader,
+    store,
+    logger,
+    defaultCandidateStage: config.SYNC_DEFAULT_CANDIDATE_STAGE || null,
+    checkpointMarginSeconds: config.SYNC_CHECKPOINT_MARGIN_SECONDS,
+  });
+  const writeBack = createWriteBack({ db: database.db, queue, reader, logger });
+  if (opts.workers) {
+    const ctx = { db: database.db, integrations: opts.integrations, engine, writeBack, store, logger };
+    await queue.work<{ eventId: string }>(QUEUES.webhookEvents, (job) => processWebhookEvent(ctx, job.data.eventId, { last: isLast(job) }), { concurrency: 4 });
+    await queue.work<SyncJobData>(QUEUES.sync, (job) => engine.run(job.data, { last: isLast(job) }), { concurrency: 2 });
+    await queue.work<{ id: string }>(QUEUES.writeBack, (job) => writeBack.run(job.data.id, { last: isLast(job) }), { concurrency: 4 });
+    await queue.work(QUEUES.weeklySync, async () => {
+      // The safety net for lost webhooks: a full sync of every ATS integration that is not paused.
+      const rows = await database.query<{ id: string; org_id: string }>(
+        "select id, org_id from integrations where deleted_at is null and (status is null or status = 'ACTIVE') and (category is null or category = 'ATS')",
+      );
+      for (const r of rows) {
+        await engine.start({ integrationId: r.id, orgId: r.org_id, models: ["jobs", "applications"], type: "FULL", trigger: "weekly" });
+      }
+      logger.info({ integrations: rows.length }, "weekly full sync queued");
+    });
+    await queue.boss.schedule(QUEUES.weeklySync, config.SYNC_WEEKLY_CRON, null, { tz: "UTC" });
+  }
+  return { queue, engine, writeBack, store };
+}

@@ -1,0 +1,131 @@
+import type { Logger } from "pino";
+import type {
+  ConnectionFlowFailedData,
+  DataChangedData,
+  IntegrationCreatedData,
+  IntegrationDeletedData,
+  IntegrationStateChangedData,
+  SyncFinishedData,
+} from "../../../contracts/upstream/index.js";
+import type { WebhookKind } from "../../../contracts/proxy/webhooks.js";
+import type { Db } from "../../../shared/db/database.js";
+import type { RecruitingStore } from "../../sync/recruiting-store.js";
+import type { SyncEngine } from "../../sync/sync-engine.js";
+import { cancelOpenSyncRuns } from "../../sync/sync-runs.repository.js";
+import type { SyncModel } from "../../sync/sync.schema.js";
+import type { WriteBack } from "../../sync/write-back.js";
+import type { IntegrationDirectory } from "../integrations/integration-directory.js";
+
+export type WebhookWorkContext = {
+  db: Db;
+  integrations: IntegrationDirectory;
+  engine: SyncEngine;
+  writeBack: WriteBack;
+  store: RecruitingStore;
+  logger: Logger;
+};
+
+/** The outcome of an event's work: `ignored` when it was authentic but there was nothing to do. */
+export type WebhookOutcome = { status: "processed" | "ignored"; message: string };
+type Handler = (data: never, ctx: WebhookWorkContext, eventId: string) => Promise<WebhookOutcome>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The Hirebridge organisation an event names (create-link sets `end_user_origin_id` to it). */
+export const orgOf = (data: { end_user?: { origin_id?: string | null } | null }): string | null => {
+  const id = data.end_user?.origin_id;
+  return typeof id === "string" && UUID.test(id) ? id.toLowerCase() : null;
+};
+
+/** The upstream models that feed each of Hirebridge's syncs (data-changed names them). */
+const MODELS_FOR: Record<SyncModel, readonly string[]> = {
+  jobs: ["ats_jobs", "ats_join_jobs_application_stages"],
+  applications: ["ats_applications", "ats_candidates", "ats_application_stages", "ats_tags", "ats_join_candidates_tags"],
+};
+const BOTH: SyncModel[] = ["jobs", "applications"];
+
+async function orgOfIntegration(ctx: WebhookWorkContext, integrationId: string): Promise<string | null> {
+  const row = await ctx.integrations.find(integrationId);
+  return row && !row.deletedAt ? row.orgId : null;
+}
+
+const integrationCreated = async (data: IntegrationCreatedData, ctx: WebhookWorkContext): Promise<WebhookOutcome> => {
+  const orgId = orgOf(data);
+  if (!orgId) return { status: "ignored", message: "end_user.origin_id names no Hirebridge organisation" };
+  const row = await ctx.integrations.record({ id: data.id, orgId, tool: data.tool, category: data.category });
+  if (!row || row.orgId !== orgId) return { status: "ignored", message: "integration already belongs to another organisation" };
+  if (row.deletedAt) return { status: "ignored", message: "integration was deleted" };
+  if (data.category !== "ATS") return { status: "processed", message: `integration recorded for organisation ${orgId}` };
+  const run = await ctx.engine.start({ integrationId: data.id, orgId, models: BOTH, type: "FULL", trigger: "integration-created" });
+  return { status: "processed", message: `integration recorded for organisation ${orgId}; full sync ${run.id} queued` };
+};
+
+const integrationStateChanged = async (data: IntegrationStateChangedData, ctx: WebhookWorkContext): Promise<WebhookOutcome> => {
+  const applied = await ctx.integrations.setState(data.integration_id, {
+    status: data.state,
+    setupStatus: data.setup_status,
+    qaStatus: data.qa_status,
+    category: data.integration_category,
+    at: new Date(data.updated_at),
+  });
+  if (!applied) return { status: "ignored", message: "older than the state already recorded, or unknown integration" };
+  if (data.state !== "ACTIVE") {
+    const cancelled = await cancelOpenSyncRuns(ctx.db, data.integration_id, `paused: integration is ${data.state}`);
+    return { status: "processed", message: `integration ${data.state}: syncs and write-backs paused (${cancelled} sync runs cancelled)` };
+  }
+  const orgId = await orgOfIntegration(ctx, data.integration_id);
+  const resumed = await ctx.writeBack.resumePaused(data.integration_id);
+  if (orgId) await ctx.engine.start({ integrationId: data.integration_id, orgId, models: BOTH, type: "DELTA", trigger: "integration-state-changed" });
+  return { status: "processed", message: `integration ACTIVE: syncs resumed, ${resumed} write-backs resumed` };
+};
+
+const integrationDeleted = async (data: IntegrationDeletedData, ctx: WebhookWorkContext): Promise<WebhookOutcome> => {
+  const row = await ctx.integrations.find(data.id);
+  if (!row) return { status: "ignored", message: "integration was never recorded" };
+  await ctx.integrations.markDeleted(data.id, new Date(data.deleted_at));
+  const cancelled = await cancelOpenSyncRuns(ctx.db, data.id, "integration deleted");
+  await ctx.writeBack.abandon(data.id, "integration deleted");
+  const unlinked = await ctx.db.transaction((tx) => ctx.store.unlink(tx, row.orgId, data.id));
+  return {
+    status: "processed",
+    message: `integration deleted: ${cancelled} sync runs cancelled, ${unlinked.positions} positions and ${unlinked.candidates} candidates unlinked`,
+  };
+};
+
+async function deltaSync(ctx: WebhookWorkContext, integrationId: string, models: SyncModel[], trigger: string): Promise<WebhookOutcome> {
+  const orgId = await orgOfIntegration(ctx, integrationId);
+  if (!orgId) return { status: "ignored", message: "integration is not recorded or was deleted" };
+  const run = await ctx.engine.start({ integrationId, orgId, models, type: "DELTA", trigger });
+  return { status: "processed", message: `incremental sync ${run.id} queued (${models.join(", ")})` };
+}
+
+const dataChanged = async (data: DataChangedData, ctx: WebhookWorkContext): Promise<WebhookOutcome> => {
+  const changed = new Set<string>(data.changed_models.map((m) => m.name));
+  const models = BOTH.filter((m) => MODELS_FOR[m].some((name) => changed.has(name)));
+  if (!models.length) return { status: "ignored", message: "no model Hirebridge syncs changed" };
+  return deltaSync(ctx, data.integration_id, models, "data-changed");
+};
+
+const syncFinished = async (data: SyncFinishedData, ctx: WebhookWorkContext): Promise<WebhookOutcome> => {
+  if (data.sync_state !== "SUCCEEDED") return { status: "ignored", message: `upstream sync ${data.sync_state}: nothing new to read` };
+  return deltaSync(ctx, data.integration_id, BOTH, "sync-finished");
+};
+
+const connectionFlowFailed = async (data: ConnectionFlowFailedData, ctx: WebhookWorkContext, eventId: string): Promise<WebhookOutcome> => {
+  ctx.logger.warn(
+    { event_id: eventId, org_id: orgOf(data), tool: data.integration_tool, category: data.integration_category },
+    "a connection flow failed (recorded; the flow can still succeed later)",
+  );
+  return { status: "processed", message: `connection flow failure recorded for organisation ${orgOf(data) ?? "unknown"}` };
+};
+
+/** Each kind: where its integration id is, and the work its event does. */
+export const WEBHOOK_HANDLERS: Record<WebhookKind, { integrationOf: (data: Record<string, unknown>) => string | null; handle: Handler }> = {
+  "data-changed": { integrationOf: (d) => str(d.integration_id), handle: dataChanged as Handler },
+  "sync-finished": { integrationOf: (d) => str(d.integration_id), handle: syncFinished as Handler },
+  "integration-created": { integrationOf: (d) => str(d.id), handle: integrationCreated as Handler },
+  "integration-deleted": { integrationOf: (d) => str(d.id), handle: integrationDeleted as Handler },
+  "connection-flow-failed": { integrationOf: () => null, handle: connectionFlowFailed as Handler },
+  "integration-state-changed": { integrationOf: (d) => str(d.integration_id), handle: integrationStateChanged as Handler },
+};
+
+const str = (v: unknown) => (typeof v === "string" && v.length > 0 ? v : null);

@@ -1,0 +1,87 @@
+import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
+import type { UpstreamPage } from "../../contracts/upstream/index.js";
+import { parseRetryAfter } from "../proxy/upstream/retry-policy.js";
+import { isUpstreamError } from "../proxy/upstream/upstream-errors.js";
+import type { UpstreamClient } from "../proxy/upstream/upstream-client.js";
+
+/** A failure worth retrying later (429, 5xx, timeouts, connection errors); `retryAfterMs` when the upstream said. */
+export class RetryableUpstreamError extends Error {
+  override name = "RetryableUpstreamError";
+  constructor(
+    message: string,
+    readonly retryAfterMs?: number,
+    options: { cause?: unknown } = {},
+  ) {
+    super(message, options);
+  }
+}
+/** A failure that retrying will not fix (the upstream refused the request: 4xx other than 429). */
+export class PermanentUpstreamError extends Error {
+  override name = "PermanentUpstreamError";
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+export const isRetryableUpstreamError = (e: unknown): e is RetryableUpstreamError => e instanceof RetryableUpstreamError;
+export const isPermanentUpstreamError = (e: unknown): e is PermanentUpstreamError => e instanceof PermanentUpstreamError;
+
+/** The upstream's error message, without anything else of its body. */
+function upstreamMessage(body: string): string {
+  try {
+    const parsed = JSON.parse(body) as { error?: { code?: string | null; message?: string } };
+    const code = parsed.error?.code ? `${parsed.error.code}: ` : "";
+    return `${code}${parsed.error?.message ?? "no message"}`.slice(0, 300);
+  } catch {
+    return "no message";
+  }
+}
+
+/**
+ * What the sync engine and write-back need from the upstream, over the proxy's upstream client (so
+ * the API key, timeouts and the client's own bounded retries apply): typed list pages and actions,
+ * with every failure sorted into retryable or permanent.
+ */
+export function createAtsReader(upstream: UpstreamClient, logger: Logger) {
+  async function call(integrationId: string, method: "GET" | "PUT" | "POST", path: string, opts: { query?: Record<string, string>; body?: unknown; requestId?: string }) {
+    let res;
+    try {
+      res = await upstream.sendBuffered(
+        {
+          method,
+          path,
+          query: opts.query,
+          integrationId,
+          body: opts.body,
+          requestId: opts.requestId ?? randomUUID(),
+          read: method === "GET",
+        },
+        logger,
+      );
+    } catch (err) {
+      if (isUpstreamError(err)) throw new RetryableUpstreamError(err.message, undefined, { cause: err });
+      throw err;
+    }
+    if (res.status === 200) return res.body;
+    if (res.status === 429 || res.status >= 500) {
+      throw new RetryableUpstreamError(`upstream answered ${res.status} (${upstreamMessage(res.body)})`, parseRetryAfter(res.headers["retry-after"]));
+    }
+    throw new PermanentUpstreamError(`upstream answered ${res.status} (${upstreamMessage(res.body)})`, res.status);
+  }
+
+  return {
+    async page<T>(integrationId: string, path: string, query: Record<string, string>, requestId?: string): Promise<UpstreamPage<T>> {
+      const body = await call(integrationId, "GET", path, { query, ...(requestId ? { requestId } : {}) });
+      const parsed = JSON.parse(body) as { data?: UpstreamPage<T> };
+      if (!parsed.data || !Array.isArray(parsed.data.results)) throw new RetryableUpstreamError(`upstream list ${path} had no data.results`);
+      return { results: parsed.data.results, next: typeof parsed.data.next === "string" && parsed.data.next.trim() ? parsed.data.next : null };
+    },
+    async action(integrationId: string, method: "PUT" | "POST", path: string, body: unknown, requestId?: string): Promise<void> {
+      await call(integrationId, method, path, { body, ...(requestId ? { requestId } : {}) });
+    },
+  };
+}
+export type AtsReader = ReturnType<typeof createAtsReader>;

@@ -1,0 +1,255 @@
+import { sql } from "drizzle-orm";
+import type { Logger } from "pino";
+import type { Application, Job } from "../../contracts/upstream/index.js";
+import type { Db } from "../../shared/db/database.js";
+import { findIntegration } from "../proxy/integrations/integrations.repository.js";
+import { isRetryableUpstreamError, type AtsReader } from "./ats-reader.js";
+import { mapApplication, mapJob } from "./mapping.js";
+import { QUEUES, type JobQueue } from "./queue.js";
+import type { RecruitingStore } from "./recruiting-store.js";
+import { isFinal } from "./sync-run.states.js";
+import type { SyncModel, SyncRunRow } from "./sync.schema.js";
+import {
+  advanceCheckpoint,
+  createSyncRun,
+  findOpenSyncRun,
+  findSyncRun,
+  getCheckpoint,
+  recordSyncPage,
+  transitionSyncRun,
+} from "./sync-runs.repository.js";
+import { matchStage } from "./stage-match.js";
+
+const PAGE_SIZE = "250";
+/** Jobs per applications listing: keeps the `job_ids` filter (and the URL) short. */
+const JOBS_PER_LISTING = 50;
+
+export type SyncRequest = {
+  integrationId: string;
+  orgId: string;
+  models: SyncModel[];
+  type: "FULL" | "DELTA";
+  trigger: string;
+};
+
+/** What a sync job carries: its run, and the models to sync after it (jobs before applications). */
+export type SyncJobData = { runId: string; then?: SyncModel[] };
+
+export type SyncEngineDeps = {
+  db: Db;
+  queue: JobQueue;
+  reader: AtsReader;
+  store: RecruitingStore;
+  logger: Logger;
+  defaultCandidateStage: string | null;
+  checkpointMarginSeconds: number;
+  now?: () => Date;
+};
+
+/** Resume state of an applications run, stored as the run's page cursor. */
+type ApplicationsCursor = { chunks: { jobIds: string[]; stageIds: string[] }[]; chunk: number; cursor: string | null };
+
+export class SyncCancelled extends Error {
+  override name = "SyncCancelled";
+}
+
+export function createSyncEngine(deps: SyncEngineDeps) {
+  const now = deps.now ?? (() => new Date());
+
+  /**
+   * Queues a sync of the first model (the others follow it). One run at a time per integration and
+   * model: under a per-(integration, model) lock, a trigger joins a run that is still queued (a
+   * FULL request upgrades a queued DELTA), so triggers that arrive during a run coalesce into one
+   * follow-up run. Answers the run that will do the work.
+   */
+  async function start(req: SyncRequest): Promise<SyncRunRow> {
+    const [model, ...then] = req.models;
+    if (!model) throw new Error("a sync needs at least one model");
+    return deps.db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`sync:${req.integrationId}:${model}`}))`);
+      const open = await findOpenSyncRun(tx, req.integrationId, model);
+      if (open?.state === "queued") {
+        if (req.type === "FULL" && open.type === "DELTA") {
+          await tx.execute(sql`update sync_runs set type = 'FULL', updated_at = now() where id = ${open.id}`);
+          return { ...open, type: "FULL" as const };
+        }
+        return open;
+      }
+      const run = await createSyncRun(tx, { integrationId: req.integrationId, orgId: req.orgId, model, type: req.type, trigger: req.trigger });
+      const data: SyncJobData = { runId: run.id, ...(then.length ? { then } : {}) };
+      const jobId = await deps.queue.send(QUEUES.sync, data, { singletonKey: `${req.integrationId}:${model}`, tx });
+      if (jobId) return run;
+      // The queue already holds a job for this key (a run waiting for its retry): it is the follow-up.
+      await tx.execute(sql`delete from sync_runs where id = ${run.id}`);
+      return (await findOpenSyncRun(tx, req.integrationId, model)) ?? run;
+    });
+  }
+
+  /** The worker: runs (or resumes) one sync run. Retryable upstream failures rethrow for the queue's backoff. */
+  async function run(data: SyncJobData, attempt: { last: boolean }): Promise<void> {
+    let current = await findSyncRun(deps.db, data.runId);
+    if (!current || isFinal(current.state)) return;
+    const log = deps.logger.child({ sync_run: current.id, integration_id: current.integrationId, model: current.model });
+    const integration = await findIntegration(deps.db, current.integrationId);
+    if (!integration || integration.deletedAt) {
+      await transitionSyncRun(deps.db, current, "cancelled", { lastError: "integration deleted", finishedAt: now() });
+      return;
+    }
+    if (integration.status && integration.status !== "ACTIVE") {
+      // Paused: the integration-state-changed handler starts a sync when it is ACTIVE again.
+      await transitionSyncRun(deps.db, current, "cancelled", { lastError: `paused: integration is ${integration.status}`, finishedAt: now() });
+      return;
+    }
+    if (current.state === "queued") {
+      const checkpoint = current.type === "DELTA" ? await getCheckpoint(deps.db, current.integrationId, current.model) : null;
+      current = await transitionSyncRun(deps.db, current, "running", {
+        startedAt: now(),
+        updatedAfter: checkpoint ? new Date(checkpoint.getTime() - deps.checkpointMarginSeconds * 1000) : null,
+        lastError: null,
+      });
+    } else {
+      log.info({ pages_done: current.pages }, "resuming sync run from its last page");
+      current = await transitionSyncRun(deps.db, current, "running");
+    }
+    try {
+      if (current.model === "jobs") await syncJobs(current);
+      else await syncApplications(current);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      if (err instanceof SyncCancelled) return;
+      if (isRetryableUpstreamError(err) && !attempt.last) {
+        await deps.db.execute(sql`update sync_runs set last_error = ${message}, updated_at = now() where id = ${current.id}`);
+        log.warn({ err: message }, "sync run interrupted; it resumes from its last page");
+        throw err;
+      }
+      const fresh = await findSyncRun(deps.db, current.id);
+      if (fresh && !isFinal(fresh.state)) await transitionSyncRun(deps.db, fresh, "failed", { lastError: message, finishedAt: now() });
+      log.error({ err: message }, "sync run failed");
+      return;
+    }
+    const done = await findSyncRun(deps.db, current.id);
+    if (!done || isFinal(done.state)) return; // cancelled meanwhile (integration deleted or paused)
+    await deps.db.transaction(async (tx) => {
+      await transitionSyncRun(tx, done, "succeeded", { finishedAt: now(), pageCursor: null });
+      // The checkpoint is the run's start: records changed while it ran are read again next time.
+      await advanceCheckpoint(tx, done.integrationId, done.model, done.startedAt ?? now());
+    });
+    log.info({ created: done.createdCount, updated: done.updatedCount, skipped: done.skippedCount }, "sync run succeeded");
+    if (data.then?.length) {
+      await start({ integrationId: done.integrationId, orgId: done.orgId, models: data.then, type: done.type, trigger: done.trigger });
+    }
+  }
+
+  /** Stops at a page boundary when the run was cancelled meanwhile (deletion, pause). */
+  async function assertStillRunning(runId: string): Promise<void> {
+    const fresh = await findSyncRun(deps.db, runId);
+    if (!fresh || fresh.state !== "running") throw new SyncCancelled("sync run cancelled");
+  }
+
+  function baseQuery(r: SyncRunRow): Record<string, string> {
+    return { page_size: PAGE_SIZE, ...(r.updatedAfter ? { updated_after: r.updatedAfter.toISOString() } : {}) };
+  }
+
+  async function syncJobs(r: SyncRunRow): Promise<void> {
+    // Deleted jobs are read too: their positions become inactive.
+    const query = { ...baseQuery(r), include_deleted: "true" };
+    let cursor = r.pageCursor;
+    for (;;) {
+      const page = await deps.reader.page<Job>(r.integrationId, "/ats/jobs", cursor ? { ...query, cursor } : query);
+      await assertStillRunning(r.id);
+      const mapped = page.results.map((job) => mapJob(job, deps.defaultCandidateStage));
+      await deps.db.transaction(async (tx) => {
+        const counts = await deps.store.upsertPositions(tx, r.orgId, r.integrationId, mapped);
+        await recordSyncPage(tx, r.id, counts, page.next);
+      });
+      if (!page.next) return;
+      cursor = page.next;
+    }
+  }
+
+  /** The listing plan of an applications run: which jobs, in which candidate stages. */
+  async function planApplications(r: SyncRunRow): Promise<{ plan: ApplicationsCursor; unmatched: number }> {
+    const linked = (await deps.store.linkedPositions(deps.db, r.orgId, r.integrationId)).filter((p) => p.candidateStage);
+    const stageIds = new Map<string, string>();
+    let unmatched = 0;
+    for (let i = 0; i < linked.length; i += JOBS_PER_LISTING) {
+      const ids = linked.slice(i, i + JOBS_PER_LISTING).map((p) => p.upstreamJobIdId);
+      let cursor: string | null = null;
+      do {
+        const page: { results: Job[]; next: string | null } = await deps.reader.page<Job>(r.integrationId, "/ats/jobs", {
+          ids: ids.join(","),
+          include_deleted: "true",
+          page_size: PAGE_SIZE,
+          ...(cursor ? { cursor } : {}),
+        });
+        for (const job of page.results) {
+          const position = linked.find((p) => p.upstreamJobIdId === job.id);
+          const stage = position ? matchStage(job.stages ?? [], position.candidateStage) : null;
+          if (stage && !job.remote_deleted_at) stageIds.set(job.id, stage.id);
+        }
+        cursor = page.next;
+      } while (cursor);
+    }
+    unmatched = linked.length - stageIds.size;
+    const jobs = [...stageIds.keys()];
+    const chunks = [];
+    for (let i = 0; i < jobs.length; i += JOBS_PER_LISTING) {
+      const jobIds = jobs.slice(i, i + JOBS_PER_LISTING);
+      chunks.push({ jobIds, stageIds: [...new Set(jobIds.map((j) => stageIds.get(j)!))] });
+    }
+    return { plan: { chunks, chunk: 0, cursor: null }, unmatched };
+  }
+
+  async function syncApplications(r: SyncRunRow): Promise<void> {
+    let state: ApplicationsCursor;
+    if (r.pageCursor) {
+      state = JSON.parse(r.pageCursor) as ApplicationsCursor;
+    } else {
+      const { plan, unmatched } = await planApplications(r);
+      state = plan;
+      // Positions whose candidate stage is not a stage of their job are counted once, as skipped.
+      await deps.db.transaction(async (tx) => {
+        await recordSyncPage(tx, r.id, { skipped: unmatched }, JSON.stringify(state));
+      });
+    }
+    const linked = await deps.store.linkedPositions(deps.db, r.orgId, r.integrationId);
+    const positionOfJob = new Map(linked.map((p) => [p.upstreamJobIdId, p]));
+    while (state.chunk < state.chunks.length) {
+      const chunk = state.chunks[state.chunk]!;
+      const wantedStage = new Set(chunk.stageIds);
+      const query = { ...baseQuery(r), job_ids: chunk.jobIds.join(","), current_stage_ids: chunk.stageIds.join(",") };
+      const page = await deps.reader.page<Application>(r.integrationId, "/ats/applications", state.cursor ? { ...query, cursor: state.cursor } : query);
+      await assertStillRunning(r.id);
+      const next: ApplicationsCursor = page.next
+        ? { ...state, cursor: page.next }
+        : { ...state, chunk: state.chunk + 1, cursor: null };
+      await deps.db.transaction(async (tx) => {
+        const counts = { created: 0, updated: 0, skipped: 0 };
+        const byPosition = new Map<string, ReturnType<typeof mapApplication>[]>();
+        for (const app of page.results) {
+          const position = app.job_id ? positionOfJob.get(app.job_id) : undefined;
+          // Stage ids are per job upstream, but a listing mixes jobs: keep the pairs that belong together.
+          if (!position || !app.current_stage_id || !wantedStage.has(app.current_stage_id) || app.remote_deleted_at) continue;
+          const mapped = mapApplication(app);
+          if (!mapped) {
+            counts.skipped++;
+            continue;
+          }
+          byPosition.set(position.id, [...(byPosition.get(position.id) ?? []), mapped]);
+        }
+        for (const [positionId, apps] of byPosition) {
+          const position = linked.find((p) => p.id === positionId)!;
+          const c = await deps.store.upsertCandidates(tx, r.orgId, positionId, apps as NonNullable<(typeof apps)[number]>[], position.acceptedLanguages[0] ?? "en");
+          counts.created += c.created;
+          counts.updated += c.updated;
+          counts.skipped += c.skipped;
+        }
+        await recordSyncPage(tx, r.id, counts, JSON.stringify(next));
+      });
+      state = next;
+    }
+  }
+
+  return { start, run };
+}
+export type SyncEngine = ReturnType<typeof createSyncEngine>;

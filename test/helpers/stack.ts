@@ -1,0 +1,112 @@
+/**
+ * The whole product in one test process, over real HTTP: the token service, the upstream sandbox
+ * (delivering signed webhooks to the proxy), the recruiting API and the integration proxy with its
+ * job workers, all on one database and one job queue. Tests talk to it only through the public APIs
+ * and the sandbox's admin surface.
+ */
+import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import { buildProxyApp } from "../../src/services/proxy/app.js";
+import { buildRecruitingApp } from "../../src/services/recruiting/app.js";
+import { openJobQueue, type JobQueue } from "../../src/services/sync/queue.js";
+import { writeBackHook } from "../../src/services/sync/write-back.js";
+import type { Database } from "../../src/shared/db/database.js";
+import type { App } from "../../src/shared/http/create-app.js";
+import { startTestIdentity, type TestIdentity, type TestLogin } from "./auth.js";
+import { silentLogger, testConfig } from "./config.js";
+import { freePort } from "./ports.js";
+import { startSandbox, type StartSandboxOptions, type TestSandbox } from "./sandbox.js";
+
+export type TestStack = {
+  identity: TestIdentity;
+  sandbox: TestSandbox;
+  queue: JobQueue;
+  proxy: App;
+  recruiting: App;
+  proxyUrl: string;
+  apiUrl: string;
+  /** A user of a new organisation (or of `orgId`), logged in. */
+  login(orgId?: string): Promise<TestLogin>;
+  close(): Promise<void>;
+};
+
+export async function startTestStack(
+  database: Database,
+  opts: { sandbox?: StartSandboxOptions; config?: Record<string, string | number>; workers?: boolean } = {},
+): Promise<TestStack> {
+  const identity = await startTestIdentity(database);
+  const proxyPort = await freePort();
+  const sandbox = await startSandbox({ webhookUrl: `http://127.0.0.1:${proxyPort}/api/v1/webhooks/upstream`, ...opts.sandbox });
+  const config = testConfig({
+    UPSTREAM_BASE_URL: sandbox.url,
+    UPSTREAM_API_KEY: sandbox.apiKey,
+    UPSTREAM_WEBHOOK_SECRET: sandbox.webhookSecret,
+    PROXY_PORT: proxyPort,
+    UPSTREAM_RETRY_BASE_MS: 20,
+    UPSTREAM_TIMEOUT_MS: 5000,
+    ...opts.config,
+  });
+  const logger = silentLogger();
+  const queue = await openJobQueue(database, logger, { pollingIntervalSeconds: 0.5 });
+  const recruiting = await buildRecruitingApp({
+    config,
+    database,
+    logger,
+    verify: identity.verify,
+    hooks: { onInterviewEnded: writeBackHook(queue) },
+  });
+  const proxy = await buildProxyApp({ config, database, logger, verify: identity.verify, queue, workers: opts.workers ?? true });
+  await proxy.listen({ host: "127.0.0.1", port: proxyPort });
+  await recruiting.listen({ host: "127.0.0.1", port: 0 });
+  const apiPort = (recruiting.server.address() as AddressInfo).port;
+  return {
+    identity,
+    sandbox,
+    queue,
+    proxy,
+    recruiting,
+    proxyUrl: `http://127.0.0.1:${proxyPort}/api/v1`,
+    apiUrl: `http://127.0.0.1:${apiPort}/api/v1`,
+    login: (orgId) => identity.login(orgId ? { orgId } : {}),
+    async close() {
+      await sandbox.close();
+      await proxy.close();
+      await recruiting.close();
+      await queue.stop();
+      await identity.close();
+    },
+  };
+}
+
+/** JSON over HTTP with a bearer token; answers status and parsed body. */
+export async function call<T = unknown>(
+  url: string,
+  opts: { method?: string; token?: string; body?: unknown } = {},
+): Promise<{ status: number; body: T }> {
+  const res = await fetch(url, {
+    method: opts.method ?? "GET",
+    headers: {
+      ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
+      ...(opts.body !== undefined ? { "content-type": "application/json" } : {}),
+    },
+    ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
+}
+
+/** Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs`. */
+export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== undefined) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
+    await sleep(200);
+  }
+}

@@ -7,6 +7,7 @@
  * same order, and the table reports the median over rounds:
  *   - token endpoint baseline: an `unsupported_grant_type` POST (same route, form parsing and error
  *     path, no storage, no crypto);
+ *   - scrypt verification alone (the password grant's floor, same cost, no HTTP or storage);
  *   - password grant (demo user): scrypt verification, a session insert, two RS256 signatures;
  *   - refresh grant: each connection follows its own rotation chain, always sending the newest
  *     refresh token (single use), so every request is a real rotation;
@@ -20,6 +21,7 @@ import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { buildTokenApp } from "../src/services/token/app.js";
+import { defaultParams, hashPassword, verifyPassword } from "../src/services/token/password-hash.js";
 import { bearerAuth } from "../src/shared/auth/bearer.plugin.js";
 import { createVerifier } from "../src/shared/auth/verify-jwt.js";
 import { ConfigSchema, loadConfig, serviceUrls } from "../src/shared/config.js";
@@ -149,6 +151,28 @@ async function refreshRun(ready: Ready, connections: number, duration: number): 
   });
 }
 
+/**
+ * The password grant's floor: scrypt verifications alone, as many at once as libuv's pool runs
+ * (4), no HTTP and no storage, in the same run and with the same cost as the service.
+ */
+async function scryptRun(N: number, seconds: number): Promise<Result> {
+  const stored = await hashPassword("demo-password", defaultParams(N));
+  const latencies: number[] = [];
+  const end = performance.now() + seconds * 1000;
+  await Promise.all(
+    [1, 2, 3, 4].map(async () => {
+      while (performance.now() < end) {
+        const t = performance.now();
+        await verifyPassword("demo-password", stored);
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  const sorted = latencies.sort((a, b) => a - b);
+  const at = (q: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0);
+  return { requests: { average: latencies.length / seconds }, latency: { p50: at(0.5), p99: at(0.99) }, non2xx: 0, errors: 0, timeouts: 0, "2xx": latencies.length };
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 export async function main(args: string[]): Promise<void> {
@@ -171,6 +195,7 @@ export async function main(args: string[]): Promise<void> {
         run: (seconds) =>
           autocannon({ url: tokenUrl, method: "POST", headers: FORM, body: form({ grant_type: "none" }), connections, duration: seconds }),
       },
+      { name: "scrypt verification alone (4 at once, no HTTP)", expect: "2xx", run: (seconds) => scryptRun(ready.scryptN, seconds) },
       {
         name: "password grant",
         expect: "2xx",
@@ -215,8 +240,8 @@ export async function main(args: string[]): Promise<void> {
       const rs = results.get(s.name)!;
       return { name: s.name, rps: median(rs.map((r) => r.requests.average)), p50: median(rs.map((r) => r.latency.p50)), p99: median(rs.map((r) => r.latency.p99)) };
     });
-    const open = results.get(scenarios[3]!.name)!;
-    const guarded = results.get(scenarios[4]!.name)!;
+    const open = results.get(scenarios[4]!.name)!;
+    const guarded = results.get(scenarios[5]!.name)!;
     const costUs = median(open.map((o, i) => 1e6 / guarded[i]!.requests.average - 1e6 / o.requests.average));
 
     const out = [

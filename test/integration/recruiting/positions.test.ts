@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { before, test } from "node:test";
+import { before, describe, test } from "node:test";
 import { describeEachDatabase } from "../../helpers/db.js";
-import { expect422, expectDetail, ISO, unknownId, useRecruiting, UUID, type Caller } from "./recruiting-harness.js";
+import { expect422, expectDetail, ISO, unknownId, useRecruiting, UUID, type Caller, type Harness } from "./recruiting-harness.js";
 
 const DEFAULTS = {
   state: "draft",
@@ -172,67 +172,70 @@ describeEachDatabase("recruiting API positions", (getDb) => {
     expect422(await me.call("PUT", `${base}/not-a-uuid`, { name: "x" }), [["path.position_id", "uuid_parsing"]]);
     assert.deepEqual((await me.call("GET", `${base}/${created.id}`)).json(), created);
   });
+  positionListSuite(h);
 });
 
-describeEachDatabase("recruiting API position list", (getDb) => {
-  const h = useRecruiting(getDb);
-  let me: Caller;
-  let base: string;
-  let all: { id: string; state: string }[];
-  before(async () => {
-    me = await h().login();
-    base = `/org/${me.orgId}/position`;
-    for (const [i, state] of ["draft", "active", "active", "template", "inactive", "active", "draft"].entries()) {
-      assert.equal((await me.call("POST", base, { name: `P${i}`, state })).statusCode, 200);
-    }
-    all = (await me.call("GET", base)).json().items;
-  });
+/** Runs inside the suite above (same database and token service), in an org of its own. */
+function positionListSuite(h: () => Harness): void {
+  describe("position list", () => {
+    let me: Caller;
+    let base: string;
+    let all: { id: string; state: string }[];
+    before(async () => {
+      me = await h().login();
+      base = `/org/${me.orgId}/position`;
+      for (const [i, state] of ["draft", "active", "active", "template", "inactive", "active", "draft"].entries()) {
+        assert.equal((await me.call("POST", base, { name: `P${i}`, state })).statusCode, 200);
+      }
+      all = (await me.call("GET", base)).json().items;
+    });
 
-  test("the default answer is {items: [...]} with every position, oldest first", async () => {
-    const res = await me.call("GET", base);
-    assert.equal(res.statusCode, 200);
-    assert.deepEqual(Object.keys(res.json()), ["items"]);
-    assert.deepEqual(all.map((p) => (p as unknown as { name: string }).name), ["P0", "P1", "P2", "P3", "P4", "P5", "P6"]);
-  });
-
-  test("an org with no positions answers an empty list", async () => {
-    const other = await h().login();
-    const res = await other.call("GET", `/org/${other.orgId}/position`);
-    assert.equal(res.statusCode, 200);
-    assert.deepEqual(res.json(), { items: [] });
-  });
-
-  test("state filters, and limit/cursor page through without repeats or gaps", async () => {
-    const active = (await me.call("GET", `${base}?state=active`)).json();
-    assert.deepEqual(active, { items: all.filter((p) => p.state === "active") });
-    const seen: unknown[] = [];
-    let cursor: string | null = null;
-    let pages = 0;
-    do {
-      const res = await me.call("GET", `${base}?limit=3${cursor ? `&cursor=${cursor}` : ""}`);
+    test("the default answer is {items: [...]} with every position, oldest first", async () => {
+      const res = await me.call("GET", base);
       assert.equal(res.statusCode, 200);
-      const page = res.json() as { items: unknown[]; next_cursor: string | null };
-      assert.deepEqual(Object.keys(page).sort(), ["items", "next_cursor"]);
-      seen.push(...page.items);
-      cursor = page.next_cursor;
-      pages++;
-    } while (cursor);
-    assert.equal(pages, 3);
-    assert.deepEqual(seen, all);
-    const filtered = (await me.call("GET", `${base}?state=active&limit=2`)).json();
-    assert.equal(filtered.items.length, 2);
-    const rest = (await me.call("GET", `${base}?state=active&limit=2&cursor=${filtered.next_cursor}`)).json();
-    assert.deepEqual([...filtered.items, ...rest.items], all.filter((p) => p.state === "active"));
-    assert.equal(rest.next_cursor, null);
-  });
+      assert.deepEqual(Object.keys(res.json()), ["items"]);
+      assert.deepEqual(all.map((p) => (p as unknown as { name: string }).name), ["P0", "P1", "P2", "P3", "P4", "P5", "P6"]);
+    });
 
-  test("bad paging input is 422", async () => {
-    expect422(await me.call("GET", `${base}?limit=0`), [["query.limit", "greater_than_equal"]]);
-    expect422(await me.call("GET", `${base}?limit=501`), [["query.limit", "less_than_equal"]]);
-    expect422(await me.call("GET", `${base}?limit=ten`), [["query.limit", "int_type"]]);
-    expect422(await me.call("GET", `${base}?state=open`), [["query.state", "enum"]]);
-    expect422(await me.call("GET", `${base}?limit=2&cursor=not-a-cursor`), [["query.cursor", "value_error"]]);
-    // The tenant check runs before validation: a malformed org id is simply not the caller's org.
-    expectDetail(await me.call("GET", `/org/not-a-uuid/position`), 403);
+    test("an org with no positions answers an empty list", async () => {
+      const other = await h().login();
+      const res = await other.call("GET", `/org/${other.orgId}/position`);
+      assert.equal(res.statusCode, 200);
+      assert.deepEqual(res.json(), { items: [] });
+    });
+
+    test("state filters, and limit/cursor page through without repeats or gaps", async () => {
+      const active = (await me.call("GET", `${base}?state=active`)).json();
+      assert.deepEqual(active, { items: all.filter((p) => p.state === "active") });
+      const seen: unknown[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const res = await me.call("GET", `${base}?limit=3${cursor ? `&cursor=${cursor}` : ""}`);
+        assert.equal(res.statusCode, 200);
+        const page = res.json() as { items: unknown[]; next_cursor: string | null };
+        assert.deepEqual(Object.keys(page).sort(), ["items", "next_cursor"]);
+        seen.push(...page.items);
+        cursor = page.next_cursor;
+        pages++;
+      } while (cursor);
+      assert.equal(pages, 3);
+      assert.deepEqual(seen, all);
+      const filtered = (await me.call("GET", `${base}?state=active&limit=2`)).json();
+      assert.equal(filtered.items.length, 2);
+      const rest = (await me.call("GET", `${base}?state=active&limit=2&cursor=${filtered.next_cursor}`)).json();
+      assert.deepEqual([...filtered.items, ...rest.items], all.filter((p) => p.state === "active"));
+      assert.equal(rest.next_cursor, null);
+    });
+
+    test("bad paging input is 422", async () => {
+      expect422(await me.call("GET", `${base}?limit=0`), [["query.limit", "greater_than_equal"]]);
+      expect422(await me.call("GET", `${base}?limit=501`), [["query.limit", "less_than_equal"]]);
+      expect422(await me.call("GET", `${base}?limit=ten`), [["query.limit", "int_type"]]);
+      expect422(await me.call("GET", `${base}?state=open`), [["query.state", "enum"]]);
+      expect422(await me.call("GET", `${base}?limit=2&cursor=not-a-cursor`), [["query.cursor", "value_error"]]);
+      // The tenant check runs before validation: a malformed org id is simply not the caller's org.
+      expectDetail(await me.call("GET", `/org/not-a-uuid/position`), 403);
+    });
   });
-});
+}

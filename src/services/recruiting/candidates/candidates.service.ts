@@ -3,9 +3,8 @@ import type { Db, Queryable } from "../../../shared/db/database.js";
 import { notFound, validationError } from "../../../shared/errors.js";
 import { withConflicts } from "../http/db-errors.js";
 import { newInterviewLink } from "../interviews/interview-link.js";
-import { insertInterviews } from "../interviews/interviews.repository.js";
 import { positionExists } from "../positions/positions.repository.js";
-import { candidateColumns, insertCandidate, lockCandidates, updateCandidateColumns } from "./candidates.repository.js";
+import { candidateColumns, insertCandidateWithInterview, lockCandidates, updateCandidateColumns } from "./candidates.repository.js";
 import type { CandidateRow } from "./candidates.schema.js";
 
 /** Unique violations → the 409s a client can act on. */
@@ -15,28 +14,34 @@ const conflictsOf = (what: string) => ({
 });
 const asConflict = <T>(what: string, work: () => Promise<T>) => withConflicts(conflictsOf(what), work);
 
-/** Creates the candidate and its interview record (not_started, with a fresh link) in one transaction. */
+/** Creates the candidate and its interview record (not_started, with a fresh link), atomically. */
 export async function createCandidate(
-  db: Db,
+  q: Queryable,
   interviewBaseUrl: string,
   orgId: string,
   positionId: string,
   body: CandidateCreate,
 ): Promise<CandidateRow> {
-  return db.transaction(async (tx) => {
-    if (!(await positionExists(tx, orgId, positionId, true))) throw notFound("Position not found");
-    const row = await asConflict("Candidate not created", () =>
-      insertCandidate(tx, orgId, positionId, {
-        ...candidateColumns(body),
+  const row = await asConflict("Candidate not created", () =>
+    insertCandidateWithInterview(
+      q,
+      orgId,
+      positionId,
+      {
         name: body.name,
         email: body.email,
         phone: body.phone,
         language: body.language,
-      }),
-    );
-    await insertInterviews(tx, [{ organizationId: orgId, candidateId: row.id, interviewLink: newInterviewLink(interviewBaseUrl) }]);
-    return row;
-  });
+        tags: body.tags ?? [],
+        hired: body.hired ?? false,
+        upstreamApplicationId: body.upstream_application_id ?? null,
+        shortListed: body.short_listed ?? false,
+      },
+      newInterviewLink(interviewBaseUrl),
+    ),
+  );
+  if (!row) throw notFound("Position not found");
+  return row;
 }
 
 /** A partial update in one statement; null when the candidate is not in this org's position. */

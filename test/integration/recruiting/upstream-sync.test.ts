@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { test } from "node:test";
-import { insertCandidate, updateCandidateColumns } from "../../../src/services/recruiting/candidates/candidates.repository.js";
+import { insertCandidateWithInterview, updateCandidateColumns } from "../../../src/services/recruiting/candidates/candidates.repository.js";
 import { createPosition, findPosition, updatePosition } from "../../../src/services/recruiting/positions/positions.repository.js";
 import { unlinkIntegration, upsertUpstreamCandidates, upsertUpstreamPositions } from "../../../src/services/recruiting/upstream/index.js";
 import { describeEachDatabase } from "../../helpers/db.js";
@@ -59,10 +59,10 @@ describeEachDatabase("recruiting repositories for the sync engine", (getDb) => {
     const { db, query } = getDb();
     const org = randomUUID();
     const position = await createPosition(db, org, { name: "Sync target" });
-    const handMade = await insertCandidate(db, org, position.id, { name: "By hand", email: "hand@example.test", phone: "9", language: "fr" });
-    const linkedElsewhere = await insertCandidate(db, org, position.id, {
-      name: "Linked", email: "linked@example.test", phone: "9", language: "en", upstreamApplicationId: "app-x",
-    });
+    const made = (name: string, email: string, language: string, upstreamApplicationId: string | null) =>
+      insertCandidateWithInterview(db, org, position.id, { name, email, phone: "9", language, tags: [], hired: false, upstreamApplicationId, shortListed: false }, `${BASE}/${name}`);
+    const handMade = (await made("By hand", "hand@example.test", "fr", null))!;
+    const linkedElsewhere = (await made("Linked", "linked@example.test", "en", "app-x"))!;
 
     const first = await db.transaction((tx) =>
       upsertUpstreamCandidates(tx, org, position.id, [
@@ -87,8 +87,8 @@ describeEachDatabase("recruiting repositories for the sync engine", (getDb) => {
     assert.deepEqual([byApp.get("app-2")!.inserted, byApp.get("app-2")!.changed], [false, true]);
 
     const interviews = await query<{ candidate_id: string; status: string; interview_link: string }>(
-      "select candidate_id, status, interview_link from interviews where organization_id = $1",
-      [org],
+      "select candidate_id, status, interview_link from interviews where organization_id = $1 and candidate_id <> all($2::uuid[])",
+      [org, [handMade.id, linkedElsewhere.id]],
     );
     assert.deepEqual(interviews.map((i) => [i.candidate_id, i.status]), [[byApp.get("app-1")!.id, "not_started"]]);
     assert.ok(interviews[0]!.interview_link.startsWith(`${BASE}/`));
@@ -101,7 +101,7 @@ describeEachDatabase("recruiting repositories for the sync engine", (getDb) => {
     const third = await upsertUpstreamCandidates(db, org, position.id, [{ ...app("app-1", "one@example.test"), phone: "555" }], BASE);
     assert.deepEqual([third.candidates[0]!.inserted, third.candidates[0]!.changed], [false, false]);
     const count = await query<{ n: number }>("select count(*)::int as n from interviews where organization_id = $1", [org]);
-    assert.deepEqual(count, [{ n: 1 }]);
+    assert.deepEqual(count, [{ n: 3 }], "one each: the two made by hand and app-1; none added by the second page");
     assert.ok(linkedElsewhere.id);
   });
 

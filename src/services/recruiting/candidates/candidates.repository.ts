@@ -63,19 +63,6 @@ export function toCandidate(row: CandidateRow): Candidate {
   };
 }
 
-export async function insertCandidate(
-  q: Queryable,
-  orgId: string,
-  positionId: string,
-  values: Partial<CandidateInsert> & Pick<CandidateInsert, "name" | "email" | "language">,
-): Promise<CandidateRow> {
-  const [row] = await q
-    .insert(candidates)
-    .values({ ...values, organizationId: orgId, positionId })
-    .returning();
-  return row!;
-}
-
 /** The creation body's columns, defaults applied. */
 export type NewCandidate = {
   name: string;
@@ -114,14 +101,6 @@ export async function insertCandidateWithInterview(
     returning id`);
   const [row] = await q.with(created, interview).select().from(created);
   return row ?? null;
-}
-
-export async function listCandidates(q: Queryable, orgId: string, positionId: string): Promise<CandidateRow[]> {
-  return q
-    .select()
-    .from(candidates)
-    .where(and(eq(candidates.organizationId, orgId), eq(candidates.positionId, positionId)))
-    .orderBy(asc(candidates.createdAt), asc(candidates.id));
 }
 
 const isoText = (column: AnyColumn) => sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;

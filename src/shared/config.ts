@@ -109,6 +109,7 @@ export const ConfigSchema = Type.Object({
     default: 300,
     description: "Overlap of incremental syncs: the next delta reads from the last sync's start minus this, seconds.",
   }),
+  SYNC_PAGE_SIZE: Type.Integer({ minimum: 1, maximum: 250, default: 250, description: "Records per upstream page the sync engine reads (the upstream allows 250)." }),
   SYNC_WEEKLY_CRON: Type.String({
     default: "0 3 * * 0",
     description: "Cron (UTC) of the weekly full sync of every active integration, the safety net for lost webhooks.",

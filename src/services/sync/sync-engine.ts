@@ -15,12 +15,14 @@ import {
   findOpenSyncRun,
   findSyncRun,
   getCheckpoint,
+  nextSyncRun,
   recordSyncPage,
   transitionSyncRun,
 } from "./sync-runs.repository.js";
 import { matchStage } from "./stage-match.js";
 
-const PAGE_SIZE = "250";
+/** Records per upstream page (the upstream's maximum). */
+const PAGE_SIZE = 250;
 /** Jobs per applications listing: keeps the `job_ids` filter (and the URL) short. */
 const JOBS_PER_LISTING = 50;
 
@@ -32,8 +34,12 @@ export type SyncRequest = {
   trigger: string;
 };
 
-/** What a sync job carries: its run, and the models to sync after it (jobs before applications). */
-export type SyncJobData = { runId: string; then?: SyncModel[] };
+/**
+ * What a sync job carries: which (integration, model) has work. The runs themselves are in the
+ * database; the worker takes them from there, so a queue job left over from a cancelled run, or a
+ * trigger the queue coalesced, can neither lose nor duplicate work.
+ */
+export type SyncJobData = { integrationId: string; model: SyncModel };
 
 export type SyncEngineDeps = {
   db: Db;
@@ -43,6 +49,8 @@ export type SyncEngineDeps = {
   logger: Logger;
   defaultCandidateStage: string | null;
   checkpointMarginSeconds: number;
+  /** Upstream page size (default 250, the maximum); tests use small pages to cross page boundaries. */
+  pageSize?: number;
   now?: () => Date;
 };
 
@@ -55,12 +63,14 @@ export class SyncCancelled extends Error {
 
 export function createSyncEngine(deps: SyncEngineDeps) {
   const now = deps.now ?? (() => new Date());
+  const pageSize = String(deps.pageSize ?? PAGE_SIZE);
 
   /**
-   * Queues a sync of the first model (the others follow it). One run at a time per integration and
-   * model: under a per-(integration, model) lock, a trigger joins a run that is still queued (a
-   * FULL request upgrades a queued DELTA), so triggers that arrive during a run coalesce into one
-   * follow-up run. Answers the run that will do the work.
+   * Queues a sync of the first model (the others follow it, in order). Under a per-(integration,
+   * model) lock, a trigger joins a run that is still queued (a FULL request upgrades a queued
+   * DELTA), so triggers that arrive during a run coalesce into one follow-up run. The queue holds
+   * at most one waiting job per key (pg-boss `stately`): when one is there already it will do this
+   * run too. Answers the run that will do the work.
    */
   async function start(req: SyncRequest): Promise<SyncRunRow> {
     const [model, ...then] = req.models;
@@ -75,20 +85,35 @@ export function createSyncEngine(deps: SyncEngineDeps) {
         }
         return open;
       }
-      const run = await createSyncRun(tx, { integrationId: req.integrationId, orgId: req.orgId, model, type: req.type, trigger: req.trigger });
-      const data: SyncJobData = { runId: run.id, ...(then.length ? { then } : {}) };
-      const jobId = await deps.queue.send(QUEUES.sync, data, { singletonKey: `${req.integrationId}:${model}`, tx });
-      if (jobId) return run;
-      // The queue already holds a job for this key (a run waiting for its retry): it is the follow-up.
-      await tx.execute(sql`delete from sync_runs where id = ${run.id}`);
-      return (await findOpenSyncRun(tx, req.integrationId, model)) ?? run;
+      const run = await createSyncRun(tx, {
+        integrationId: req.integrationId,
+        orgId: req.orgId,
+        model,
+        type: req.type,
+        trigger: req.trigger,
+        followUp: then,
+      });
+      const data: SyncJobData = { integrationId: req.integrationId, model };
+      await deps.queue.send(QUEUES.sync, data, { singletonKey: `${req.integrationId}:${model}`, tx });
+      return run;
     });
   }
 
-  /** The worker: runs (or resumes) one sync run. Retryable upstream failures rethrow for the queue's backoff. */
+  /**
+   * The worker for one (integration, model): resumes a run a dead worker left running, then does
+   * the queued ones, oldest first. The queue runs one such worker per key at a time. Retryable
+   * upstream failures rethrow, so the queue retries the job with backoff and the run resumes.
+   */
   async function run(data: SyncJobData, attempt: { last: boolean }): Promise<void> {
-    let current = await findSyncRun(deps.db, data.runId);
-    if (!current || isFinal(current.state)) return;
+    for (;;) {
+      const next = await nextSyncRun(deps.db, data.integrationId, data.model);
+      if (!next) return;
+      await runOne(next, attempt);
+    }
+  }
+
+  async function runOne(first: SyncRunRow, attempt: { last: boolean }): Promise<void> {
+    let current = first;
     const log = deps.logger.child({ sync_run: current.id, integration_id: current.integrationId, model: current.model });
     const integration = await findIntegration(deps.db, current.integrationId);
     if (!integration || integration.deletedAt) {
@@ -135,8 +160,8 @@ export function createSyncEngine(deps: SyncEngineDeps) {
       await advanceCheckpoint(tx, done.integrationId, done.model, done.startedAt ?? now());
     });
     log.info({ created: done.createdCount, updated: done.updatedCount, skipped: done.skippedCount }, "sync run succeeded");
-    if (data.then?.length) {
-      await start({ integrationId: done.integrationId, orgId: done.orgId, models: data.then, type: done.type, trigger: done.trigger });
+    if (done.followUp.length) {
+      await start({ integrationId: done.integrationId, orgId: done.orgId, models: done.followUp, type: done.type, trigger: done.trigger });
     }
   }
 
@@ -147,7 +172,7 @@ export function createSyncEngine(deps: SyncEngineDeps) {
   }
 
   function baseQuery(r: SyncRunRow): Record<string, string> {
-    return { page_size: PAGE_SIZE, ...(r.updatedAfter ? { updated_after: r.updatedAfter.toISOString() } : {}) };
+    return { page_size: pageSize, ...(r.updatedAfter ? { updated_after: r.updatedAfter.toISOString() } : {}) };
   }
 
   async function syncJobs(r: SyncRunRow): Promise<void> {
@@ -179,7 +204,7 @@ export function createSyncEngine(deps: SyncEngineDeps) {
         const page: { results: Job[]; next: string | null } = await deps.reader.page<Job>(r.integrationId, "/ats/jobs", {
           ids: ids.join(","),
           include_deleted: "true",
-          page_size: PAGE_SIZE,
+          page_size: pageSize,
           ...(cursor ? { cursor } : {}),
         });
         for (const job of page.results) {

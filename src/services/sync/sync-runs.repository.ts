@@ -9,6 +9,7 @@ export type NewSyncRun = {
   model: SyncModel;
   type: "FULL" | "DELTA";
   trigger: string;
+  followUp?: SyncModel[];
 };
 
 export async function createSyncRun(q: Queryable, run: NewSyncRun): Promise<SyncRunRow> {
@@ -29,6 +30,20 @@ export async function findOpenSyncRun(q: Queryable, integrationId: string, model
     .from(syncRuns)
     .where(and(eq(syncRuns.integrationId, integrationId), eq(syncRuns.model, model), inArray(syncRuns.state, ["queued", "running"])))
     .orderBy(desc(syncRuns.createdAt))
+    .limit(1);
+  return row ?? null;
+}
+
+/**
+ * The run a worker for (integration, model) should do next: one left running by a worker that died
+ * (resumed from its cursor), else the oldest queued one.
+ */
+export async function nextSyncRun(q: Queryable, integrationId: string, model: SyncModel): Promise<SyncRunRow | null> {
+  const [row] = await q
+    .select()
+    .from(syncRuns)
+    .where(and(eq(syncRuns.integrationId, integrationId), eq(syncRuns.model, model), inArray(syncRuns.state, ["queued", "running"])))
+    .orderBy(sql`${syncRuns.state} = 'running' desc`, syncRuns.createdAt)
     .limit(1);
   return row ?? null;
 }

@@ -31,6 +31,7 @@ export const syncRuns = pgTable("sync_runs", {
   failedCount: integer("failed_count").notNull().default(0),
   pages: integer("pages").notNull().default(0),
   pageCursor: text("page_cursor"),
+  followUp: text("follow_up").array().$type<SyncModel[]>().notNull().default([]),
   updatedAfter: timestamp("updated_after", { withTimezone: true }),
   startedAt: timestamp("started_at", { withTimezone: true }),
   finishedAt: timestamp("finished_at", { withTimezone: true }),

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from "fastify";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from "fastify";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { installErrorHandler } from "./error-handler.js";
@@ -37,8 +37,7 @@ export function createApp(opts: CreateAppOptions): App {
       const given = req.headers["x-request-id"];
       return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
     },
-    requestIdLogLabel: "request_id",
-    disableRequestLogging: false,
+    logController: new LogController({ requestIdLogLabel: "request_id" }),
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: false },
     ajv: {

@@ -36,6 +36,7 @@ export async function startProxyJobs(opts: {
     logger,
     defaultCandidateStage: config.SYNC_DEFAULT_CANDIDATE_STAGE || null,
     checkpointMarginSeconds: config.SYNC_CHECKPOINT_MARGIN_SECONDS,
+    pageSize: config.SYNC_PAGE_SIZE,
   });
   const writeBack = createWriteBack({ db: database.db, queue, reader, logger });
   if (opts.workers) {

@@ -1,0 +1,125 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import type { Job } from "../../../src/contracts/upstream/index.js";
+import { createAtsReader, type AtsReader } from "../../../src/services/sync/ats-reader.js";
+import { createSyncEngine } from "../../../src/services/sync/sync-engine.js";
+import { findSyncRun, listSyncRuns } from "../../../src/services/sync/sync-runs.repository.js";
+import { createUpstreamClient } from "../../../src/services/proxy/upstream/upstream-client.js";
+import { silentLogger } from "../../helpers/config.js";
+import { describeEachDatabase } from "../../helpers/db.js";
+import { call, startTestStack, type TestStack } from "../../helpers/stack.js";
+
+describeEachDatabase("sync engine", (getDb) => {
+  let stack: TestStack;
+  let integrationId: string;
+  let orgId: string;
+  let reader: AtsReader;
+  let jobs: Job[];
+  before(async () => {
+    // Workers off: the tests drive the engine's runs themselves.
+    stack = await startTestStack(getDb(), { sandbox: { applications: 200, webhookUrl: undefined as never }, workers: false });
+    integrationId = stack.sandbox.demoIntegrationId;
+    orgId = stack.sandbox.demoOrgId;
+    const token = (await stack.login(orgId)).accessToken;
+    assert.equal((await call(`${stack.proxyUrl}/integrations/${encodeURIComponent(integrationId)}`, { token })).status, 200);
+    const upstream = createUpstreamClient({
+      baseUrl: stack.sandbox.url,
+      apiKey: stack.sandbox.apiKey,
+      timeoutMs: 5000,
+      retry: { retries: 2, baseDelayMs: 10, maxTotalWaitMs: 1000 },
+      logger: silentLogger(),
+    });
+    reader = createAtsReader(upstream, silentLogger());
+    jobs = (await reader.page<Job>(integrationId, "/ats/jobs", { page_size: "250", include_deleted: "true" })).results;
+    assert.ok(jobs.length >= 5, "enough jobs to span several pages of 2");
+  });
+  after(async () => {
+    await stack.close();
+  });
+
+  const engineWith = (r: AtsReader) =>
+    createSyncEngine({
+      db: getDb().db,
+      queue: stack.queue,
+      reader: r,
+      store: stack.proxy.proxy!.sync.store,
+      logger: silentLogger(),
+      defaultCandidateStage: "AI Interview",
+      checkpointMarginSeconds: 60,
+      pageSize: 2,
+    });
+  const linkedPositions = async () =>
+    getDb().query<{ upstream_job_id_id: string }>("select upstream_job_id_id from positions where upstream_integration_id = $1", [integrationId]);
+
+  test("triggers arriving while a run is queued coalesce into it", async () => {
+    const engine = engineWith(reader);
+    const runs = await Promise.all(
+      [1, 2, 3, 4].map(() => engine.start({ integrationId, orgId, models: ["jobs"], type: "DELTA", trigger: "data-changed" })),
+    );
+    assert.equal(new Set(runs.map((r) => r.id)).size, 1, "one run for four triggers");
+    const upgraded = await engine.start({ integrationId, orgId, models: ["jobs"], type: "FULL", trigger: "sync-all" });
+    assert.equal(upgraded.id, runs[0]!.id);
+    assert.equal((await findSyncRun(getDb().db, upgraded.id))?.type, "FULL", "a FULL request upgrades the queued DELTA run");
+    await engine.run({ integrationId, model: "jobs" }, { last: false });
+    assert.equal((await findSyncRun(getDb().db, upgraded.id))?.state, "succeeded");
+    const next = await engine.start({ integrationId, orgId, models: ["jobs"], type: "DELTA", trigger: "data-changed" });
+    assert.notEqual(next.id, upgraded.id, "after the run, a trigger queues a new one");
+    await engine.run({ integrationId, model: "jobs" }, { last: false });
+  });
+
+  test("a sync killed mid-way resumes from its last page: nothing skipped, nothing counted twice", async () => {
+    await getDb().query("delete from positions where upstream_integration_id = $1", [integrationId]);
+    // The first worker dies after two pages: its next page call never returns (the process is gone).
+    let calls = 0;
+    const dying: AtsReader = {
+      ...reader,
+      page: async (...args) => {
+        if (++calls > 2) return new Promise<never>(() => {});
+        return reader.page(...(args as Parameters<AtsReader["page"]>));
+      },
+    };
+    const first = engineWith(dying);
+    const run = await first.start({ integrationId, orgId, models: ["jobs"], type: "FULL", trigger: "sync-all" });
+    void first.run({ integrationId, model: "jobs" }, { last: false });
+    let crashed;
+    for (let i = 0; i < 100; i++) {
+      crashed = await findSyncRun(getDb().db, run.id);
+      if (crashed?.pages === 2 && calls > 2) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(crashed?.state, "running");
+    assert.equal(crashed?.pages, 2);
+    assert.ok(crashed?.pageCursor, "the cursor of the next page is stored");
+    assert.equal((await linkedPositions()).length, 4);
+
+    // The queue hands the job to another worker, which continues from the stored cursor.
+    let resumedCalls = 0;
+    const counting: AtsReader = { ...reader, page: async (...args) => (resumedCalls++, reader.page(...(args as Parameters<AtsReader["page"]>))) };
+    await engineWith(counting).run({ integrationId, model: "jobs" }, { last: false });
+    const done = await findSyncRun(getDb().db, run.id);
+    assert.equal(done?.state, "succeeded");
+    assert.equal(done?.createdCount, jobs.length, "every job created once");
+    assert.equal(resumedCalls, Math.ceil(jobs.length / 2) - 2, "only the remaining pages were read");
+    const linked = await linkedPositions();
+    assert.equal(linked.length, jobs.length);
+    assert.deepEqual(new Set(linked.map((p) => p.upstream_job_id_id)), new Set(jobs.map((j) => j.id)));
+  });
+
+  test("an upstream failure after the last retry fails the run with the error, visible on the runs", async () => {
+    const failing: AtsReader = {
+      ...reader,
+      page: async () => {
+        const { RetryableUpstreamError } = await import("../../../src/services/sync/ats-reader.js");
+        throw new RetryableUpstreamError("upstream answered 503 (REMOTE.SERVICE_UNAVAILABLE: down)");
+      },
+    };
+    const engine = engineWith(failing);
+    const run = await engine.start({ integrationId, orgId, models: ["applications"], type: "FULL", trigger: "sync-all" });
+    await assert.rejects(engine.run({ integrationId, model: "applications" }, { last: false }), /503/);
+    assert.equal((await findSyncRun(getDb().db, run.id))?.state, "running", "a retryable failure leaves the run to resume");
+    await engine.run({ integrationId, model: "applications" }, { last: true });
+    const failed = (await listSyncRuns(getDb().db, integrationId)).find((r) => r.id === run.id);
+    assert.equal(failed?.state, "failed");
+    assert.match(failed?.lastError ?? "", /503/);
+  });
+});

@@ -20,6 +20,6 @@ export const createRecruitingService: ServiceFactory = async ({ config, urls, lo
     name: "api",
     app,
     port: config.API_PORT,
-    banner: () => [`Recruiting API:    ${urls.api}  (OpenAPI ${urls.api}/openapi.json, docs ${origin}/docs)`],
+    banner: () => [`Recruiting API    ${urls.api}  (OpenAPI ${urls.api}/openapi.json, docs ${origin}/docs)`],
   };
 };

@@ -22,6 +22,7 @@ export type { SandboxDeps } from "./context.js";
 export type SandboxApp = { app: App; context: SandboxContext; demoIntegrationId: string };
 
 export const DEMO_TOOL = "greenhouse";
+const CLOSE_DRAIN_MS = 2000;
 
 export function buildSandboxApp(deps: SandboxDeps): SandboxApp {
   const clock = deps.clock ?? Date.now;
@@ -57,11 +58,17 @@ export function buildSandboxApp(deps: SandboxDeps): SandboxApp {
   registerConnectPageRoutes(app, context);
   registerAdminRoutes(app, context);
 
-  // Held "timeout" faults and pending syncs must not keep a closing server waiting.
+  // Held "timeout" faults and pending syncs must not keep a closing server waiting. In-flight
+  // answers get a short drain; a client that stopped reading a large page without closing its
+  // socket would otherwise hold the close until keep-alive expires (72 s).
   app.addHook("preClose", async () => {
     context.faults.releaseAll();
     for (const t of context.timers) clearTimeout(t);
     context.timers.clear();
+    if (app.server.listening) {
+      const deadline = setTimeout(() => app.server.closeAllConnections(), CLOSE_DRAIN_MS);
+      app.server.once("close", () => clearTimeout(deadline));
+    }
   });
   app.addHook("onClose", async () => {
     await webhooks.close();

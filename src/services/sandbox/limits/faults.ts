@@ -9,6 +9,7 @@ import type { FaultKind, RuntimeSettings } from "./runtime-settings.js";
 
 export class FaultInjector {
   #turn = 0;
+  #closing = false;
   readonly #held = new Set<{ timer: NodeJS.Timeout; release: () => void }>();
 
   constructor(
@@ -55,6 +56,9 @@ export class FaultInjector {
         return;
       case "timeout":
         await this.#hold(reply);
+        // Released by a closing server: the server has already swept its idle connections, so
+        // this one must close itself after the answer or the close waits for keep-alive to expire.
+        if (this.#closing) reply.header("connection", "close");
         if (!request.raw.socket.destroyed) {
           sendUpstreamError(reply, new UpstreamError(504, "PLATFORM.TASK_TIMED_OUT", "Injected fault: the request timed out.", { title: "Timed out" }));
         }
@@ -65,6 +69,7 @@ export class FaultInjector {
   /** Holds the request for fault_timeout_ms, or until the client gives up or the server closes. */
   #hold(reply: FastifyReply): Promise<void> {
     return new Promise((resolve) => {
+      if (this.#closing) return resolve();
       const entry = {
         timer: setTimeout(() => entry.release(), this.settings.fault_timeout_ms),
         release: () => {
@@ -82,6 +87,8 @@ export class FaultInjector {
 
   /** Lets every held request go (on shutdown, so closing never waits for a fault's timeout). */
   releaseAll(): void {
+    // Requests still arriving on kept-alive connections while the server closes are not held either.
+    this.#closing = true;
     for (const entry of [...this.#held]) entry.release();
   }
 }

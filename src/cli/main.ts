@@ -1,32 +1,14 @@
 #!/usr/bin/env node
-import { serve } from "./serve.js";
+import { runCli } from "./program.js";
 
-const USAGE = `Usage: hirebridge <command>
+/** The `hirebridge` bin: parse, run, flush the output, exit with the command's code. */
+const flush = (stream: NodeJS.WriteStream) => new Promise<void>((resolve) => stream.write("", () => resolve()));
 
-Commands:
-  serve [all|token|api|proxy|sandbox ...]   Start services (default: all, on embedded defaults)
-
-Run 'hirebridge <command> --help' for details.`;
-
-async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  switch (command) {
-    case "serve":
-      return serve(rest);
-    case undefined:
-    case "--help":
-    case "-h":
-    case "help":
-      process.stdout.write(`${USAGE}\n`);
-      return command === undefined ? 2 : 0;
-    default:
-      process.stderr.write(`Unknown command '${command}'.\n${USAGE}\n`);
-      return 2;
-  }
-}
-
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+runCli(process.argv.slice(2), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env }).then(
+  async (code) => {
+    await Promise.all([flush(process.stdout), flush(process.stderr)]);
+    process.exit(code);
+  },
   (err: unknown) => {
     process.stderr.write(`hirebridge: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);

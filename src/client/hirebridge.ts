@@ -11,6 +11,7 @@ import { ConnectResource } from "./proxy/connect.js";
 import type { ProxyContext } from "./proxy/context.js";
 import { GeneralResource } from "./proxy/general.js";
 import { IntegrationsResource } from "./proxy/integrations.js";
+import { SyncResource } from "./proxy/sync.js";
 import { CandidatesResource, InterviewsResource } from "./recruiting/candidates.js";
 import { RecruitingContext } from "./recruiting/context.js";
 import { PositionsResource } from "./recruiting/positions.js";
@@ -74,6 +75,8 @@ export class Hirebridge {
   readonly integrations: IntegrationsResource;
   readonly ats: AtsResource;
   readonly connect: ConnectResource;
+  /** Hirebridge's sync of an integration into positions and candidates. */
+  readonly sync: SyncResource;
   private readonly recruiting: RecruitingContext;
 
   constructor(options: HirebridgeOptions) {
@@ -105,6 +108,7 @@ export class Hirebridge {
 
     const proxy: ProxyContext = {
       http,
+      clock,
       get baseUrl() {
         if (!proxyUrl) throw new ConfigurationError("The proxyUrl option is needed for the integration proxy");
         return proxyUrl;
@@ -114,6 +118,7 @@ export class Hirebridge {
     this.integrations = new IntegrationsResource(proxy);
     this.ats = new AtsResource(proxy);
     this.connect = new ConnectResource(proxy);
+    this.sync = new SyncResource(proxy);
   }
 
   /** Logs in now (otherwise the first call does), so bad credentials surface early. */

@@ -4,6 +4,7 @@
  * imports); request and response types come from the servers' own contracts.
  */
 export { Hirebridge, type HirebridgeOptions } from "./hirebridge.js";
+export { HirebridgeAdmin, UsersAdmin, type HirebridgeAdminOptions, type NewUser } from "./admin/keycloak-admin.js";
 export { TokenManager, type CredentialsSource, type TokenManagerOptions } from "./auth/token-manager.js";
 export type { Credentials, Session, SessionInput } from "./auth/token-endpoint.js";
 export {
@@ -27,6 +28,7 @@ export {
   type ValidationIssue,
 } from "./core/errors.js";
 export { systemClock, type Clock } from "./core/clock.js";
+export { isFinalRun, modelsOf, type SyncModel } from "./proxy/sync.js";
 export type { FetchLike } from "./core/transport.js";
 export type { RequestOptions } from "./core/http-client.js";
 export type * from "./types.js";

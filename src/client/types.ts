@@ -43,6 +43,7 @@ export type {
   RelinkRequest,
   UsersQuery,
 } from "../contracts/proxy/index.js";
+export type { IntegrationSyncs, SyncAllQuery, SyncRun, WebhookResponse, WriteBack } from "../contracts/proxy/webhooks.js";
 export type {
   Application,
   ApplicationStage,
@@ -73,3 +74,4 @@ export type {
   UpstreamPage,
   UpstreamSuccess,
 } from "../contracts/upstream/envelopes.js";
+export type { UserRepresentation, UserRepresentationInput, UserSearchQuery } from "../contracts/token.js";

@@ -51,6 +51,11 @@ export class HttpClient {
   constructor(private readonly opts: HttpClientOptions) {}
 
   async request<T>(call: ApiCall, options: RequestOptions = {}): Promise<T> {
+    return (await this.send<T>(call, options)).body;
+  }
+
+  /** Like `request`, with the response's status and headers (e.g. a 201's `Location`). */
+  async send<T>(call: ApiCall, options: RequestOptions = {}): Promise<{ status: number; headers: Headers; body: T }> {
     const url = buildUrl(call.baseUrl, call.path, call.query);
     const idempotent = call.idempotent ?? IDEMPOTENT_METHODS.has(call.method);
     const maxRetries = options.maxRetries ?? this.opts.retry.maxRetries;
@@ -72,7 +77,7 @@ export class HttpClient {
           { method: call.method, url, headers: { ...headers, authorization: `Bearer ${token}` }, ...(body === undefined ? {} : { body }) },
           { timeoutMs, signal: options.signal },
         );
-        if (res.status >= 200 && res.status < 300) return res.body as T;
+        if (res.status >= 200 && res.status < 300) return { status: res.status, headers: res.headers, body: res.body as T };
         if (res.status === UNAUTHORIZED && !renewedAfter401) {
           // The token may have been revoked or the clocks disagree: renew and send once more. A
           // second 401 with a brand-new token is final.

@@ -1,0 +1,115 @@
+import {
+  CandidateCreateSchema,
+  CandidateUpdateSchema,
+  type Candidate,
+  type CandidateCreate,
+} from "../../contracts/recruiting/candidates.js";
+import type { Interview } from "../../contracts/recruiting/interviews.js";
+import { readBulkFile, type BulkFormat } from "../bulk-file.js";
+import { CliError, EXIT } from "../cli-errors.js";
+import type { Column } from "../output.js";
+import { examples, type RegisterCommands } from "../program.js";
+import { addSchemaOptions, bodyFromOptions } from "../schema-options.js";
+
+const COLUMNS: Column<Candidate>[] = [
+  { header: "ID", value: (c) => c.id },
+  { header: "NAME", value: (c) => c.name, maxWidth: 28 },
+  { header: "EMAIL", value: (c) => c.email, maxWidth: 32 },
+  { header: "STATE", value: (c) => c.state },
+  { header: "SCORE", value: (c) => c.score },
+  { header: "SHORT-LISTED", value: (c) => (c.short_listed ? "yes" : "no") },
+  { header: "HIRED", value: (c) => (c.hired ? "yes" : "no") },
+  { header: "TAGS", value: (c) => c.tags, maxWidth: 24 },
+];
+
+const fields = (c: object): [string, unknown][] => Object.entries(c);
+
+export const registerCandidateCommands: RegisterCommands = (program, run) => {
+  const candidates = program.command("candidates").description("Candidates of a position.");
+
+  const list = candidates
+    .command("list")
+    .description("List the candidates of a position.")
+    .argument("<position-id>")
+    .action(
+      run(async (ctx, [positionId]) => {
+        ctx.out.table(await (await ctx.client()).candidates.list(positionId!), COLUMNS);
+      }),
+    );
+  examples(list, ["hirebridge candidates list 3f0c…", "hirebridge --json candidates list 3f0c… > candidates.json"]);
+
+  const add = addSchemaOptions(
+    candidates.command("add").description("Add a candidate to a position (their interview record is created with them).").argument("<position-id>"),
+    CandidateCreateSchema,
+    { enforceRequired: true },
+  ).action(
+    run(async (ctx, [positionId], opts) => {
+      const body = bodyFromOptions(CandidateCreateSchema, opts) as CandidateCreate;
+      const candidate = await (await ctx.client()).candidates.create(positionId!, body);
+      ctx.out.record(candidate, fields(candidate));
+    }),
+  );
+  examples(add, ['hirebridge candidates add 3f0c… --name "Ada Lovelace" --email ada@example.com --phone "+44 20 7946 0000" --language en --tags python,sql']);
+
+  const show = candidates
+    .command("show")
+    .description("Show one candidate.")
+    .argument("<position-id>")
+    .argument("<candidate-id>")
+    .action(
+      run(async (ctx, [positionId, candidateId]) => {
+        const candidate = await (await ctx.client()).candidates.get(positionId!, candidateId!);
+        ctx.out.record(candidate, fields(candidate));
+      }),
+    );
+  examples(show, ["hirebridge candidates show 3f0c… 9a1b…"]);
+
+  const update = addSchemaOptions(
+    candidates.command("update").description("Change the given fields of a candidate.").argument("<position-id>").argument("<candidate-id>"),
+    CandidateUpdateSchema,
+  ).action(
+    run(async (ctx, [positionId, candidateId], opts) => {
+      const body = bodyFromOptions(CandidateUpdateSchema, opts);
+      if (Object.keys(body).length === 0) throw new CliError("Nothing to change: give at least one field option (see --help)", EXIT.USAGE);
+      const candidate = await (await ctx.client()).candidates.update(positionId!, candidateId!, body);
+      ctx.out.record(candidate, fields(candidate));
+    }),
+  );
+  examples(update, ["hirebridge candidates update 3f0c… 9a1b… --state invited --short-listed true"]);
+
+  const bulk = candidates
+    .command("bulk-update")
+    .description("Update many candidates of a position from a CSV or JSON file, in one transaction (all or nothing).")
+    .argument("<position-id>")
+    .argument("<file>", "a .csv with a header row (id plus the fields to change) or a .json array of {id, …}")
+    .option("--format <format>", "csv or json (default: from the file extension)")
+    .action(
+      run(async (ctx, [positionId, file], opts) => {
+        const format = opts.format as string | undefined;
+        if (format !== undefined && format !== "csv" && format !== "json") throw new CliError("--format must be csv or json", EXIT.USAGE);
+        const items = await readBulkFile(file!, format as BulkFormat | undefined);
+        const updated = await (await ctx.client()).candidates.bulkUpdate(positionId!, items);
+        ctx.out.table(updated, COLUMNS);
+        if (!ctx.out.json) ctx.out.note(`Updated ${updated.length} candidate(s).`);
+      }),
+    );
+  examples(bulk, [
+    "hirebridge candidates bulk-update 3f0c… shortlist.csv",
+    "printf 'id,state,short_listed\\n9a1b…,invited,true\\n' > shortlist.csv",
+    "hirebridge candidates bulk-update 3f0c… changes.json",
+  ]);
+
+  const interview = program.command("interview").description("A candidate's interview record.");
+  const showInterview = interview
+    .command("show")
+    .description("Show a candidate's interview: status, score, feedback, links, times.")
+    .argument("<position-id>")
+    .argument("<candidate-id>")
+    .action(
+      run(async (ctx, [positionId, candidateId]) => {
+        const record: Interview = await (await ctx.client()).interviews.get(positionId!, candidateId!);
+        ctx.out.record(record, fields(record));
+      }),
+    );
+  examples(showInterview, ["hirebridge interview show 3f0c… 9a1b…", "hirebridge --json interview show 3f0c… 9a1b… | jq .status"]);
+};

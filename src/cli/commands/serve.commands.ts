@@ -1,0 +1,18 @@
+import type { RegisterCommands } from "../program.js";
+import { examples } from "../program.js";
+
+/** `hirebridge serve …`: the services themselves (src/cli/serve.ts), loaded only when asked for. */
+export const registerServeCommand: RegisterCommands = (program, run) => {
+  const cmd = program
+    .command("serve")
+    .description("Start services: all (default), or any of token, sandbox, api, proxy. Runs until SIGINT/SIGTERM.")
+    .argument("[services...]", "services to start")
+    .action(
+      run(async (_ctx, services) => {
+        // Imported here so the everyday commands do not load the servers, drivers and migrations.
+        const { serve } = await import("../serve.js");
+        return serve(services);
+      }),
+    );
+  examples(cmd, ["hirebridge serve", "hirebridge serve token api", "DATABASE_URL=postgres://postgres@127.0.0.1/hirebridge hirebridge serve all"]);
+};

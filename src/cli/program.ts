@@ -1,0 +1,102 @@
+import { Command, CommanderError } from "commander";
+import { describeFailure, EXIT, type ExitCode } from "./cli-errors.js";
+import { CliContext, type CliIo, type GlobalOptions } from "./context.js";
+import { registerAdminCommands } from "./commands/admin.commands.js";
+import { registerAtsCommands } from "./commands/ats.commands.js";
+import { registerAuthCommands } from "./commands/auth.commands.js";
+import { registerCandidateCommands } from "./commands/candidates.commands.js";
+import { registerIntegrationCommands } from "./commands/integrations.commands.js";
+import { registerPositionCommands } from "./commands/positions.commands.js";
+import { registerServeCommand } from "./commands/serve.commands.js";
+import { registerSyncCommands } from "./commands/sync.commands.js";
+
+/** What a command does with its context, positional arguments and own options. */
+export type Action = (ctx: CliContext, args: string[], options: Record<string, unknown>) => Promise<void | ExitCode | number>;
+
+/** Wraps an action: builds the context from the global options, runs, records the exit code. */
+export type Run = (action: Action) => (...params: unknown[]) => Promise<void>;
+
+/** A command module: adds its commands (with help and examples) to the program. */
+export type RegisterCommands = (program: Command, run: Run) => void;
+
+const REGISTRATIONS: RegisterCommands[] = [
+  registerAuthCommands,
+  registerPositionCommands,
+  registerCandidateCommands,
+  registerIntegrationCommands,
+  registerAtsCommands,
+  registerSyncCommands,
+  registerAdminCommands,
+  registerServeCommand,
+];
+
+/** Adds an "Examples:" section to a command's --help. */
+export function examples(cmd: Command, lines: string[]): Command {
+  return cmd.addHelpText("after", `\nExamples:\n${lines.map((l) => `  $ ${l}`).join("\n")}\n`);
+}
+
+/**
+ * The whole command tree. `setExitCode` receives each action's exit code; commander's own errors
+ * (usage, --help) surface as CommanderError from `parseAsync` (exitOverride).
+ */
+export function buildProgram(io: CliIo, setExitCode: (code: number) => void = () => undefined): Command {
+  const program = new Command("hirebridge")
+    .description("Hirebridge from the command line: positions, candidates, integrations, ATS data, syncs, users, and the services themselves.")
+    .option("--json", "print results as JSON (the API's answer) instead of tables")
+    .option("--auth-url <url>", "identity provider realm URL (env HIREBRIDGE_AUTH_URL; default http://127.0.0.1:8080/realms/hirebridge)")
+    .option("--api-url <url>", "recruiting API base URL (env HIREBRIDGE_API_URL; default http://127.0.0.1:8001/api/v1)")
+    .option("--proxy-url <url>", "integration proxy base URL (env HIREBRIDGE_PROXY_URL; default http://127.0.0.1:8000/api/v1)")
+    .option("--client-id <id>", "OAuth client id (env HIREBRIDGE_CLIENT_ID; default hirebridge)")
+    .showHelpAfterError("(add --help for usage)")
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+      outputError: (s, write) => write(s.replace(/^error: /, "hirebridge: ")),
+    });
+
+  const run: Run =
+    (action) =>
+    async (...params) => {
+      const cmd = params.at(-1) as Command;
+      const ctx = new CliContext(io, cmd.optsWithGlobals<GlobalOptions>());
+      const code = await action(ctx, cmd.processedArgs.flat().filter((a): a is string => typeof a === "string"), cmd.opts());
+      setExitCode(code ?? EXIT.OK);
+    };
+  for (const register of REGISTRATIONS) register(program, run);
+  examples(program, [
+    "hirebridge login --username demo",
+    "hirebridge positions list",
+    "hirebridge --json candidates list <position-id>",
+    "hirebridge ats jobs --integration <integration-id>",
+    "hirebridge serve all",
+  ]);
+  return program;
+}
+
+/**
+ * Runs the command line `argv` (without node and the script) and answers the exit code. Every
+ * failure becomes one line on stderr; usage errors exit 2, the others as cli-errors.ts maps them.
+ */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  let exitCode: number = EXIT.OK;
+  const program = buildProgram(io, (code) => {
+    exitCode = code;
+  });
+  if (argv.length === 0) {
+    program.outputHelp();
+    return EXIT.USAGE;
+  }
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return exitCode;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Commander has written its message (or the help) already; --help itself is a success.
+      return err.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
+    }
+    const { message, exitCode: code } = describeFailure(err);
+    io.stderr.write(`hirebridge: ${message}\n`);
+    return code;
+  }
+}

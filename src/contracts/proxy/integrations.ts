@@ -7,7 +7,9 @@ export const IntegrationParamsSchema = Type.Object({ integration_id: Type.String
 export type IntegrationParams = Static<typeof IntegrationParamsSchema>;
 
 export const GetIntegrationQuerySchema = Type.Object({
-  bypass_cache: Type.Boolean({ default: false, description: "Fetch fresh data instead of cached data (and refresh the cache)." }),
+  bypass_cache: Type.Optional(
+    Type.Boolean({ default: false, description: "Fetch fresh data instead of cached data (and refresh the cache)." }),
+  ),
 });
 export type GetIntegrationQuery = Static<typeof GetIntegrationQuerySchema>;
 

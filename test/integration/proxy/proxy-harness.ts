@@ -26,6 +26,10 @@ export type ProxyHarness = {
   /** Every request the upstream received since the last `seen.length = 0`. */
   seen: SeenRequest[];
   call(method: InjectOptions["method"], url: string, opts?: { token?: string | null; payload?: unknown; headers?: Record<string, string> }): Promise<LightMyRequestResponse>;
+  /** Another proxy app over the same database, identity and sandbox, with other settings (closed with the harness). */
+  extraApp(config: Record<string, string | number>, cache?: Cache): Promise<App>;
+  /** Upstream requests made on behalf of the proxy request with this X-Request-Id. */
+  attempts(requestId: string): SeenRequest[];
   /** Changes the sandbox's run-time settings (faults, limits, latency). */
   sandboxConfig(patch: Record<string, unknown>): Promise<void>;
   close(): Promise<void>;
@@ -42,20 +46,22 @@ export type HarnessOptions = {
 export async function startProxyHarness(database: Database, opts: HarnessOptions = {}): Promise<ProxyHarness> {
   const sandbox = await startSandbox(opts.sandbox);
   const identity = await startTestIdentity(database);
-  const config = testConfig({
-    UPSTREAM_BASE_URL: sandbox.url,
-    UPSTREAM_API_KEY: sandbox.apiKey,
-    UPSTREAM_RETRY_BASE_MS: 5,
-    UPSTREAM_TIMEOUT_MS: 5000,
-    ...opts.config,
-  });
-  const app = await buildProxyApp({
-    config,
-    database,
-    logger: silentLogger(),
-    verify: identity.verify,
-    ...(opts.cache ? { cache: opts.cache } : {}),
-  });
+  const build = (overrides: Record<string, string | number> = {}, cache?: Cache) =>
+    buildProxyApp({
+      config: testConfig({
+        UPSTREAM_BASE_URL: sandbox.url,
+        UPSTREAM_API_KEY: sandbox.apiKey,
+        UPSTREAM_RETRY_BASE_MS: 5,
+        UPSTREAM_TIMEOUT_MS: 5000,
+        ...overrides,
+      }),
+      database,
+      logger: silentLogger(),
+      verify: identity.verify,
+      ...(cache ? { cache } : {}),
+    });
+  const app = await build(opts.config, opts.cache);
+  const extras: App[] = [];
   const [demo, other] = await Promise.all([identity.login({ orgId: sandbox.demoOrgId }), identity.login()]);
   const seen: SeenRequest[] = [];
   sandbox.app.server.on("request", (req) => {
@@ -79,6 +85,12 @@ export async function startProxyHarness(database: Database, opts: HarnessOptions
         ...(o.payload !== undefined ? { payload: o.payload as string } : {}),
       });
     },
+    async extraApp(config, cache) {
+      const extra = await build(config, cache);
+      extras.push(extra);
+      return extra;
+    },
+    attempts: (requestId) => seen.filter((r) => r.url.startsWith("/v1/") && r.headers["x-request-id"] === requestId),
     async sandboxConfig(patch) {
       const res = await fetch(`${sandbox.origin}/sandbox/config`, {
         method: "PUT",
@@ -88,6 +100,7 @@ export async function startProxyHarness(database: Database, opts: HarnessOptions
       if (!res.ok) throw new Error(`sandbox config failed: ${res.status} ${await res.text()}`);
     },
     async close() {
+      for (const extra of extras) await extra.close();
       await app.close();
       await identity.close();
       await sandbox.close();

@@ -131,7 +131,7 @@ describe("proxy: request validation (422, nothing sent upstream)", () => {
   let ids: SampleIds;
   let dispose: () => Promise<void>;
   before(async () => {
-    const database = await freshDatabase("pglite");
+    const database = await freshDatabase("postgres");
     dispose = () => database.dispose();
     h = await startProxyHarness(database);
     ids = await sampleIds(h);

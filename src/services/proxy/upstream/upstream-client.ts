@@ -66,6 +66,10 @@ export type UpstreamClient = {
   close(): Promise<void>;
 };
 
+class HeadersDeadlineError extends Error {
+  override name = "TimeoutError";
+}
+
 /** Time an attempt needs at the least; a retry that would start later than this before the deadline is not made. */
 const MIN_ATTEMPT_MS = 50;
 
@@ -88,15 +92,24 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
     const headers = upstreamRequestHeaders({ requestId: req.requestId, integrationId: req.integrationId, hasBody: body !== undefined });
     headers.authorization = authorization;
     const query = req.query && Object.keys(req.query).length > 0 ? `?${new URLSearchParams(req.query).toString()}` : "";
-    return pool.request({
-      method: req.method,
-      path: `${basePath}${req.path}${query}`,
-      headers,
-      body: body ?? null,
-      headersTimeout: timeoutMs,
-      bodyTimeout: opts.timeoutMs,
-      idempotent: req.read,
-    });
+    // undici's own headersTimeout runs on coarse timers (hundreds of ms late); a plain timer
+    // aborts the wait for the answer on time, and is cleared once the headers are in.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new HeadersDeadlineError()), timeoutMs);
+    try {
+      return await pool.request({
+        method: req.method,
+        path: `${basePath}${req.path}${query}`,
+        headers,
+        body: body ?? null,
+        signal: deadline.signal,
+        headersTimeout: timeoutMs + 1000,
+        bodyTimeout: opts.timeoutMs,
+        idempotent: req.read,
+      });
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async function send(req: UpstreamRequest, log: Log = opts.logger): Promise<UpstreamResponse> {

@@ -64,6 +64,7 @@ export const writeBacks = pgTable("write_backs", {
   interviewId: uuid("interview_id").notNull(),
   outcome: text("outcome").$type<"passed" | "rejected" | "needs_review">().notNull(),
   targetStage: text("target_stage"),
+  targetStageId: text("target_stage_id"),
   state: text("state").$type<"pending" | "done" | "failed" | "paused">().notNull().default("pending"),
   stageMovedAt: timestamp("stage_moved_at", { withTimezone: true }),
   linkAddedAt: timestamp("link_added_at", { withTimezone: true }),

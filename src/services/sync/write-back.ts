@@ -95,15 +95,23 @@ export function createWriteBack(deps: WriteBackDeps) {
     const appPath = `/ats/applications/${encodeURIComponent(wb.applicationId)}`;
     try {
       let stageName: string | null = null;
+      let moved = wb.stageMovedAt !== null;
       if (!wb.stageMovedAt && wb.targetStage && position.upstreamJobIdId) {
-        const jobs = await deps.reader.page<Job>(wb.integrationId, "/ats/jobs", { ids: position.upstreamJobIdId, include_deleted: "true" });
-        const stage = matchStage(jobs.results[0]?.stages ?? [], wb.targetStage);
-        if (!stage) {
+        let stageId = wb.targetStageId;
+        if (!stageId) {
+          const jobs = await deps.reader.page<Job>(wb.integrationId, "/ats/jobs", { ids: position.upstreamJobIdId, include_deleted: "true" });
+          const stage = matchStage(jobs.results[0]?.stages ?? [], wb.targetStage);
+          stageId = stage?.id ?? null;
+          stageName = stage?.name ?? null;
+          // Resolved once: a retry (e.g. after a 429) goes straight to the move.
+          if (stageId) await update(id, { targetStageId: stageId });
+        }
+        if (!stageId) {
           errors.push(`stage '${wb.targetStage}' is not a stage of the job`);
         } else {
-          await deps.reader.action(wb.integrationId, "PUT", `${appPath}/stage`, { stage_id: stage.id });
-          stageName = stage.name;
+          await deps.reader.action(wb.integrationId, "PUT", `${appPath}/stage`, { stage_id: stageId });
           await update(id, { stageMovedAt: now() });
+          moved = true;
         }
       }
       const link = interview.recordingLink ?? interview.transcriptLink ?? interview.interviewLink;
@@ -124,7 +132,7 @@ export function createWriteBack(deps: WriteBackDeps) {
       }
       if (!wb.noteAddedAt) {
         await deps.reader.action(wb.integrationId, "POST", `${appPath}/notes`, {
-          content: noteText(wb, interview.status, interview.score, position.minScore, interview.feedback, stageName),
+          content: noteText(wb, interview.status, interview.score, position.minScore, interview.feedback, moved ? (stageName ?? wb.targetStage) : null),
           content_type: "PLAIN_TEXT",
         });
         await update(id, { noteAddedAt: now() });

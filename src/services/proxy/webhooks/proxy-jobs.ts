@@ -3,8 +3,8 @@ import { serviceUrls, type Config } from "../../../shared/config.js";
 import type { Database } from "../../../shared/db/database.js";
 import type { IntegrationDirectory } from "../integrations/integration-directory.js";
 import type { UpstreamClient } from "../upstream/upstream-client.js";
-import { createAtsReader } from "../../sync/ats-reader.js";
-import { QUEUES, type JobQueue } from "../../sync/queue.js";
+import { createAtsReader, isRetryableUpstreamError } from "../../sync/ats-reader.js";
+import { QUEUES, type JobQueue, type QueueName } from "../../sync/queue.js";
 import { createRecruitingStore, type RecruitingStore } from "../../sync/recruiting-store.js";
 import { createSyncEngine, type SyncEngine, type SyncJobData } from "../../sync/sync-engine.js";
 import { createWriteBack, type WriteBack } from "../../sync/write-back.js";
@@ -15,6 +15,23 @@ export type ProxySync = { queue: JobQueue; engine: SyncEngine; writeBack: WriteB
 
 /** Whether a job's attempt is its last (pg-boss counts retries from 0). */
 const isLast = (job: { retryCount: number; retryLimit: number }) => job.retryCount >= job.retryLimit;
+
+/** Longest wait a `Retry-After` may ask for before the queue's own backoff applies instead. */
+const MAX_RETRY_AFTER_MS = 15 * 60_000;
+
+/**
+ * When the upstream said when to come back (429 or 503 with `Retry-After`), the job is queued again
+ * for then instead of failing into the queue's exponential backoff, which knows nothing of it.
+ */
+async function honouringRetryAfter(queue: JobQueue, name: QueueName, data: object, singletonKey: string | undefined, work: () => Promise<void>) {
+  try {
+    await work();
+  } catch (err) {
+    if (!isRetryableUpstreamError(err) || err.retryAfterMs === undefined || err.retryAfterMs > MAX_RETRY_AFTER_MS) throw err;
+    const seconds = Math.max(1, Math.ceil(err.retryAfterMs / 1000));
+    await queue.send(name, data, { ...(singletonKey ? { singletonKey } : {}), startAfter: seconds });
+  }
+}
 
 export async function startProxyJobs(opts: {
   config: Config;
@@ -42,8 +59,19 @@ export async function startProxyJobs(opts: {
   if (opts.workers) {
     const ctx = { db: database.db, integrations: opts.integrations, engine, writeBack, store, logger };
     await queue.work<{ eventId: string }>(QUEUES.webhookEvents, (job) => processWebhookEvent(ctx, job.data.eventId, { last: isLast(job) }), { concurrency: 4 });
-    await queue.work<SyncJobData>(QUEUES.sync, (job) => engine.run(job.data, { last: isLast(job) }), { concurrency: 2 });
-    await queue.work<{ id: string }>(QUEUES.writeBack, (job) => writeBack.run(job.data.id, { last: isLast(job) }), { concurrency: 4 });
+    await queue.work<SyncJobData>(
+      QUEUES.sync,
+      (job) =>
+        honouringRetryAfter(queue, QUEUES.sync, job.data, `${job.data.integrationId}:${job.data.model}`, () =>
+          engine.run(job.data, { last: isLast(job) }),
+        ),
+      { concurrency: 2 },
+    );
+    await queue.work<{ id: string }>(
+      QUEUES.writeBack,
+      (job) => honouringRetryAfter(queue, QUEUES.writeBack, job.data, undefined, () => writeBack.run(job.data.id, { last: isLast(job) })),
+      { concurrency: 4 },
+    );
     await queue.work(QUEUES.weeklySync, async () => {
       // The safety net for lost webhooks: a full sync of every ATS integration that is not paused.
       const rows = await database.query<{ id: string; org_id: string }>(

@@ -17,7 +17,7 @@ describeEachDatabase("recruiting repositories for the sync engine", (getDb) => {
     const [first] = await db.transaction((tx) =>
       upsertUpstreamPositions(tx, org, "int-1", [
         { upstream_job_id_id: "job-1", name: "Old name", department: "Eng" },
-        // last one wins; state and candidate_stage are initial values of a new position
+        // last one wins; candidate_stage is an initial value of a new position, state follows the job
         { upstream_job_id_id: "job-1", name: "Backend Engineer", department: "Eng", location: "Berlin", state: "active", candidate_stage: "Screen" },
       ]),
     );
@@ -31,9 +31,15 @@ describeEachDatabase("recruiting repositories for the sync engine", (getDb) => {
     const settled = (await findPosition(db, org, first.id))!;
 
     const [again] = await upsertUpstreamPositions(db, org, "int-1", [
-      { upstream_job_id_id: "job-1", name: "Renamed here", department: "Eng", location: "Berlin", state: "active", candidate_stage: "Screen" },
+      { upstream_job_id_id: "job-1", name: "Renamed here", department: "Eng", location: "Berlin", state: "inactive", candidate_stage: "Screen" },
     ]);
     assert.deepEqual(again, { ...settled, inserted: false, changed: false }, "nothing upstream-owned changed: the row (and updated_at) stay");
+
+    // The job reopens: the position's state follows it; Hirebridge's fields stay.
+    const [reopened] = await upsertUpstreamPositions(db, org, "int-1", [
+      { upstream_job_id_id: "job-1", name: "Renamed here", department: "Eng", location: "Berlin", state: "active", candidate_stage: "Screen" },
+    ]);
+    assert.deepEqual([reopened!.state, reopened!.changed, reopened!.candidateStage, reopened!.minScore], ["active", true, "Applied", 70]);
 
     const [changed] = await upsertUpstreamPositions(db, org, "int-1", [
       { upstream_job_id_id: "job-1", name: "N".repeat(150), department: null, location: "Remote", role_description: "d".repeat(600) },
@@ -41,10 +47,10 @@ describeEachDatabase("recruiting repositories for the sync engine", (getDb) => {
     assert.equal(changed!.id, first.id);
     assert.deepEqual(
       [changed!.state, changed!.minScore, changed!.passedStage, changed!.candidateStage, changed!.name.length, changed!.department, changed!.location, changed!.roleDescription!.length],
-      ["inactive", 70, "Onsite", "Applied", 100, null, "Remote", 500],
+      ["active", 70, "Onsite", "Applied", 100, null, "Remote", 500],
     );
     assert.deepEqual([changed!.inserted, changed!.changed], [false, true]);
-    assert.ok(changed!.updatedAt > settled.updatedAt);
+    assert.ok(changed!.updatedAt >= reopened!.updatedAt && changed!.updatedAt > settled.updatedAt);
 
     // Another org, and another integration of the same org, get their own positions.
     const [elsewhere] = await upsertUpstreamPositions(db, randomUUID(), "int-1", [{ upstream_job_id_id: "job-1", name: "Theirs" }]);

@@ -28,9 +28,11 @@ export const clip = (value: string | null | undefined, max: number): string | nu
 
 /**
  * Upserts a page of jobs as positions of `orgId` on (org, integration, job id), in one statement.
- * Only the upstream-owned fields (name, department, location, role_description) change on an
- * existing position; state, min_score, stages, agent and languages stay as Hirebridge set them, and
- * updated_at moves only when something changed. Answers every position of the page, flagged.
+ * Only the upstream-owned fields change on an existing position: name, department, location,
+ * role_description, and state when the page gives every job's state (the job's status decides
+ * whether the position is live). min_score, stages, agent and languages stay as Hirebridge set
+ * them; candidate_stage is only an initial value. updated_at moves only when something changed.
+ * Answers every position of the page, flagged.
  */
 export async function upsertUpstreamPositions(
   q: Queryable,
@@ -51,7 +53,12 @@ export async function upsertUpstreamPositions(
     ...(j.state ? { state: j.state } : {}),
     candidateStage: clip(j.candidate_stage, 200),
   }));
-  const changed = sql`(${positions.name}, ${positions.department}, ${positions.location}, ${positions.roleDescription})
+  // Rows without a state would carry the column default in `excluded`: follow state only when all have one.
+  const followState = [...byId.values()].every((j) => j.state);
+  const changed = followState
+    ? sql`(${positions.name}, ${positions.department}, ${positions.location}, ${positions.roleDescription}, ${positions.state})
+    is distinct from (excluded.name, excluded.department, excluded.location, excluded.role_description, excluded.state)`
+    : sql`(${positions.name}, ${positions.department}, ${positions.location}, ${positions.roleDescription})
     is distinct from (excluded.name, excluded.department, excluded.location, excluded.role_description)`;
   return q
     .insert(positions)
@@ -63,6 +70,7 @@ export async function upsertUpstreamPositions(
         department: sql`excluded.department`,
         location: sql`excluded.location`,
         roleDescription: sql`excluded.role_description`,
+        ...(followState ? { state: sql`excluded.state` } : {}),
         updatedAt: sql`case when ${changed} then now() else ${positions.updatedAt} end`,
       },
     })

@@ -17,7 +17,7 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { createServer } from "node:net";
-import { cpus } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { buildTokenApp } from "../src/services/token/app.js";
@@ -182,6 +182,7 @@ export async function main(args: string[]): Promise<void> {
   const duration = Number(arg(args, "duration", "5"));
   const connections = Number(arg(args, "connections", "10"));
 
+  const loadAtStart = loadavg()[0]!;
   const runner = fileURLToPath(new URL("./run.ts", import.meta.url));
   const child: ChildProcess = fork(runner, ["token", "--serve", `--db=${dbKind}`], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
   const [ready] = (await once(child, "message")) as [Ready];
@@ -246,7 +247,7 @@ export async function main(args: string[]): Promise<void> {
 
     const out = [
       `Token service benchmark: ${rounds} rounds x ${duration} s, ${connections} connections, storage ${dbKind}, scrypt N=${ready.scryptN}`,
-      `Machine: ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}`,
+      `Machine: ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}, load average ${loadAtStart.toFixed(1)} at start, ${loadavg()[0]!.toFixed(1)} at end`,
       "",
       "| scenario | req/s (median) | p50 ms | p99 ms |",
       "|---|---:|---:|---:|",

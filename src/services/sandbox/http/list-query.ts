@@ -6,7 +6,7 @@
  */
 import type { UpstreamPage } from "../../../contracts/upstream/index.js";
 import { inputInvalid } from "../errors.js";
-import { Collection, InvalidCursorError } from "../store/collection.js";
+import { Collection, InvalidCursorError, type Page } from "../store/collection.js";
 import type { BaseRow } from "../store/rows.js";
 
 export type Filter<T> = {
@@ -15,8 +15,6 @@ export type Filter<T> = {
   match: (values: Set<string>) => (row: T) => boolean;
 };
 export type FilterSpec<T> = { filters: Record<string, Filter<T>>; unsupported?: string[] };
-
-const STANDARD = new Set(["cursor", "page_size", "updated_after", "include_deleted", "ignore_unsupported_filters", "ids", "remote_ids"]);
 
 export type RawQuery = Record<string, unknown>;
 
@@ -41,9 +39,15 @@ export function listPage<T extends BaseRow, R>(
   render: (row: T) => R,
   defaultPageSize = 100,
 ): UpstreamPage<R> {
+  const page = pageRows(collection, query, spec, defaultPageSize);
+  return { next: page.next, results: page.rows.map(render) };
+}
+
+/** The page's rows and next cursor (for callers that serialize the rows themselves). */
+export function pageRows<T extends BaseRow>(collection: Collection<T>, query: RawQuery, spec: FilterSpec<T>, defaultPageSize = 100): Page<T> {
   const ignoreUnsupported = query.ignore_unsupported_filters === "true";
   if (!ignoreUnsupported && (spec.unsupported ?? []).some((name) => query[name] !== undefined)) {
-    return { next: null, results: [] };
+    return { next: null, rows: [] };
   }
   const predicates: ((row: T) => boolean)[] = [];
   let index: { name: string; values: string[] } | undefined;
@@ -71,11 +75,9 @@ export function listPage<T extends BaseRow, R>(
       where: predicates.length === 0 ? undefined : predicates.length === 1 ? predicates[0] : (row) => predicates.every((p) => p(row)),
       fingerprint,
     });
-    return { next: page.next, results: page.rows.map(render) };
+    return page;
   } catch (err) {
     if (err instanceof InvalidCursorError) throw inputInvalid(`query.cursor: ${err.message}`);
     throw err;
   }
 }
-
-export const isStandardParam = (name: string) => STANDARD.has(name);

@@ -5,7 +5,8 @@
 import type { App } from "../../../shared/http/create-app.js";
 import { ListQuerySchema } from "../../../contracts/upstream/index.js";
 import type { SandboxContext } from "../context.js";
-import { dateParam, listPage, type FilterSpec, type RawQuery } from "../http/list-query.js";
+import { JsonCache, listEnvelope } from "../http/json-cache.js";
+import { dateParam, pageRows, type FilterSpec, type RawQuery } from "../http/list-query.js";
 import { integrationOf } from "../http/upstream-guards.js";
 import {
   renderApplication,
@@ -18,6 +19,7 @@ import {
   renderTag,
   renderUser,
 } from "../render/ats-render.js";
+import type { Collection } from "../store/collection.js";
 import type { Dataset } from "../store/dataset.js";
 import type { ApplicationRow, BaseRow, CandidateRow, InterviewRow, JobRow, OfferRow, StageRow, UserRow } from "../store/rows.js";
 
@@ -106,21 +108,42 @@ const noFilters: FilterSpec<BaseRow> = { filters: {} };
 const schema = { querystring: ListQuerySchema } as const;
 const config = { upstream: { xi: true } };
 
-export function registerAtsReadRoutes(app: App, _ctx: SandboxContext): void {
-  const list = (path: string, handler: (data: Dataset, query: RawQuery) => unknown) =>
-    app.get(path, { schema, config }, async (request) => ({
-      status: "success",
-      data: handler(integrationOf(request).data, request.query as RawQuery),
-    }));
+/** Serialized records per dataset and list (see http/json-cache.ts); gone with the dataset. */
+const caches = new WeakMap<Dataset, Map<string, unknown>>();
+function cacheFor<T extends BaseRow>(data: Dataset, name: string, render: (row: T) => unknown): JsonCache<T> {
+  let byName = caches.get(data);
+  if (!byName) caches.set(data, (byName = new Map()));
+  let cache = byName.get(name) as JsonCache<T> | undefined;
+  if (!cache) {
+    cache = new JsonCache<T>(render);
+    byName.set(name, cache);
+  }
+  return cache;
+}
 
-  list("/ats/applications", (d, q) => listPage(d.applications, q, applicationFilters(d, q), (a) => renderApplication(d, a)));
-  list("/ats/candidates", (d, q) => listPage(d.candidates, q, candidateFilters(d), (c) => renderCandidate(d, c)));
-  list("/ats/jobs", (d, q) => listPage(d.jobs, q, jobFilters(q), (j) => renderJob(d, j)));
-  list("/ats/application-stages", (d, q) => listPage(d.stages, q, stageFilters, renderStage));
-  list("/ats/tags", (d, q) => listPage(d.tags, q, noFilters, renderTag));
-  list("/ats/users", (d, q) => listPage(d.users, q, userFilters, renderUser));
-  list("/ats/offers", (d, q) => listPage(d.offers, q, offerFilters, (o) => renderOffer(d, o)));
-  list("/ats/rejection-reasons", (d, q) => listPage(d.rejectionReasons, q, noFilters, renderRejectionReason));
-  list("/ats/interviews", (d, q) => listPage(d.interviews, q, interviewFilters, (i) => renderInterview(d, i)));
+export function registerAtsReadRoutes(app: App, _ctx: SandboxContext): void {
+  const list = <T extends BaseRow>(
+    path: string,
+    collection: (d: Dataset) => Collection<T>,
+    filters: (d: Dataset, q: RawQuery) => FilterSpec<T>,
+    render: (d: Dataset) => (row: T) => unknown,
+  ) =>
+    app.get(path, { schema, config }, async (request, reply) => {
+      const data = integrationOf(request).data;
+      const query = request.query as RawQuery;
+      const page = pageRows(collection(data), query, filters(data, query));
+      const cache = cacheFor(data, path, render(data));
+      return reply.type("application/json; charset=utf-8").send(listEnvelope(page.next, page.rows.map((row) => cache.json(row))));
+    });
+
+  list("/ats/applications", (d) => d.applications, applicationFilters, (d) => (a) => renderApplication(d, a));
+  list("/ats/candidates", (d) => d.candidates, (d) => candidateFilters(d), (d) => (c) => renderCandidate(d, c));
+  list("/ats/jobs", (d) => d.jobs, (_d, q) => jobFilters(q), (d) => (j) => renderJob(d, j));
+  list("/ats/application-stages", (d) => d.stages, () => stageFilters, () => renderStage);
+  list("/ats/tags", (d) => d.tags, () => noFilters, () => renderTag);
+  list("/ats/users", (d) => d.users, () => userFilters, () => renderUser);
+  list("/ats/offers", (d) => d.offers, () => offerFilters, (d) => (o) => renderOffer(d, o));
+  list("/ats/rejection-reasons", (d) => d.rejectionReasons, () => noFilters, () => renderRejectionReason);
+  list("/ats/interviews", (d) => d.interviews, () => interviewFilters, (d) => (i) => renderInterview(d, i));
 }
 

@@ -45,16 +45,22 @@ const adminBody: Render = (status, message): Record<string, string> => {
 };
 
 /** Renders a Fastify/validation failure in the body style of the scope (OAuth or admin). */
-function install(app: FastifyInstance, render: Render, describeValidation: (error: FastifyError) => string): void {
+function install(
+  app: FastifyInstance,
+  render: Render,
+  describeValidation: (error: FastifyError) => string,
+  wrongMediaType: { status: number; message: string },
+): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof KeycloakError) return reply.status(error.statusCode).headers(error.headers).send(error.body);
     if (error.validation) return reply.status(400).send(render(400, describeValidation(error)));
     const status = typeof error.statusCode === "number" ? error.statusCode : 500;
     if (status >= 400 && status < 500) {
-      // Body-parser failures: a JSON token request (415), an oversized or unreadable body.
-      const message =
-        error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE" ? "Content-Type must be application/x-www-form-urlencoded" : error.message;
-      return reply.status(status === 415 ? 400 : status).send(render(status, message));
+      // Body-parser failures: a body of the wrong type (415), an oversized or unreadable one.
+      if (error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") {
+        return reply.status(wrongMediaType.status).send(render(wrongMediaType.status, wrongMediaType.message));
+      }
+      return reply.status(status).send(render(status, error.message));
     }
     request.log.error({ err: error }, "unhandled error");
     return reply.status(500).send(render(500, "An internal error occurred"));
@@ -72,6 +78,8 @@ export function installOAuthErrorHandler(app: FastifyInstance): void {
       // Repeated form fields arrive as arrays; Keycloak refuses them the same way.
       return field ? `duplicated or invalid parameter: ${field}` : "Invalid request";
     },
+    // Keycloak reads no form fields from a JSON body and so reports a missing one: a 400.
+    { status: 400, message: "Content-Type must be application/x-www-form-urlencoded" },
   );
 }
 
@@ -85,5 +93,6 @@ export function installAdminErrorHandler(app: FastifyInstance): void {
       const where = issue ? `${issue.instancePath || "/"}${issue.params["missingProperty"] ? `/${String(issue.params["missingProperty"])}` : ""}` : "";
       return `Invalid value at ${where || "body"}: ${issue?.message ?? "invalid input"}`;
     },
+    { status: 415, message: "Content-Type must be application/json" },
   );
 }

@@ -114,6 +114,13 @@ describeEachDatabase("admin REST API (Keycloak subset)", (getDb) => {
     const badType = await admin("POST", "/users", { username: "typed", enabled: "yes-please" });
     assert.equal(badType.status, 400);
     assert.match(badType.body.errorMessage, /enabled/);
+    const text = await h.app.inject({
+      method: "POST",
+      url: "/admin/realms/hirebridge/users",
+      headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/xml" },
+      payload: "<user><username>x</username></user>",
+    });
+    assert.deepEqual([text.statusCode, text.json()], [415, { error: "Content-Type must be application/json" }]);
   });
 
   test("a user created without enabled:true is disabled, as in Keycloak", async () => {

@@ -34,7 +34,11 @@ export class ResponseCache {
     opts: { bypass?: boolean } = {},
   ): Promise<CachedResponse> {
     if (ttlSeconds <= 0) return { ...(await load()), cache: "MISS" };
-    if (opts.bypass) return { ...(await this.#load(key, ttlSeconds, load)), cache: "BYPASS" };
+    if (opts.bypass) {
+      // A fresh load supersedes loads already under way: their older answers must not be stored after it.
+      this.#supersede(key);
+      return { ...(await this.#load(key, ttlSeconds, load)), cache: "BYPASS" };
+    }
     const cached = await this.store.get(key);
     if (cached !== null) return { status: 200, headers: { ...JSON_HEADERS }, body: cached, cache: "HIT" };
     let pending = this.#inflight.get(key);
@@ -68,10 +72,13 @@ export class ResponseCache {
 
   /** Drops the entries everywhere (the shared store too) and keeps running loads from storing them. */
   async evict(keys: string[]): Promise<void> {
-    for (const key of keys) {
-      if (this.#active.has(key)) this.#evictedAt.set(key, ++this.#clock);
-      this.#inflight.delete(key);
-    }
+    for (const key of keys) this.#supersede(key);
     await this.store.delete(keys);
+  }
+
+  /** Loads of `key` running now will not store their answer, and new callers do not join them. */
+  #supersede(key: string): void {
+    if (this.#active.has(key)) this.#evictedAt.set(key, ++this.#clock);
+    this.#inflight.delete(key);
   }
 }

@@ -4,8 +4,11 @@ import { after, before, describe, test } from "node:test";
 import { startEmbeddedStack, type EmbeddedStack } from "../client/embedded-stack.js";
 import { Cli, oneLineError } from "./cli-harness.js";
 
-/** login, the session file, refresh write-back, whoami, logout: the real bin against the embedded stack. */
-describe("CLI: login and the session", () => {
+/**
+ * login, the session file, refresh write-back, whoami, logout, and user administration through the
+ * Keycloak admin API: the real bin against the embedded stack.
+ */
+describe("CLI: login, the session, admin users", () => {
   let env: EmbeddedStack;
   let cli: Cli;
   before(async () => {
@@ -129,5 +132,67 @@ describe("CLI: login and the session", () => {
     });
     assert.equal(refresh.status, 400);
     assert.equal((await cli.run(["logout"])).stdout, "Not logged in.\n");
+  });
+
+  test("admin: no admin password and no terminal is exit 2; a wrong one is exit 3", async () => {
+    const none = await cli.run(["admin", "users", "list"]);
+    assert.equal(none.code, 2);
+    assert.equal(oneLineError(none), "hirebridge: Admin password for admin is needed: set it in the environment or pass it on stdin");
+    const wrong = await cli.run(["admin", "users", "list"], { env: { ADMIN_PASSWORD: "not-it" } });
+    assert.equal(wrong.code, 3);
+    assert.equal(oneLineError(wrong), "hirebridge: Login failed (invalid_grant: Invalid user credentials)");
+  });
+
+  test("admin users create → list → show → reset-password → logout → delete, and the user can log in", async () => {
+    const admin = { ADMIN_PASSWORD: env.adminPassword };
+    const org = "3b0f6c52-2d0e-4a57-9d4b-5f1e8c7a9d20";
+    const created = await cli.json<{ id: string; username: string; attributes: Record<string, string[]> }>(
+      ["admin", "users", "create", "lin", "--org", org, "--email", "lin@example.com", "--first-name", "Lin", "--password-stdin"],
+      { env: admin, stdin: "first-pass-123\n" },
+    );
+    assert.equal(created.username, "lin");
+    assert.deepEqual(created.attributes.org_id, [org]);
+
+    const other = await Cli.create(env);
+    try {
+      await other.login("lin", "first-pass-123");
+      assert.equal((await other.json<{ org_id: string }>(["whoami"])).org_id, org, "the new user's tokens carry the organisation");
+
+      const list = await cli.run(["admin", "users", "list", "--username", "lin"], { env: admin });
+      assert.equal(list.code, 0, list.stderr);
+      assert.match(list.stdout, /^ID\s+USERNAME\s+EMAIL\s+ORG\s+ENABLED$/m);
+      assert.match(list.stdout, new RegExp(`^${created.id}\\s+lin\\s+lin@example.com\\s+${org}\\s+yes$`, "m"));
+      const shown = await cli.run(["admin", "users", "show", "lin"], { env: admin });
+      assert.match(shown.stdout, new RegExp(`^id\\s+${created.id}$`, "m"));
+      assert.match(shown.stdout, /^first name\s+Lin$/m);
+      assert.equal((await cli.json<{ username: string }>(["admin", "users", "show", created.id], { env: admin })).username, "lin");
+
+      const dup = await cli.run(["admin", "users", "create", "lin", "--org", org, "--password-stdin"], { env: admin, stdin: "x-pass-12345\n" });
+      assert.equal(dup.code, 5);
+      assert.match(oneLineError(dup), /failed with 409: User exists with same username$/);
+
+      const reset = await cli.run(["admin", "users", "reset-password", "lin", "--password-stdin"], { env: admin, stdin: "second-pass-456\n" });
+      assert.equal(reset.code, 0, reset.stderr);
+      assert.equal(reset.stdout, "Password of lin changed.\n");
+      assert.equal((await other.run(["login", "-u", "lin", "--password-stdin"], { stdin: "first-pass-123\n" })).code, 3);
+      await other.login("lin", "second-pass-456");
+
+      const out = await cli.run(["admin", "users", "logout", "lin"], { env: admin });
+      assert.equal(out.stdout, "Sessions of lin ended.\n");
+      const stored = await other.session();
+      await writeFile(other.sessionFile, JSON.stringify({ ...stored, session: { ...stored.session!, accessExpiresAt: 0 } }), { mode: 0o600 });
+      assert.equal((await other.run(["whoami"])).code, 3, "the user's session was ended");
+
+      const declined = await cli.run(["admin", "users", "delete", "lin"], { env: admin, stdin: "no\n" });
+      assert.equal(declined.code, 1);
+      const deleted = await cli.run(["admin", "users", "delete", "lin", "--yes"], { env: admin });
+      assert.equal(deleted.code, 0, deleted.stderr);
+      assert.equal(deleted.stdout, "Deleted user lin.\n");
+      const gone = await cli.run(["admin", "users", "show", "lin"], { env: admin });
+      assert.equal(gone.code, 4);
+      assert.equal(oneLineError(gone), 'hirebridge: No user "lin"');
+    } finally {
+      await other.dispose();
+    }
   });
 });

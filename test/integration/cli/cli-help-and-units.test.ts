@@ -1,0 +1,179 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { chmod, mkdtemp, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { describe, test } from "node:test";
+import type { Command } from "commander";
+import { PositionUpdateSchema } from "../../../src/contracts/recruiting/positions.js";
+import { parseCsv } from "../../../src/cli/csv.js";
+import { buildProgram, runCli } from "../../../src/cli/program.js";
+import { renderTable } from "../../../src/cli/output.js";
+import { bodyFromOptions } from "../../../src/cli/schema-options.js";
+import { readStoredSession, sessionFile, writeStoredSession } from "../../../src/cli/session-store.js";
+import { freePort } from "../../helpers/ports.js";
+
+/** Runs the CLI in-process with captured streams (no services needed for these). */
+async function inProcess(argv: string[], env: Record<string, string> = {}) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = "";
+  let err = "";
+  stdout.on("data", (d: Buffer) => (out += d.toString()));
+  stderr.on("data", (d: Buffer) => (err += d.toString()));
+  const stdin = new PassThrough();
+  stdin.end();
+  const code = await runCli(argv, { stdin, stdout, stderr, env });
+  return { code, stdout: out, stderr: err };
+}
+
+function leaves(cmd: Command, path: string[] = []): string[][] {
+  const subs = cmd.commands.filter((c) => c.name() !== "help");
+  if (subs.length === 0) return [path];
+  return subs.flatMap((c) => leaves(c, [...path, c.name()]));
+}
+
+describe("CLI: --help everywhere, usage errors", () => {
+  const io = { stdin: new PassThrough(), stdout: new PassThrough(), stderr: new PassThrough(), env: {} };
+  const commands = leaves(buildProgram(io));
+
+  test("the tree has every command the issue lists", () => {
+    const names = commands.map((c) => c.join(" "));
+    for (const expected of [
+      "login", "logout", "whoami",
+      "positions list", "positions show", "positions create", "positions update",
+      "candidates list", "candidates add", "candidates show", "candidates update", "candidates bulk-update",
+      "interview show",
+      "integrations show", "integrations connect-link", "integrations activate", "integrations relink", "integrations fields",
+      "integrations passthrough", "integrations custom-fields", "integrations map-field", "integrations delete",
+      "ats jobs", "ats applications", "ats stages", "ats users", "ats offers", "ats interviews", "ats tags",
+      "sync start", "sync status", "sync upstream",
+      "admin users list", "admin users show", "admin users create", "admin users reset-password", "admin users logout", "admin users delete",
+      "serve",
+    ]) {
+      assert.ok(names.includes(expected), `missing: ${expected}`);
+    }
+  });
+
+  test("every command answers --help with usage and examples, exit 0", async () => {
+    for (const path of commands) {
+      const res = await inProcess([...path, "--help"]);
+      assert.equal(res.code, 0, path.join(" "));
+      assert.match(res.stdout, new RegExp(`^Usage: hirebridge ${path.join(" ")}`), path.join(" "));
+      assert.match(res.stdout, new RegExp(`\\nExamples:\\n  \\$ .*hirebridge ${path.join(" ")}`), `${path.join(" ")} has examples`);
+    }
+  });
+
+  test("unknown commands and options are usage errors, exit 2", async () => {
+    const unknown = await inProcess(["frobnicate"]);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /^hirebridge: unknown command 'frobnicate'\n/);
+    const option = await inProcess(["positions", "list", "--colour", "blue"]);
+    assert.equal(option.code, 2);
+    assert.match(option.stderr, /^hirebridge: unknown option '--colour'/);
+    const bare = await inProcess([]);
+    assert.equal(bare.code, 2);
+    assert.match(bare.stdout, /^Usage: hirebridge \[options\] \[command\]/);
+    const group = await inProcess(["positions"]);
+    assert.equal(group.code, 2);
+  });
+
+  test("an auth URL over plain http to a remote host is refused before anything is sent", async () => {
+    const home = await mkdtemp(join(tmpdir(), "hirebridge-cli-"));
+    try {
+      const res = await inProcess(["login", "-u", "demo", "--auth-url", "http://id.example.com/realms/hirebridge"], {
+        HOME: home,
+        HIREBRIDGE_PASSWORD: "pw",
+      });
+      assert.equal(res.code, 2);
+      assert.equal(res.stderr, "hirebridge: authUrl must use https:// (plain http is only allowed for loopback hosts)\n");
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("CLI building blocks", () => {
+  test("CSV: quotes, doubled quotes, commas and newlines in fields, CRLF, BOM, blank lines", () => {
+    assert.deepEqual(parseCsv('\ufeffid,note\r\n1,"a, ""quoted""\nline"\r\n\r\n2,plain\n'), [
+      ["id", "note"],
+      ["1", 'a, "quoted"\nline'],
+      ["2", "plain"],
+    ]);
+    assert.throws(() => parseCsv('id\n"open'), /not closed/);
+  });
+
+  test("options become a body by the contract's types; absent options are absent fields", () => {
+    assert.deepEqual(
+      bodyFromOptions(PositionUpdateSchema, { minScore: "-5", autoUpdateStages: "no", acceptedLanguages: "en, de,", department: "null", name: "X" }),
+      { name: "X", department: null, min_score: -5, accepted_languages: ["en", "de"], auto_update_stages: false },
+    );
+    assert.throws(() => bodyFromOptions(PositionUpdateSchema, { autoUpdateStages: "maybe" }), /--auto-update-stages: expected true or false/);
+  });
+
+  test("tables cut long cells and show absent values as -", () => {
+    const text = renderTable(
+      [
+        { header: "ID", value: (r: { id: string; v: unknown }) => r.id },
+        { header: "VALUE", value: (r) => r.v, maxWidth: 6 },
+      ],
+      [
+        { id: "a", v: "abcdefghij" },
+        { id: "bb", v: null },
+      ],
+    );
+    assert.equal(text, "ID  VALUE\n--  ------\na   abcde…\nbb  -");
+  });
+
+  test("the session file: XDG_CONFIG_HOME or ~/.config, written 0600, tightened when found readable by others", async () => {
+    const home = await mkdtemp(join(tmpdir(), "hirebridge-cli-"));
+    try {
+      assert.equal(sessionFile({ HOME: home }), join(home, ".config", "hirebridge", "session.json"));
+      const file = sessionFile({ HOME: home, XDG_CONFIG_HOME: join(home, "xdg") });
+      assert.equal(file, join(home, "xdg", "hirebridge", "session.json"));
+      const data = {
+        version: 1 as const,
+        authUrl: "https://id.example.com/realms/x",
+        apiUrl: "https://api.example.com/api/v1",
+        proxyUrl: "https://proxy.example.com/api/v1",
+        clientId: "hirebridge",
+        username: "u",
+        orgId: null,
+        session: null,
+      };
+      await writeStoredSession(file, data);
+      assert.equal((await stat(file)).mode & 0o777, 0o600);
+      assert.equal((await stat(join(home, "xdg", "hirebridge"))).mode & 0o777, 0o700);
+      await chmod(file, 0o644);
+      assert.deepEqual(await readStoredSession(file), data);
+      assert.equal((await stat(file)).mode & 0o777, 0o600);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("CLI: serve", () => {
+  test("`hirebridge serve sandbox` starts the service from the bin and stops cleanly on SIGTERM", async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, ["bin/hirebridge.js", "serve", "sandbox"], {
+      env: { PATH: process.env.PATH ?? "", SANDBOX_PORT: String(port), LOG_LEVEL: "silent", SANDBOX_APPLICATIONS: "5" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    const deadline = Date.now() + 60_000;
+    while (!out.includes("Hirebridge is running.") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.match(out, new RegExp(`Upstream sandbox:\\s+http://127.0.0.1:${port}/v1`));
+    assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200);
+    child.kill("SIGTERM");
+    assert.equal(await exited, 0);
+  });
+
+  test("an unknown service is exit 2", async () => {
+    const res = await inProcess(["serve", "teapot"]);
+    assert.equal(res.code, 2);
+  });
+});

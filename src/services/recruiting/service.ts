@@ -3,7 +3,11 @@ import type { ServiceFactory } from "../../runtime/service.js";
 import { writeBackHook } from "../sync/write-back.js";
 import { buildRecruitingApp } from "./app.js";
 
-/** `hirebridge serve api`: the recruiting API on API_PORT, trusting the configured issuer. */
+/**
+ * `hirebridge serve api`: the recruiting API on API_PORT, trusting the configured issuer. An
+ * interview that ends enqueues its ATS write-back on the process's job queue, in the same
+ * transaction (the proxy process runs the workers).
+ */
 export const createRecruitingService: ServiceFactory = async ({ config, urls, logger, database, jobQueue }) => {
   if (!database) throw new Error("the recruiting API needs storage");
   const verify = createVerifier({
@@ -12,7 +16,6 @@ export const createRecruitingService: ServiceFactory = async ({ config, urls, lo
     audience: config.AUTH_AUDIENCE,
     clockToleranceSeconds: config.AUTH_CLOCK_SKEW_SECONDS,
   });
-  // An interview that ends enqueues its write-back to the ATS in the same transaction.
   const hooks = { onInterviewEnded: writeBackHook(await jobQueue()) };
   const app = await buildRecruitingApp({ config, database, logger, verify, hooks });
   const origin = urls.api.replace(/\/api\/v1$/, "");

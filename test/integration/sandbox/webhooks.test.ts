@@ -2,6 +2,14 @@
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { test } from "node:test";
+import {
+  ConnectionFlowFailedWebhookPayload$inboundSchema,
+  DataChangedWebhookPayload$inboundSchema,
+  IntegrationCreatedWebhookPayload$inboundSchema,
+  IntegrationDeletedWebhookPayload$inboundSchema,
+  IntegrationStateChangedWebhookPayload$inboundSchema,
+  SyncFinishedWebhookPayload$inboundSchema,
+} from "@kombo-api/sdk/models";
 import { signWebhookBody } from "../../../src/services/sandbox/webhooks/sign.js";
 import { startSandbox } from "../../helpers/sandbox.js";
 import { startReceiver } from "./receiver.js";
@@ -167,6 +175,37 @@ test("state changes, deletions and a failed connection flow send their events", 
   const deleted = await receiver.waitFor((r) => r.body.type === "integration-deleted");
   assert.equal(deleted.body.data.id, sandbox.demoIntegrationId);
   assert.match(String(deleted.body.data.deleted_at), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+});
+
+/** Each event kind, as the SDK's own payload schemas (strict enums, datetimes) parse it. */
+const SDK_SCHEMAS: Record<string, { parse(v: unknown): unknown }> = {
+  "data-changed": DataChangedWebhookPayload$inboundSchema,
+  "sync-finished": SyncFinishedWebhookPayload$inboundSchema,
+  "integration-created": IntegrationCreatedWebhookPayload$inboundSchema,
+  "integration-deleted": IntegrationDeletedWebhookPayload$inboundSchema,
+  "connection-flow-failed": ConnectionFlowFailedWebhookPayload$inboundSchema,
+  "integration-state-changed": IntegrationStateChangedWebhookPayload$inboundSchema,
+};
+
+test("every event kind parses with the SDK's webhook payload schemas", async (t) => {
+  const receiver = await startReceiver();
+  const sandbox = await startSandbox({ webhookUrl: receiver.url });
+  t.after(async () => {
+    await sandbox.close();
+    await receiver.close();
+  });
+  const kombo = sdkFor(sandbox, null);
+  await sdkFor(sandbox).general.triggerSync({ type: "FULL" });
+  const { data } = await kombo.connect.createConnectionLink({ end_user_email: "a@b.example", end_user_organization_name: "B", integration_category: "ATS" });
+  await fetch(`${data.link}/fail`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ tool_id: "ashby" }) });
+  await fetch(`${data.link}/confirm`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ tool_id: "ashby" }) });
+  await admin(sandbox, "PUT", `/sandbox/integrations/${encodeURIComponent(sandbox.demoIntegrationId)}/state`, { qa_status: "FAILED" });
+  await kombo.general.deleteIntegration({ integration_id: sandbox.demoIntegrationId, body: {} });
+  await waitUntil(() => new Set(receiver.received.map((r) => r.body.type)).size === 6);
+  for (const r of receiver.received) {
+    assert.equal(r.path, `/hooks/${r.body.type}`);
+    assert.doesNotThrow(() => SDK_SCHEMAS[r.body.type]!.parse(r.body), `${r.body.type}: ${r.raw}`);
+  }
 });
 
 async function waitUntil(check: () => boolean, timeoutMs = 5000): Promise<void> {

@@ -30,8 +30,15 @@ export const DateTime = (opts: Record<string, unknown> = {}) => Type.String({ fo
 export const Int32 = (opts: Record<string, unknown> = {}) =>
   Type.Integer({ minimum: -2147483648, maximum: 2147483647, ...opts });
 
+/**
+ * `schema` with its own description, typed as the schema itself. A bare spread (`{ ...schema,
+ * description }`) has a type with TypeBox's symbol keys, which declaration emit cannot name, and
+ * the SDK's build (tsconfig.client.json) emits .d.ts for every contract it takes types from.
+ */
+export const withDescription = <T extends TSchema>(schema: T, description: string): T => ({ ...schema, description });
+
 /** Error responses every protected route declares, for the OpenAPI document. */
 export const protectedResponses = {
-  401: { ...ErrorDetailSchema, description: "Missing, expired or invalid bearer token" },
+  401: withDescription(ErrorDetailSchema, "Missing, expired or invalid bearer token"),
   422: HTTPValidationErrorSchema,
 } as const;

@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type, type TUnion, type TNull, type TUnsafe } from "@sinclair/typebox";
-import { ErrorDetailSchema, HTTPValidationErrorSchema, Nullable } from "../common.js";
+import { ErrorDetailSchema, HTTPValidationErrorSchema, Nullable, withDescription } from "../common.js";
 
 /**
  * Building blocks of the proxy's contracts (spec/integration-proxy.md). Query parameters the spec
@@ -51,11 +51,11 @@ export const UpstreamBodySchema = Type.Object(
 
 /** Error responses every proxied operation can give, for the OpenAPI document. */
 export const proxyErrorResponses = {
-  401: { ...ErrorDetailSchema, description: "Missing, expired or invalid bearer token" },
-  403: { ...ErrorDetailSchema, description: "The token carries no organisation, or the request names another organisation" },
-  404: { ...UpstreamBodySchema, description: "Unknown integration, or one of another organisation; or the upstream's 404" },
+  401: withDescription(ErrorDetailSchema, "Missing, expired or invalid bearer token"),
+  403: withDescription(ErrorDetailSchema, "The token carries no organisation, or the request names another organisation"),
+  404: withDescription(UpstreamBodySchema, "Unknown integration, or one of another organisation; or the upstream's 404"),
   422: HTTPValidationErrorSchema,
-  429: { ...UpstreamBodySchema, description: "The upstream's rate limit; `Retry-After` says when to try again" },
-  502: { ...ErrorDetailSchema, description: "The upstream failed, is unreachable, or rejected the service's API key" },
-  504: { ...ErrorDetailSchema, description: "The upstream did not answer in time" },
+  429: withDescription(UpstreamBodySchema, "The upstream's rate limit; `Retry-After` says when to try again"),
+  502: withDescription(ErrorDetailSchema, "The upstream failed, is unreachable, or rejected the service's API key"),
+  504: withDescription(ErrorDetailSchema, "The upstream did not answer in time"),
 } as const;

@@ -1,5 +1,5 @@
 import { type Static, type TSchema, type TUnsafe, Type } from "@sinclair/typebox";
-import { ErrorDetailSchema, HTTPValidationErrorSchema } from "../common.js";
+import { ErrorDetailSchema, HTTPValidationErrorSchema, withDescription } from "../common.js";
 
 /**
  * Building blocks of the recruiting contracts.
@@ -23,10 +23,10 @@ export const readOnly = <T extends TSchema>(schema: T) =>
 
 /** Error responses the recruiting routes declare, for the OpenAPI document and the SDK's types. */
 export const errorResponses = {
-  401: { ...ErrorDetailSchema, description: "Missing, expired or invalid bearer token" },
-  403: { ...ErrorDetailSchema, description: "The token's org_id does not match the path's org_id, or it has none" },
-  404: { ...ErrorDetailSchema, description: "No such record in this organization" },
-  409: { ...ErrorDetailSchema, description: "Conflict: an email or upstream link another record already has, or a forbidden interview transition" },
+  401: withDescription(ErrorDetailSchema, "Missing, expired or invalid bearer token"),
+  403: withDescription(ErrorDetailSchema, "The token's org_id does not match the path's org_id, or it has none"),
+  404: withDescription(ErrorDetailSchema, "No such record in this organization"),
+  409: withDescription(ErrorDetailSchema, "Conflict: an email or upstream link another record already has, or a forbidden interview transition"),
   422: HTTPValidationErrorSchema,
 } as const;
 

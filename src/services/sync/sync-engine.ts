@@ -4,9 +4,9 @@ import type { Application, Job } from "../../contracts/upstream/index.js";
 import type { Db } from "../../shared/db/database.js";
 import { findIntegration } from "../proxy/integrations/integrations.repository.js";
 import { isRetryableUpstreamError, type AtsReader } from "./ats-reader.js";
-import { mapApplication, mapJob } from "./mapping.js";
+import { mapApplication, mapJob, type MappedApplication } from "./mapping.js";
 import { QUEUES, type JobQueue } from "./queue.js";
-import type { RecruitingStore } from "./recruiting-store.js";
+import type { LinkedPosition, RecruitingStore } from "./recruiting-store.js";
 import { isFinal } from "./sync-run.states.js";
 import type { SyncModel, SyncRunRow } from "./sync.schema.js";
 import {
@@ -23,7 +23,7 @@ import { matchStage } from "./stage-match.js";
 
 /** Records per upstream page (the upstream's maximum). */
 const PAGE_SIZE = 250;
-/** Jobs per applications listing: keeps the `job_ids` filter (and the URL) short. */
+/** Jobs whose stages are read in one request (keeps the `ids` filter, and the URL, short). */
 const JOBS_PER_LISTING = 50;
 
 export type SyncRequest = {
@@ -54,8 +54,8 @@ export type SyncEngineDeps = {
   now?: () => Date;
 };
 
-/** Resume state of an applications run, stored as the run's page cursor. */
-type ApplicationsCursor = { chunks: { jobIds: string[]; stageIds: string[] }[]; chunk: number; cursor: string | null };
+/** Resume point of an applications run, stored as the run's page cursor: where the next page starts. */
+type ApplicationsCursor = { position: string; cursor: string | null; done: boolean };
 
 export class SyncCancelled extends Error {
   override name = "SyncCancelled";
@@ -192,86 +192,72 @@ export function createSyncEngine(deps: SyncEngineDeps) {
     }
   }
 
-  /** The listing plan of an applications run: which jobs, in which candidate stages. */
-  async function planApplications(r: SyncRunRow): Promise<{ plan: ApplicationsCursor; unmatched: number }> {
-    const linked = (await deps.store.linkedPositions(deps.db, r.orgId, r.integrationId)).filter((p) => p.candidateStage);
-    const stageIds = new Map<string, string>();
-    let unmatched = 0;
-    for (let i = 0; i < linked.length; i += JOBS_PER_LISTING) {
-      const ids = linked.slice(i, i + JOBS_PER_LISTING).map((p) => p.upstreamJobIdId);
-      let cursor: string | null = null;
-      do {
-        const page: { results: Job[]; next: string | null } = await deps.reader.page<Job>(r.integrationId, "/ats/jobs", {
-          ids: ids.join(","),
-          include_deleted: "true",
-          page_size: pageSize,
-          ...(cursor ? { cursor } : {}),
-        });
-        for (const job of page.results) {
-          const position = linked.find((p) => p.upstreamJobIdId === job.id);
-          const stage = position ? matchStage(job.stages ?? [], position.candidateStage) : null;
-          if (stage && !job.remote_deleted_at) stageIds.set(job.id, stage.id);
+  /** The upstream stage id of each position's candidate stage (null when the job has no such stage). */
+  async function candidateStages(r: SyncRunRow, positions: LinkedPosition[]): Promise<Map<string, string | null>> {
+    const stages = new Map<string, string | null>();
+    const ids = positions.map((p) => p.upstreamJobIdId);
+    let cursor: string | null = null;
+    do {
+      const page: { results: Job[]; next: string | null } = await deps.reader.page<Job>(r.integrationId, "/ats/jobs", {
+        ids: ids.join(","),
+        include_deleted: "true",
+        page_size: String(PAGE_SIZE),
+        ...(cursor ? { cursor } : {}),
+      });
+      for (const job of page.results) {
+        for (const p of positions.filter((x) => x.upstreamJobIdId === job.id)) {
+          stages.set(p.id, job.remote_deleted_at ? null : (matchStage(job.stages ?? [], p.candidateStage)?.id ?? null));
         }
-        cursor = page.next;
-      } while (cursor);
-    }
-    unmatched = linked.length - stageIds.size;
-    const jobs = [...stageIds.keys()];
-    const chunks = [];
-    for (let i = 0; i < jobs.length; i += JOBS_PER_LISTING) {
-      const jobIds = jobs.slice(i, i + JOBS_PER_LISTING);
-      chunks.push({ jobIds, stageIds: [...new Set(jobIds.map((j) => stageIds.get(j)!))] });
-    }
-    return { plan: { chunks, chunk: 0, cursor: null }, unmatched };
+      }
+      cursor = page.next;
+    } while (cursor);
+    return stages;
   }
 
+  /**
+   * Applications → candidates, position by position (ordered by id), each position's applications
+   * in its candidate stage listed page by page. Every page is written in one transaction together
+   * with the resume point (position, next cursor), so a resumed run continues exactly there.
+   */
   async function syncApplications(r: SyncRunRow): Promise<void> {
-    let state: ApplicationsCursor;
-    if (r.pageCursor) {
-      state = JSON.parse(r.pageCursor) as ApplicationsCursor;
-    } else {
-      const { plan, unmatched } = await planApplications(r);
-      state = plan;
-      // Positions whose candidate stage is not a stage of their job are counted once, as skipped.
-      await deps.db.transaction(async (tx) => {
-        await recordSyncPage(tx, r.id, { skipped: unmatched }, JSON.stringify(state));
-      });
-    }
-    const linked = await deps.store.linkedPositions(deps.db, r.orgId, r.integrationId);
-    const positionOfJob = new Map(linked.map((p) => [p.upstreamJobIdId, p]));
-    while (state.chunk < state.chunks.length) {
-      const chunk = state.chunks[state.chunk]!;
-      const wantedStage = new Set(chunk.stageIds);
-      const query = { ...baseQuery(r), job_ids: chunk.jobIds.join(","), current_stage_ids: chunk.stageIds.join(",") };
-      const page = await deps.reader.page<Application>(r.integrationId, "/ats/applications", state.cursor ? { ...query, cursor: state.cursor } : query);
-      await assertStillRunning(r.id);
-      const next: ApplicationsCursor = page.next
-        ? { ...state, cursor: page.next }
-        : { ...state, chunk: state.chunk + 1, cursor: null };
-      await deps.db.transaction(async (tx) => {
-        const counts = { created: 0, updated: 0, skipped: 0 };
-        const byPosition = new Map<string, ReturnType<typeof mapApplication>[]>();
-        for (const app of page.results) {
-          const position = app.job_id ? positionOfJob.get(app.job_id) : undefined;
-          // Stage ids are per job upstream, but a listing mixes jobs: keep the pairs that belong together.
-          if (!position || !app.current_stage_id || !wantedStage.has(app.current_stage_id) || app.remote_deleted_at) continue;
-          const mapped = mapApplication(app);
-          if (!mapped) {
-            counts.skipped++;
-            continue;
+    const resume = r.pageCursor ? (JSON.parse(r.pageCursor) as ApplicationsCursor) : null;
+    const positions = (await deps.store.linkedPositions(deps.db, r.orgId, r.integrationId)).filter(
+      (p) => p.candidateStage && (!resume || p.id > resume.position || (p.id === resume.position && !resume.done)),
+    );
+    for (let i = 0; i < positions.length; i += JOBS_PER_LISTING) {
+      const chunk = positions.slice(i, i + JOBS_PER_LISTING);
+      const stages = await candidateStages(r, chunk);
+      for (const position of chunk) {
+        const stageId = stages.get(position.id) ?? null;
+        if (!stageId) {
+          // The candidate stage is not a stage of the job (or the job is gone): counted as skipped, once.
+          await deps.db.transaction((tx) => recordSyncPage(tx, r.id, { skipped: 1 }, JSON.stringify({ position: position.id, cursor: null, done: true })));
+          continue;
+        }
+        let cursor = resume && position.id === resume.position ? resume.cursor : null;
+        const query = { ...baseQuery(r), job_ids: position.upstreamJobIdId, current_stage_ids: stageId };
+        for (;;) {
+          const page = await deps.reader.page<Application>(r.integrationId, "/ats/applications", cursor ? { ...query, cursor } : query);
+          await assertStillRunning(r.id);
+          const apps: MappedApplication[] = [];
+          let skipped = 0;
+          for (const app of page.results) {
+            if (app.job_id !== position.upstreamJobIdId || app.current_stage_id !== stageId || app.remote_deleted_at) continue;
+            const mapped = mapApplication(app);
+            if (mapped) apps.push(mapped);
+            else skipped++; // no email address
           }
-          byPosition.set(position.id, [...(byPosition.get(position.id) ?? []), mapped]);
+          const next: ApplicationsCursor = { position: position.id, cursor: page.next, done: !page.next };
+          await deps.db.transaction(async (tx) => {
+            const c = apps.length
+              ? await deps.store.upsertCandidates(tx, r.orgId, position.id, apps, position.acceptedLanguages[0] ?? "en")
+              : { created: 0, updated: 0, skipped: 0 };
+            await recordSyncPage(tx, r.id, { created: c.created, updated: c.updated, skipped: c.skipped + skipped }, JSON.stringify(next));
+          });
+          if (!page.next) break;
+          cursor = page.next;
         }
-        for (const [positionId, apps] of byPosition) {
-          const position = linked.find((p) => p.id === positionId)!;
-          const c = await deps.store.upsertCandidates(tx, r.orgId, positionId, apps as NonNullable<(typeof apps)[number]>[], position.acceptedLanguages[0] ?? "en");
-          counts.created += c.created;
-          counts.updated += c.updated;
-          counts.skipped += c.skipped;
-        }
-        await recordSyncPage(tx, r.id, counts, JSON.stringify(next));
-      });
-      state = next;
+      }
     }
   }
 

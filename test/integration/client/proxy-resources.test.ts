@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { Hirebridge, NotFoundError, RateLimitError, UpstreamError, ValidationError } from "../../../src/client/index.js";
+import { AbortedError, Hirebridge, NotFoundError, RateLimitError, UpstreamError, ValidationError } from "../../../src/client/index.js";
 import { startEmbeddedStack, type EmbeddedStack } from "./embedded-stack.js";
 
 /** Every integration-proxy operation through the SDK, against the embedded stack (proxy → sandbox). */
@@ -128,6 +128,30 @@ describe("SDK: integration proxy resources", () => {
     assert.equal((await hb.integrations.get(id)).data.id, id);
     await hb.integrations.delete(id);
     await assert.rejects(hb.integrations.get(id, { bypassCache: true }), NotFoundError);
+  });
+
+  test("sync: start a sync, follow its runs to the end, read them back", async () => {
+    const started = await hb.sync.start(integration);
+    assert.equal(started.received, true);
+    const runId = started.message!;
+    const snapshots = [];
+    for await (const runs of hb.sync.follow(integration, runId, { models: ["jobs", "applications"], pollIntervalMs: 100 })) snapshots.push(runs);
+    const last = snapshots.at(-1)!;
+    assert.deepEqual(
+      last.map((r) => [r.model, r.state]),
+      [
+        ["jobs", "succeeded"],
+        ["applications", "succeeded"],
+      ],
+    );
+    assert.equal(last[0]!.id, runId);
+    const { items } = await hb.sync.runs(integration, { limit: 5 });
+    assert.ok(items.some((r) => r.id === runId && r.state === "succeeded"));
+    const controller = new AbortController();
+    controller.abort();
+    await assert.rejects(async () => {
+      for await (const _ of hb.sync.follow(integration, runId, { signal: controller.signal }));
+    }, AbortedError);
   });
 
   test("proxy failures arrive typed: 422 detail, upstream 502, 429 with retryAfter", async () => {

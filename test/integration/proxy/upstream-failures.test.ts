@@ -120,6 +120,15 @@ describe("proxy: upstream failures are mapped, retried where safe, never leaked 
     assert.deepEqual(res.json(), { detail: "The upstream did not answer within 400 ms" });
     // Generous upper bound: the machine may be loaded; what matters is it did not wait for the upstream.
     assert.ok(took >= 390 && took < 5000, `took ${took} ms`);
+
+    // Deadlines of seconds run on undici's coarse timer (at most ~0.5 s late).
+    const slow = await h.extraApp({ UPSTREAM_TIMEOUT_MS: 2000 });
+    await h.sandboxConfig({ fail_next: 1, fault_kinds: ["timeout"], fault_timeout_ms: 20_000, fault_path_prefix: "/ats/" });
+    const began = Date.now();
+    const late = await slow.inject({ url: jobs, headers: { authorization: `Bearer ${h.demo.accessToken}` } });
+    assert.equal(late.statusCode, 504);
+    assert.deepEqual(late.json(), { detail: "The upstream did not answer within 2000 ms" });
+    assert.ok(Date.now() - began < 8000, `took ${Date.now() - began} ms`);
   });
 
   test("a dropped connection is retried for a read, and answers 502 for a write", async () => {

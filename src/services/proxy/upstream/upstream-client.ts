@@ -70,6 +70,9 @@ class HeadersDeadlineError extends Error {
   override name = "TimeoutError";
 }
 
+/** Deadlines from this long on rely on undici's coarse headersTimeout (its error is small relative to them). */
+const COARSE_TIMEOUT_FROM_MS = 2000;
+
 /** Time an attempt needs at the least; a retry that would start later than this before the deadline is not made. */
 const MIN_ATTEMPT_MS = 50;
 
@@ -92,21 +95,22 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
     const headers = upstreamRequestHeaders({ requestId: req.requestId, integrationId: req.integrationId, hasBody: body !== undefined });
     headers.authorization = authorization;
     const query = req.query && Object.keys(req.query).length > 0 ? `?${new URLSearchParams(req.query).toString()}` : "";
-    // undici's own headersTimeout runs on coarse timers (hundreds of ms late); a plain timer
-    // aborts the wait for the answer on time, and is cleared once the headers are in.
+    const request = {
+      method: req.method,
+      path: `${basePath}${req.path}${query}`,
+      headers,
+      body: body ?? null,
+      bodyTimeout: opts.timeoutMs,
+      idempotent: req.read,
+    };
+    // undici's headersTimeout runs on coarse timers (up to ~0.5 s late): fine for deadlines of
+    // seconds, and free. Short deadlines get a precise timer that aborts the wait for the answer
+    // (an AbortController per request costs a few microseconds, so only where it matters).
+    if (timeoutMs >= COARSE_TIMEOUT_FROM_MS) return pool.request({ ...request, headersTimeout: timeoutMs });
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(new HeadersDeadlineError()), timeoutMs);
     try {
-      return await pool.request({
-        method: req.method,
-        path: `${basePath}${req.path}${query}`,
-        headers,
-        body: body ?? null,
-        signal: deadline.signal,
-        headersTimeout: timeoutMs + 1000,
-        bodyTimeout: opts.timeoutMs,
-        idempotent: req.read,
-      });
+      return await pool.request({ ...request, signal: deadline.signal, headersTimeout: timeoutMs + 1000 });
     } finally {
       clearTimeout(timer);
     }

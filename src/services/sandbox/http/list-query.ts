@@ -6,7 +6,7 @@
  */
 import type { UpstreamPage } from "../../../contracts/upstream/index.js";
 import { inputInvalid } from "../errors.js";
-import { Collection, InvalidCursorError, type Page } from "../store/collection.js";
+import { InvalidCursorError, type Collection, type Page } from "../store/collection.js";
 import type { BaseRow } from "../store/rows.js";
 
 export type Filter<T> = {

@@ -17,7 +17,7 @@ export type VerifierOptions = {
   /** When set, `aud` must contain it or `azp` must equal it (Keycloak puts the client in `azp`). */
   audience?: string | undefined;
   clockToleranceSeconds?: number;
-  /** Minimum time between two JWKS fetches triggered by an unknown `kid` (default 30 s). */
+  /** Minimum time between two JWKS fetches triggered by an unknown `kid` (default `JWKS_COOLDOWN_MS`). */
   jwksCooldownMs?: number;
   /** Injected for tests (fixed JWKS, fake clock). */
   getKey?: JWTVerifyGetKey;
@@ -28,6 +28,14 @@ export type VerifierOptions = {
 export class TokenInvalidError extends Error {
   override name = "TokenInvalidError";
 }
+
+/**
+ * After a JWKS fetch, a token naming an unknown `kid` triggers no new fetch for this long. It bounds
+ * the load a flood of forged `kid`s can put on the issuer (one fetch per cooldown per instance), and
+ * it is also how long a freshly rotated key may be refused by an instance that fetched the JWKS just
+ * before the rotation; 5 s keeps that window short (Keycloak's own adapters use 10 s).
+ */
+export const JWKS_COOLDOWN_MS = 5_000;
 
 /** Only asymmetric algorithms: `none` and HMAC (the public-key-as-secret attack) are refused. */
 export const ALLOWED_ALGORITHMS = ["RS256", "ES256"];
@@ -55,7 +63,7 @@ export function createVerifier(opts: VerifierOptions) {
         if (!doc.jwks_uri) throw new Error("discovery document has no jwks_uri");
         url = doc.jwks_uri;
       }
-      getKey = createRemoteJWKSet(new URL(url), { cooldownDuration: opts.jwksCooldownMs ?? 30_000, cacheMaxAge: 10 * 60_000, timeoutDuration: 5000 });
+      getKey = createRemoteJWKSet(new URL(url), { cooldownDuration: opts.jwksCooldownMs ?? JWKS_COOLDOWN_MS, cacheMaxAge: 10 * 60_000, timeoutDuration: 5000 });
       return getKey;
     })().catch((err) => {
       discovering = undefined; // try again on the next request rather than failing forever

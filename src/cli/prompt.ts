@@ -15,8 +15,9 @@ const BACKSPACE = ["\u007f", "\b"];
 export async function readSecret(term: Terminal, prompt: string): Promise<string> {
   const { stdin } = term;
   if (!stdin.isTTY || !stdin.setRawMode) return readLine(term, null);
-  term.stderr.write(prompt);
+  // Raw mode (no echo) before the prompt appears, so nothing typed after seeing it is ever echoed.
   stdin.setRawMode(true);
+  term.stderr.write(prompt);
   stdin.setEncoding("utf8");
   stdin.resume();
   try {

@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
 import { chmod, mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { PassThrough } from "node:stream";
 import { describe, test } from "node:test";
 import type { Command } from "commander";
@@ -13,6 +15,8 @@ import { renderTable } from "../../../src/cli/output.js";
 import { bodyFromOptions } from "../../../src/cli/schema-options.js";
 import { readStoredSession, sessionFile, writeStoredSession } from "../../../src/cli/session-store.js";
 import { freePort } from "../../helpers/ports.js";
+
+const ROOT = resolve(fileURLToPath(new URL("../../..", import.meta.url)));
 
 /** Runs the CLI in-process with captured streams (no services needed for these). */
 async function inProcess(argv: string[], env: Record<string, string> = {}) {
@@ -177,3 +181,77 @@ describe("CLI: serve", () => {
     assert.equal(res.code, 2);
   });
 });
+
+/**
+ * Drives the bin on a pseudo-terminal (python3's pty): waits for the prompt, types, and answers the
+ * whole terminal transcript and the exit code.
+ */
+const PTY_DRIVER = `
+import os, pty, select, sys, time, json
+argv, env, prompt, typed = json.loads(sys.argv[1])
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvpe(argv[0], argv, env)
+out = b""
+def pump(until, limit):
+    global out
+    deadline = time.time() + limit
+    while until not in out and time.time() < deadline:
+        r, _, _ = select.select([fd], [], [], 0.2)
+        if r:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                return
+            if not chunk:
+                return
+            out += chunk
+pump(prompt.encode(), 60)
+os.write(fd, typed.encode())
+pump(b"\\x00never", 30)
+_, status = os.waitpid(pid, 0)
+print(json.dumps({"out": out.decode(errors="replace"), "code": os.waitstatus_to_exitcode(status)}))
+`;
+
+describe("CLI: the password prompt on a terminal", () => {
+  async function onTerminal(typed: string) {
+    const port = await freePort(); // nothing listens: the login itself fails after the prompt
+    const home = await mkdtemp(join(tmpdir(), "hirebridge-cli-"));
+    try {
+      const argv = [process.execPath, "bin/hirebridge.js", "login", "-u", "demo", "--auth-url", `http://127.0.0.1:${port}/realms/hirebridge`];
+      const env = { PATH: process.env.PATH ?? "", HOME: home, XDG_CONFIG_HOME: join(home, "config"), TERM: "dumb" };
+      const { stdout } = await promisify(execFile)("python3", ["-c", PTY_DRIVER, JSON.stringify([argv, env, "Password for demo: ", typed])], {
+        cwd: ROOT,
+      });
+      return JSON.parse(stdout) as { out: string; code: number };
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  }
+
+  test("asks without echo: the typed password never reaches the screen", async (t) => {
+    if (!hasPython()) return t.skip("python3 is needed to drive a pseudo-terminal");
+    const { out, code } = await onTerminal("s3cret-typed-pw\r");
+    assert.match(out, /Password for demo: /);
+    assert.ok(!out.includes("s3cret-typed-pw"), `echoed: ${out}`);
+    assert.equal(code, 6, out); // the password was read; then the identity provider was unreachable
+    assert.match(out, /hirebridge: POST \/realms\/hirebridge\/protocol\/openid-connect\/token could not reach 127\.0\.0\.1:\d+/);
+  });
+
+  test("Ctrl-C at the prompt cancels with exit 130", async (t) => {
+    if (!hasPython()) return t.skip("python3 is needed to drive a pseudo-terminal");
+    const { out, code } = await onTerminal("abc\u0003");
+    assert.equal(code, 130, out);
+    assert.match(out, /hirebridge: Cancelled/);
+    assert.ok(!out.includes("abc"));
+  });
+});
+
+function hasPython(): boolean {
+  try {
+    execFileSync("python3", ["-c", "import pty"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { after, before, describe, test } from "node:test";
 import { pino } from "pino";
@@ -40,6 +42,31 @@ describe("proxy: what crosses it in each direction", () => {
     }
     assert.ok(!JSON.stringify(res.headers).includes(h.sandbox.apiKey));
     assert.ok(!res.body.includes(h.sandbox.apiKey));
+  });
+
+  test("an upstream error that echoes the service's key is passed on with the key redacted", async () => {
+    // A misbehaving upstream (the sandbox never does this): it repeats the Authorization it got.
+    const echo = createServer((req, res) => {
+      const body = JSON.stringify({
+        status: "error",
+        error: { code: "PLATFORM.INPUT_INVALID", title: null, message: `rejected ${req.headers.authorization}`, log_url: null },
+      });
+      res.writeHead(400, { "content-type": "application/json", "x-debug-auth": String(req.headers.authorization) }).end(body);
+    });
+    await new Promise<void>((r) => echo.listen(0, "127.0.0.1", r));
+    try {
+      const app = await h.extraApp({ UPSTREAM_BASE_URL: `http://127.0.0.1:${(echo.address() as AddressInfo).port}/v1`, UPSTREAM_API_KEY: "echoed-secret-key" });
+      const res = await app.inject({ url: "/api/v1/general/tools/ats", headers: { authorization: `Bearer ${h.demo.accessToken}` } });
+      assert.equal(res.statusCode, 400);
+      assert.deepEqual(res.json(), {
+        status: "error",
+        error: { code: "PLATFORM.INPUT_INVALID", title: null, message: "rejected Bearer <redacted>", log_url: null },
+      });
+      assert.equal(res.headers["x-debug-auth"], undefined);
+      assert.ok(!JSON.stringify(res.headers).includes("echoed-secret-key"));
+    } finally {
+      await new Promise((r) => echo.close(r));
+    }
   });
 
   test("X-Request-Id: the caller's is forwarded and returned; one is generated when absent", async () => {

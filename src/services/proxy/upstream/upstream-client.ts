@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Readable } from "node:stream";
+import { Readable } from "node:stream";
 import type { BaseLogger, Logger } from "pino";
 /** Any pino-like logger: the service logger or a request logger. */
 export type Log = Pick<BaseLogger, "info" | "warn" | "debug" | "error">;
@@ -160,7 +160,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
         }
       }
       if (status === 429 || (status >= 400 && status < 500)) {
-        if (isJson(res.headers["content-type"])) return answer(res, attemptNo);
+        if (isJson(res.headers["content-type"])) return answerError(res, attemptNo);
         await res.body.dump();
         throw upstreamMalformed(status, "without a JSON body");
       }
@@ -172,6 +172,22 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
 
   function answer(res: Dispatcher.ResponseData, attempts: number): UpstreamResponse {
     return { status: res.statusCode, headers: filterResponseHeaders(res.headers, opts.apiKey), body: res.body, attempts };
+  }
+
+  /**
+   * An error answer passed on (4xx, 429): small, so it is read and checked, and an upstream that
+   * echoes the service's key in its error message does not hand it to the caller.
+   */
+  async function answerError(res: Dispatcher.ResponseData, attempts: number): Promise<UpstreamResponse> {
+    let text: string;
+    try {
+      text = (await res.body.text()).replaceAll(opts.apiKey, "<redacted>");
+    } catch (err) {
+      throw isTimeout(err) ? upstreamTimedOut(opts.timeoutMs, err) : upstreamUnreachable(err);
+    }
+    const headers = filterResponseHeaders(res.headers, opts.apiKey);
+    headers["content-length"] = String(Buffer.byteLength(text));
+    return { status: res.statusCode, headers, body: textBody(text), attempts };
   }
 
   return {
@@ -187,6 +203,14 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
     },
     close: () => pool.close(),
   };
+}
+
+/** A body already read, with the same reading methods as undici's. */
+function textBody(text: string): UpstreamResponse["body"] {
+  return Object.assign(Readable.from([Buffer.from(text)]), {
+    text: async () => text,
+    dump: async () => {},
+  });
 }
 
 function isJson(contentType: string | string[] | undefined): boolean {

@@ -144,6 +144,7 @@ export async function main(args: string[]): Promise<void> {
     DATABASE_SCHEMA: undefined as string | undefined,
     REDIS_URL: undefined,
     WORKERS: "false",
+    RATE_LIMIT_PER_MINUTE: "0", // a benchmark is one caller far above any per-caller limit
     SANDBOX_WEBHOOK_URL: "http://127.0.0.1:9/unused", // no webhooks during the run
   };
   let dropSchema: (() => Promise<void>) | undefined;

@@ -41,7 +41,7 @@ export function buildSandboxApp(deps: SandboxDeps): SandboxApp {
   });
   const context: SandboxContext = { deps, store, webhooks, clock, demoIntegrationId: demo.id, timers: new Set(), ...parts };
 
-  const app = createApp({ logger: deps.logger, errorHandler: false });
+  const app = createApp({ service: "sandbox", logger: deps.logger, errorHandler: false });
   installUpstreamErrorHandler(app);
   app.register(
     async (v1) => {

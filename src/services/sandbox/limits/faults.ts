@@ -17,6 +17,11 @@ export class FaultInjector {
     private readonly random: () => number = Math.random,
   ) {}
 
+  /** Requests a `timeout` fault is holding right now. */
+  get holding(): number {
+    return this.#held.size;
+  }
+
   /** The fault for a request to `path` (the part after /v1), or null. */
   pick(path: string): FaultKind | null {
     const s = this.settings;

@@ -13,12 +13,17 @@ const run = promisify(execFile);
 const ROOT = resolve(fileURLToPath(new URL("../../..", import.meta.url)));
 
 /** The fenced blocks of a doc that are marked `<!-- doc-test -->`, in order (read at load: one test each). */
-function docBlocks(doc: string, lang: "ts" | "sh"): string[] {
-  const text = readFileSync(join(ROOT, "docs", doc), "utf8");
-  return [...text.matchAll(new RegExp(`<!-- doc-test -->\\n\`\`\`${lang}\\n([\\s\\S]*?)\\n\`\`\`\\n`, "g"))].map((m) => m[1]!);
+function docBlocks(doc: string, lang: "ts" | "sh"): { doc: string; index: number; code: string }[] {
+  const text = readFileSync(join(ROOT, doc), "utf8");
+  return [...text.matchAll(new RegExp(`<!-- doc-test -->\\n\`\`\`${lang}\\n([\\s\\S]*?)\\n\`\`\`\\n`, "g"))].map((m, index) => ({
+    doc,
+    index,
+    code: m[1]!,
+  }));
 }
-const SDK_EXAMPLES = docBlocks("sdk.md", "ts");
-const CLI_EXAMPLES = docBlocks("cli.md", "sh");
+// The README gets its SDK and CLI sections from these docs; blocks marked there are run too.
+const SDK_EXAMPLES = [...docBlocks("docs/sdk.md", "ts"), ...docBlocks("README.md", "ts")];
+const CLI_EXAMPLES = [...docBlocks("docs/cli.md", "sh"), ...docBlocks("README.md", "sh")];
 
 /**
  * Runs the examples of docs/sdk.md and docs/cli.md exactly as written, against the embedded stack.
@@ -46,7 +51,6 @@ describe("docs examples run against the embedded stack", () => {
     await mkdir(join(shellDir, "bin"));
     await writeFile(join(shellDir, "bin", "hirebridge"), `#!/bin/sh\nexec "${process.execPath}" "${join(ROOT, "bin", "hirebridge.js")}" "$@"\n`);
     await chmod(join(shellDir, "bin", "hirebridge"), 0o755);
-    await writeFile(join(shellDir, "state.sh"), "");
   });
   after(async () => {
     await rm(docDir, { recursive: true, force: true });
@@ -55,13 +59,13 @@ describe("docs examples run against the embedded stack", () => {
   });
 
   test("docs/sdk.md and docs/cli.md have their examples marked", () => {
-    assert.ok(SDK_EXAMPLES.length >= 6, `docs/sdk.md: ${SDK_EXAMPLES.length} examples`);
-    assert.ok(CLI_EXAMPLES.length >= 5, `docs/cli.md: ${CLI_EXAMPLES.length} examples`);
+    assert.ok(SDK_EXAMPLES.filter((e) => e.doc === "docs/sdk.md").length >= 6, "docs/sdk.md examples");
+    assert.ok(CLI_EXAMPLES.filter((e) => e.doc === "docs/cli.md").length >= 5, "docs/cli.md examples");
   });
 
   test("docs/sdk.md: every marked example type-checks", async () => {
     const files = await Promise.all(
-      SDK_EXAMPLES.map(async (code, i) => {
+      SDK_EXAMPLES.map(async ({ code }, i) => {
         const file = join(docDir, `sdk-${i}.ts`);
         await writeFile(file, code);
         return file;
@@ -79,21 +83,23 @@ describe("docs examples run against the embedded stack", () => {
     );
   });
 
-  for (const [i, code] of SDK_EXAMPLES.entries()) {
-    test(`docs/sdk.md example ${i + 1} runs: ${code.split("\n").find((l) => l.includes("new Hirebridge") || l.includes("new HirebridgeAdmin"))?.trim() ?? ""}`, async () => {
+  for (const [i, { doc, index, code }] of SDK_EXAMPLES.entries()) {
+    test(`${doc} example ${index + 1} runs: ${code.split("\n").find((l) => l.includes("new Hirebridge") || l.includes("new HirebridgeAdmin"))?.trim() ?? ""}`, async () => {
       const file = join(docDir, `run-${i}.ts`);
       await writeFile(file, localize(code));
       const res = await run(process.execPath, ["--import", "tsx", file], { cwd: ROOT, env: { PATH: process.env.PATH ?? "" } }).catch(
-        (err: { stderr?: string }) => assert.fail(`example ${i + 1} of docs/sdk.md failed:\n${err.stderr}\n${code}`),
+        (err: { stderr?: string }) => assert.fail(`example ${index + 1} of ${doc} failed:\n${err.stderr}\n${code}`),
       );
-      assert.equal(res.stderr, "", `example ${i + 1} wrote to stderr`);
+      assert.equal(res.stderr, "", `example ${index + 1} of ${doc} wrote to stderr`);
     });
   }
 
   // In order, each block seeing the variables the earlier ones set, as in one terminal session.
-  for (const [i, code] of CLI_EXAMPLES.entries()) {
-    test(`docs/cli.md block ${i + 1} runs: ${code.split("\n")[0]}`, async () => {
-      const script = `set -euo pipefail\nsource state.sh\nset -a\n${localize(code)}\nset +a\nexport -p > state.sh\n`;
+  for (const { doc, index, code } of CLI_EXAMPLES) {
+    test(`${doc} block ${index + 1} runs: ${code.split("\n")[0]}`, async () => {
+      // One shell session per document.
+      const state = `state-${doc.replace(/\W/g, "_")}.sh`;
+      const script = `set -euo pipefail\ntouch ${state}\nsource ${state}\nset -a\n${localize(code)}\nset +a\nexport -p > ${state}\n`;
       await run("bash", ["-c", script], {
         cwd: shellDir,
         timeout: 110_000,
@@ -106,7 +112,7 @@ describe("docs examples run against the embedded stack", () => {
           HIREBRIDGE_PROXY_URL: env.proxyUrl,
         },
       }).catch((err: { stderr?: string; stdout?: string }) =>
-        assert.fail(`block ${i + 1} of docs/cli.md failed:\n${err.stderr}\n--- stdout:\n${err.stdout}\n--- block:\n${code}`),
+        assert.fail(`block ${index + 1} of ${doc} failed:\n${err.stderr}\n--- stdout:\n${err.stdout}\n--- block:\n${code}`),
       );
     });
   }

@@ -139,6 +139,7 @@ export class TokenManager {
         s = stored;
       }
     }
+    let refused = false;
     if (s && this.refreshUsable(s)) {
       try {
         return await requestGrant(
@@ -151,13 +152,18 @@ export class TokenManager {
         // (network, 5xx) leaves the session as it is, to be tried again on the next call.
         if (!(err instanceof OAuthError)) throw err;
         if (err.error !== "invalid_grant") throw loginFailure(err);
+        refused = true;
       }
     }
     if (!this.opts.credentials) {
       this.session = null;
       await this.opts.onSession?.(null);
       throw s
-        ? new AuthenticationError("session_expired", "The session has ended and no credentials were given to log in again", "invalid_grant")
+        ? new AuthenticationError(
+            "session_expired",
+            "The session has ended and no credentials were given to log in again",
+            refused ? "invalid_grant" : null,
+          )
         : new AuthenticationError("no_credentials", "No credentials or session were given: cannot log in");
     }
     return this.passwordLogin();

@@ -91,7 +91,7 @@ async function serve(dbKind: string): Promise<void> {
   const token = await buildTokenApp({ config, logger, database, urls: serviceUrls(config) });
   await token.app.listen({ host: "127.0.0.1", port: config.AUTH_PORT });
 
-  const api = createApp({ logger });
+  const api = createApp({ service: "bench", logger });
   api.get("/noop", async () => ({ ok: true }));
   api.register(async (scope) => {
     scope.addHook("onRequest", bearerAuth(createVerifier({ issuer: serviceUrls(config).authUrl })));

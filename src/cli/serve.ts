@@ -1,7 +1,7 @@
 import { ConfigError, ConfigSchema, loadConfig } from "../shared/config.js";
 import { createLogger } from "../shared/http/logger.js";
-import type { ServiceName } from "../runtime/service.js";
-import { SERVICE_ORDER, startStack } from "../runtime/stack.js";
+import { SERVICE_ORDER, type ServiceName } from "../runtime/service.js";
+import { startTelemetry } from "../shared/telemetry.js";
 
 const DRAIN_TIMEOUT_MS = 15_000;
 
@@ -28,6 +28,9 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
     throw err;
   }
   const logger = createLogger(config.LOG_LEVEL);
+  // Tracing starts before the services' modules (Fastify, pg, undici) are loaded, so they are instrumented.
+  const stopTelemetry = await startTelemetry(config);
+  const { startStack } = await import("../runtime/stack.js");
   const stack = await startStack(config, wanted as ServiceName[], logger);
   process.stdout.write(`\nHirebridge is running.\n${(await stack.banner()).map((l) => `  ${l}`).join("\n")}\n\n`);
 
@@ -44,7 +47,7 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
       process.exit(1);
     }, DRAIN_TIMEOUT_MS);
     timer.unref();
-    stack.close().then(
+    stack.close().then(async () => stopTelemetry?.()).then(
       () => {
         logger.info("stopped cleanly");
         process.exit(0);

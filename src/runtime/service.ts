@@ -5,6 +5,8 @@ import type { App } from "../shared/http/create-app.js";
 import type { JobQueue } from "../services/sync/queue.js";
 
 export type ServiceName = "token" | "api" | "proxy" | "sandbox";
+/** Start order: the token service first so the others' discovery finds it. */
+export const SERVICE_ORDER: ServiceName[] = ["token", "sandbox", "api", "proxy"];
 
 /** What the launcher hands every service: parsed config, shared storage, one logger. */
 export type ServiceContext = {

@@ -3,7 +3,7 @@ import { serviceUrls, type Config } from "../shared/config.js";
 import { openDatabase, type Database } from "../shared/db/database.js";
 import { migrate } from "../shared/db/migrate.js";
 import { openJobQueue, type JobQueue } from "../services/sync/queue.js";
-import type { BuiltService, ServiceFactory, ServiceName } from "./service.js";
+import { SERVICE_ORDER, type BuiltService, type ServiceFactory, type ServiceName } from "./service.js";
 
 /** Every service, in start order: the token service first so the others' discovery finds it. */
 // Each service registers one line here as it lands (lazy imports keep `serve sandbox` light).
@@ -13,7 +13,7 @@ const FACTORIES: Partial<Record<ServiceName, () => Promise<ServiceFactory>>> = {
   sandbox: async () => (await import("../services/sandbox/service.js")).createSandboxService,
   proxy: async () => (await import("../services/proxy/service.js")).createProxyService,
 };
-export const SERVICE_ORDER: ServiceName[] = ["token", "sandbox", "api", "proxy"];
+export { SERVICE_ORDER } from "./service.js";
 const NEEDS_STORAGE: Record<ServiceName, boolean> = { token: true, sandbox: false, api: true, proxy: true };
 
 export type RunningStack = {

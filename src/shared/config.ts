@@ -74,6 +74,26 @@ export const ConfigSchema = Type.Object({
     default: "6d3f1e2a-9b4c-4f7e-8a1d-2c5b7e9f0a13",
     description: "Organisation of the demo user; the sandbox's demo integration belongs to it.",
   }),
+  RATE_LIMIT_PER_MINUTE: Type.Integer({
+    minimum: 0,
+    default: 1200,
+    description: "Requests per minute per caller (token subject, else address) on the recruiting API and the proxy; 429 with Retry-After. 0 = off. Shared through Redis when REDIS_URL is set.",
+  }),
+  TOKEN_RATE_LIMIT_PER_MINUTE: Type.Integer({
+    minimum: 0,
+    default: 300,
+    description: "Requests per minute per client address on the token service (brute-force lockout applies besides). 0 = off.",
+  }),
+  BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 1048576, description: "Largest request body accepted; larger answers 413." }),
+  REQUEST_TIMEOUT_MS: Type.Integer({
+    minimum: 1000,
+    default: 30000,
+    description: "Time a client has to send a whole request (against slow clients); idle keep-alive connections close after 72 s.",
+  }),
+  OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(
+    Type.String({ pattern: "^https?://", description: "OTLP/HTTP collector; when set, traces (HTTP in and out, Postgres) are exported." }),
+  ),
+  OTEL_SERVICE_NAME: Type.String({ default: "hirebridge", minLength: 1, description: "service.name of exported traces." }),
   UPSTREAM_BASE_URL: Type.Optional(
     Type.String({ pattern: "^https?://", description: "Upstream unified ATS API; default: the sandbox." }),
   ),

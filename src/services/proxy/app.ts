@@ -4,6 +4,7 @@ import type { Verify } from "../../shared/auth/verify-jwt.js";
 import { serviceUrls, type Config } from "../../shared/config.js";
 import type { Database } from "../../shared/db/database.js";
 import { createApp, type App } from "../../shared/http/create-app.js";
+import { registerProtection } from "../../shared/http/protection.js";
 import { registerOpenApi } from "../../shared/http/openapi.js";
 import { withVerifiedTokenCache } from "./auth/verified-tokens.js";
 import type { Cache } from "./cache/cache.js";
@@ -17,7 +18,7 @@ import { connectRoutes } from "./routes/connect.routes.js";
 import { generalRoutes } from "./routes/general.routes.js";
 import { integrationsRoutes } from "./routes/integrations.routes.js";
 import { createUpstreamClient, type UpstreamClient } from "./upstream/upstream-client.js";
-import { openJobQueue, type JobQueue } from "../sync/queue.js";
+import { openJobQueue, QUEUES, type JobQueue } from "../sync/queue.js";
 import { startProxyJobs } from "./webhooks/proxy-jobs.js";
 import { syncRoutes } from "./webhooks/sync.routes.js";
 import { webhookRoutes } from "./webhooks/webhooks.routes.js";
@@ -56,7 +57,19 @@ export type ProxyAppOptions = {
 
 export async function buildProxyApp(opts: ProxyAppOptions): Promise<App> {
   const { config, database, logger } = opts;
-  const app = createApp({ logger, ready: () => database.ping() });
+  // Ready when storage answers and the job queue can reach its tables (its own pool on Postgres).
+  let queueReady: (() => Promise<void>) | undefined;
+  const app = createApp({
+    service: "proxy",
+    logger,
+    ready: async () => {
+      await database.ping();
+      await queueReady?.();
+    },
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+  });
+  await registerProtection(app, { perMinute: config.RATE_LIMIT_PER_MINUTE, redisUrl: config.REDIS_URL, by: "principal", name: "proxy" });
   const upstream =
     opts.upstream ??
     createUpstreamClient({
@@ -80,11 +93,15 @@ export async function buildProxyApp(opts: ProxyAppOptions): Promise<App> {
     logger,
   });
   const queue = opts.queue ?? (await openJobQueue(database, logger, { schedule: opts.workers ?? config.WORKERS }));
+  queueReady = async () => {
+    if (!(await queue.boss.getQueue(QUEUES.sync))) throw new Error("job queue tables are not reachable");
+  };
   const sync = await startProxyJobs({ config, database, logger, upstream, integrations, queue, workers: opts.workers ?? config.WORKERS });
   const deps: ProxyDeps = { config, database, logger, upstream, cache, integrations, sync };
   app.decorate("proxy", deps);
   app.addHook("onClose", async () => {
     // Workers stop first (in-flight jobs finish) so nothing uses the upstream client or storage after.
+    sync.stopMetrics();
     if (!opts.queue) await queue.stop();
     if (!opts.upstream) await upstream.close();
     if (!opts.cache) await store.close();

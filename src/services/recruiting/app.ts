@@ -4,6 +4,7 @@ import type { Verify } from "../../shared/auth/verify-jwt.js";
 import { serviceUrls, type Config } from "../../shared/config.js";
 import type { Database } from "../../shared/db/database.js";
 import { createApp, type App } from "../../shared/http/create-app.js";
+import { registerProtection } from "../../shared/http/protection.js";
 import { registerOpenApi } from "../../shared/http/openapi.js";
 import { candidateRoutes } from "./candidates/candidates.routes.js";
 import type { RecruitingContext } from "./context.js";
@@ -32,7 +33,14 @@ export const API_PREFIX = "/api/v1";
  * document (/api/v1/openapi.json), /docs and /healthz are public.
  */
 export async function buildRecruitingApp(deps: RecruitingDeps): Promise<App> {
-  const app = createApp({ logger: deps.logger, ready: () => deps.database.ping() });
+  const app = createApp({
+    service: "api",
+    logger: deps.logger,
+    ready: () => deps.database.ping(),
+    bodyLimit: deps.config.BODY_LIMIT_BYTES,
+    requestTimeoutMs: deps.config.REQUEST_TIMEOUT_MS,
+  });
+  await registerProtection(app, { perMinute: deps.config.RATE_LIMIT_PER_MINUTE, redisUrl: deps.config.REDIS_URL, by: "principal", name: "api" });
   await registerOpenApi(app, {
     title: "Hirebridge recruiting API",
     description:

@@ -58,6 +58,8 @@ export function createAtsReader(upstream: UpstreamClient, logger: Logger) {
           body: opts.body,
           requestId: opts.requestId ?? randomUUID(),
           read: method === "GET",
+          // Sync and write-back calls, by upstream path without ids: sync GET /ats/jobs, write-back POST /ats/applications/{id}/notes.
+          operation: `${method === "GET" ? "sync" : "write-back"} ${method} ${path.replace(/\/ats\/(applications|candidates|jobs)\/[^/]+/, "/ats/$1/{id}")}`,
         },
         logger,
       );

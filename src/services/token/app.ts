@@ -5,6 +5,7 @@ import type { KeyRotationResult } from "../../contracts/token.js";
 import { serviceUrls, type Config, type ServiceUrls } from "../../shared/config.js";
 import type { Database } from "../../shared/db/database.js";
 import { createApp, type App } from "../../shared/http/create-app.js";
+import { registerProtection } from "../../shared/http/protection.js";
 import { registerOpenApi } from "../../shared/http/openapi.js";
 import { adminAuth } from "./admin/admin-auth.js";
 import { keysRoutes } from "./admin/keys.routes.js";
@@ -65,7 +66,15 @@ export async function buildTokenApp(deps: TokenAppDeps): Promise<TokenApp> {
   const context = createTokenContext({ ...deps, authOrigin: urls.authOrigin });
   await bootstrap(context);
 
-  const app = createApp({ logger: deps.logger, ready: () => deps.database.ping(), errorHandler: false });
+  const app = createApp({
+    service: "token",
+    logger: deps.logger,
+    ready: () => deps.database.ping(),
+    errorHandler: false,
+    bodyLimit: deps.config.BODY_LIMIT_BYTES,
+    requestTimeoutMs: deps.config.REQUEST_TIMEOUT_MS,
+  });
+  await registerProtection(app, { perMinute: deps.config.TOKEN_RATE_LIMIT_PER_MINUTE, redisUrl: deps.config.REDIS_URL, by: "address", name: "token" });
   await registerOpenApi(app, {
     title: "Hirebridge token service",
     description: "Keycloak-compatible OpenID Connect token endpoint, JWKS, discovery, logout, userinfo and admin user API.",

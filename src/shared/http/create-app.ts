@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
+import { createServer } from "node:http";
 import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from "fastify";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { installErrorHandler } from "./error-handler.js";
+import { installMetrics } from "./metrics.js";
 import type {} from "@fastify/swagger"; // adds `hide` to route schemas
 
 export type App = FastifyInstance<
@@ -17,18 +19,23 @@ export type App = FastifyInstance<
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export type CreateAppOptions = {
+  /** Label of the service's metrics (token, api, proxy, sandbox). */
+  service: string;
   logger: Logger;
-  /** Readiness probe for /healthz: throws when a dependency (storage) is not usable. */
+  /** Readiness probe for /healthz and /readyz: throws when a dependency (storage, queue) is not usable. */
   ready?: () => Promise<void>;
   /** Install the resource servers' error handler (422 detail shape). The token service has its own. */
   errorHandler?: boolean;
   bodyLimit?: number;
+  /** Time a client has to send a whole request (slow-client protection). */
+  requestTimeoutMs?: number;
 };
 
 /**
  * The common base of every service's app: TypeBox type provider, Ajv set to reject unknown
  * fields (removeAdditional off) and report every issue, request ids carried from `X-Request-Id`
- * (generated when absent or unsafe) and echoed back, `/healthz`, and the error handler.
+ * (generated when absent or unsafe) and echoed back, `/healthz` and `/readyz`, `/metrics`, server
+ * timeouts against slow clients, and the error handler.
  */
 export function createApp(opts: CreateAppOptions): App {
   const app = Fastify({
@@ -39,6 +46,15 @@ export function createApp(opts: CreateAppOptions): App {
     },
     logController: new LogController({ requestIdLogLabel: "request_id" }),
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
+    // A client that trickles its request is cut off (408) once REQUEST_TIMEOUT_MS has passed; Node
+    // checks every second rather than its default 30 s. Idle keep-alive connections close after 72 s.
+    serverFactory: (handler) => {
+      const server = createServer({ connectionsCheckingInterval: 1000 }, handler);
+      server.requestTimeout = opts.requestTimeoutMs ?? 30_000;
+      server.headersTimeout = Math.min(server.requestTimeout, 60_000);
+      server.keepAliveTimeout = 72_000;
+      return server;
+    },
     routerOptions: { ignoreTrailingSlash: false },
     ajv: {
       customOptions: {
@@ -56,14 +72,19 @@ export function createApp(opts: CreateAppOptions): App {
   });
   if (opts.errorHandler !== false) installErrorHandler(app);
 
-  app.get("/healthz", { schema: { hide: true } }, async (_request, reply) => {
-    try {
-      await opts.ready?.();
-      return { status: "ok" };
-    } catch (err) {
-      app.log.warn({ err }, "health check failed");
-      return reply.status(503).send({ status: "unavailable" });
-    }
-  });
+  installMetrics(app, opts.service);
+  // /healthz (the run contract's readiness URL) and /readyz (for load balancers and orchestrators)
+  // both check the service's dependencies on every call, so they recover by themselves.
+  for (const path of ["/healthz", "/readyz"]) {
+    app.get(path, { schema: { hide: true } }, async (_request, reply) => {
+      try {
+        await opts.ready?.();
+        return { status: "ok" };
+      } catch (err) {
+        app.log.warn({ err }, "readiness check failed");
+        return reply.status(503).send({ status: "unavailable" });
+      }
+    });
+  }
   return app;
 }

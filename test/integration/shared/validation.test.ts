@@ -5,7 +5,7 @@ import { createApp } from "../../../src/shared/http/create-app.js";
 import { silentLogger } from "../../helpers/config.js";
 
 function buildApp() {
-  const app = createApp({ logger: silentLogger() });
+  const app = createApp({ service: "test", logger: silentLogger() });
   app.post(
     "/items/:id",
     {

@@ -21,7 +21,7 @@ function protectedApp(verifyOpts: VerifierOptions): { app: App; logs: string[] }
       cb();
     },
   });
-  const app = createApp({ logger: pino({ level: "trace" }, sink) });
+  const app = createApp({ service: "test", logger: pino({ level: "trace" }, sink) });
   const verify = createVerifier(verifyOpts);
   app.register(async (scope) => {
     scope.addHook("onRequest", bearerAuth(verify));

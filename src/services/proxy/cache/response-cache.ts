@@ -1,4 +1,5 @@
 import type { Cache } from "./cache.js";
+import { cacheRequests } from "../../../shared/http/metrics.js";
 
 /** A small upstream answer, as cached and as served. Only 200s are stored. */
 export type CachedResponse = {
@@ -37,9 +38,11 @@ export class ResponseCache {
     if (opts.bypass) {
       // A fresh load supersedes loads already under way: their older answers must not be stored after it.
       this.#supersede(key);
+      cacheRequests.inc({ result: "bypass" });
       return { ...(await this.#load(key, ttlSeconds, load)), cache: "BYPASS" };
     }
     const cached = await this.store.get(key);
+    cacheRequests.inc({ result: cached !== null ? "hit" : "miss" });
     if (cached !== null) return { status: 200, headers: { ...JSON_HEADERS }, body: cached, cache: "HIT" };
     let pending = this.#inflight.get(key);
     if (!pending) {

@@ -105,7 +105,7 @@ export class IntegrationDirectory {
       this.opts.detailsTtlSeconds,
       async () => {
         const res = await this.opts.upstream.sendBuffered(
-          { method: "GET", path: `/integrations/${encodeURIComponent(integrationId)}`, requestId, read: true },
+          { method: "GET", path: `/integrations/${encodeURIComponent(integrationId)}`, requestId, read: true, operation: "getIntegration" },
           log,
         );
         if (res.status === 200) await this.#refreshState(integrationId, res.body, log);

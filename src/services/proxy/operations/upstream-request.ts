@@ -44,6 +44,7 @@ export function toUpstreamRequest(op: ProxyOperation, input: OperationInput, bod
     body: upstreamBody,
     requestId: input.requestId,
     read: op.kind === "read",
+    operation: op.operationId,
   };
 }
 

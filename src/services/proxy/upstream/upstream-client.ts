@@ -5,6 +5,7 @@ import type { BaseLogger, Logger } from "pino";
 export type Log = Pick<BaseLogger, "info" | "warn" | "debug" | "error">;
 import { Pool, type Dispatcher } from "undici";
 import { redactUrl } from "../../../shared/http/logger.js";
+import { upstreamDuration, upstreamErrors } from "../../../shared/http/metrics.js";
 import { filterResponseHeaders, upstreamRequestHeaders } from "./headers.js";
 import {
   isConnectionError,
@@ -37,6 +38,8 @@ export type UpstreamRequest = {
   requestId: string;
   /** Reads are retried on 429, 5xx and connection failures; writes only when nothing was sent. */
   read: boolean;
+  /** The operation's name, for metrics (e.g. `listJobs`); the path would have ids in it. */
+  operation?: string | undefined;
 };
 
 /** An upstream answer the caller may see: 2xx, a JSON 4xx other than 401, or a 429 after retries. */
@@ -91,7 +94,25 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
   });
   const authorization = `Bearer ${opts.apiKey}`;
 
+  /** One physical call, measured: latency by operation and status, and failures by kind. */
   async function attempt(req: UpstreamRequest, body: string | undefined, timeoutMs: number): Promise<Dispatcher.ResponseData> {
+    const operation = req.operation ?? "other";
+    const started = performance.now();
+    try {
+      const res = await call(req, body, timeoutMs);
+      const status = res.statusCode;
+      upstreamDuration.observe({ operation, status: String(status) }, (performance.now() - started) / 1000);
+      if (status === 401 || status === 429 || status >= 500) upstreamErrors.inc({ operation, kind: String(status) });
+      return res;
+    } catch (err) {
+      const kind = isTimeout(err) ? "timeout" : "connection";
+      upstreamDuration.observe({ operation, status: kind }, (performance.now() - started) / 1000);
+      upstreamErrors.inc({ operation, kind });
+      throw err;
+    }
+  }
+
+  async function call(req: UpstreamRequest, body: string | undefined, timeoutMs: number): Promise<Dispatcher.ResponseData> {
     const headers = upstreamRequestHeaders({ requestId: req.requestId, integrationId: req.integrationId, hasBody: body !== undefined });
     headers.authorization = authorization;
     const query = req.query && Object.keys(req.query).length > 0 ? `?${new URLSearchParams(req.query).toString()}` : "";

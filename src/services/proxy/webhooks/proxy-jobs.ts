@@ -8,10 +8,11 @@ import { QUEUES, type JobQueue, type QueueName } from "../../sync/queue.js";
 import { createRecruitingStore, type RecruitingStore } from "../../sync/recruiting-store.js";
 import { createSyncEngine, type SyncEngine, type SyncJobData } from "../../sync/sync-engine.js";
 import { createWriteBack, type WriteBack } from "../../sync/write-back.js";
+import { addQueueDepthSource, addSyncLagSource, jobFailures } from "../../../shared/http/metrics.js";
 import { processWebhookEvent } from "./webhook-worker.js";
 
 /** The durable work of the proxy: the queue, the sync engine, write-back, and (optionally) their workers. */
-export type ProxySync = { queue: JobQueue; engine: SyncEngine; writeBack: WriteBack; store: RecruitingStore };
+export type ProxySync = { queue: JobQueue; engine: SyncEngine; writeBack: WriteBack; store: RecruitingStore; stopMetrics: () => void };
 
 /** Whether a job's attempt is its last (pg-boss counts retries from 0). */
 const isLast = (job: { retryCount: number; retryLimit: number }) => job.retryCount >= job.retryLimit;
@@ -27,6 +28,7 @@ async function honouringRetryAfter(queue: JobQueue, name: QueueName, data: objec
   try {
     await work();
   } catch (err) {
+    jobFailures.inc({ queue: name });
     if (!isRetryableUpstreamError(err) || err.retryAfterMs === undefined || err.retryAfterMs > MAX_RETRY_AFTER_MS) throw err;
     const seconds = Math.max(1, Math.ceil(err.retryAfterMs / 1000));
     await queue.send(name, data, { ...(singletonKey ? { singletonKey } : {}), startAfter: seconds });
@@ -56,9 +58,35 @@ export async function startProxyJobs(opts: {
     pageSize: config.SYNC_PAGE_SIZE,
   });
   const writeBack = createWriteBack({ db: database.db, queue, reader, logger });
+  // Scrape-time metrics: queue depth from pg-boss, sync lag from the checkpoints.
+  const removeSources = [
+    addQueueDepthSource(async () =>
+      (await queue.boss.getQueues(Object.values(QUEUES))).flatMap((q) => [
+        { queue: q.name, state: "ready", count: q.readyCount },
+        { queue: q.name, state: "deferred", count: q.deferredCount },
+        { queue: q.name, state: "active", count: q.activeCount },
+      ]),
+    ),
+    addSyncLagSource(async () =>
+      (
+        await database.query<{ integration_id: string; model: string; seconds: number }>(
+          "select c.integration_id, c.model, extract(epoch from now() - c.synced_until)::float8 as seconds from sync_checkpoints c join integrations i on i.id = c.integration_id where i.deleted_at is null",
+        )
+      ).map((r) => ({ ...r, seconds: Number(r.seconds) })),
+    ),
+  ];
+  const stopMetrics = () => removeSources.forEach((remove) => remove());
   if (opts.workers) {
     const ctx = { db: database.db, integrations: opts.integrations, engine, writeBack, store, logger };
-    await queue.work<{ eventId: string }>(QUEUES.webhookEvents, (job) => processWebhookEvent(ctx, job.data.eventId, { last: isLast(job) }), { concurrency: 4 });
+    await queue.work<{ eventId: string }>(
+      QUEUES.webhookEvents,
+      (job) =>
+        processWebhookEvent(ctx, job.data.eventId, { last: isLast(job) }).catch((err: unknown) => {
+          jobFailures.inc({ queue: QUEUES.webhookEvents });
+          throw err;
+        }),
+      { concurrency: 4 },
+    );
     await queue.work<SyncJobData>(
       QUEUES.sync,
       (job) =>
@@ -84,5 +112,5 @@ export async function startProxyJobs(opts: {
     });
     await queue.boss.schedule(QUEUES.weeklySync, config.SYNC_WEEKLY_CRON, null, { tz: "UTC" });
   }
-  return { queue, engine, writeBack, store };
+  return { queue, engine, writeBack, store, stopMetrics };
 }

@@ -1,0 +1,54 @@
+import { once } from "node:events";
+import { setTimeout as sleep } from "node:timers/promises";
+import helmet from "@fastify/helmet";
+import rateLimit from "@fastify/rate-limit";
+import type { FastifyRequest } from "fastify";
+import { Redis } from "ioredis";
+import type { App } from "./create-app.js";
+
+export type ProtectionOptions = {
+  /** Requests per minute per caller; 0 turns the limit off. */
+  perMinute: number;
+  /** Redis for limits shared by several instances; in-process otherwise. */
+  redisUrl?: string | undefined;
+  /**
+   * Who "the caller" is. The resource servers count per verified token subject (the hook runs after
+   * bearer auth), falling back to the client address; the token endpoint counts per address.
+   */
+  by: "principal" | "address";
+  /** Redis key prefix, so services sharing a Redis keep separate counts. */
+  name: string;
+};
+
+/**
+ * Rate limits (429 with Retry-After), security headers, and nothing else: body size (413) and
+ * server timeouts are set where the app and server are created.
+ */
+export async function registerProtection(app: App, opts: ProtectionOptions): Promise<void> {
+  // JSON APIs: no inline content to protect with a CSP (the /docs page sets its own), and other
+  // origins (the SDK in a browser) must be able to read answers, so cross-origin policies stay off.
+  await app.register(helmet, { contentSecurityPolicy: false, crossOriginEmbedderPolicy: false, crossOriginResourcePolicy: false });
+  if (opts.perMinute <= 0) return;
+  const redis = opts.redisUrl
+    ? new Redis(opts.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false })
+    : undefined;
+  redis?.on("error", () => {}); // a Redis outage lets requests through (skipOnError) rather than failing them
+  if (redis) {
+    app.addHook("onClose", async () => void redis.disconnect());
+    // Without an offline queue, commands sent before the connection is up fail (and are let
+    // through): start counting with a connected client, or after 2 s degraded.
+    await Promise.race([once(redis, "ready"), sleep(2000)]);
+  }
+  await app.register(rateLimit, {
+    global: true,
+    max: opts.perMinute,
+    timeWindow: 60_000,
+    hook: opts.by === "principal" ? "preHandler" : "onRequest",
+    keyGenerator: (request: FastifyRequest) => (opts.by === "principal" && request.principal ? `sub:${request.principal.sub}` : `ip:${request.ip}`),
+    ...(redis ? { redis, nameSpace: `hirebridge:ratelimit:${opts.name}:`, skipOnError: true } : {}),
+    // Health, readiness and metrics are for the platform, not callers.
+    allowList: (request: FastifyRequest) => ["/healthz", "/readyz", "/metrics"].includes(request.url.split("?")[0] ?? ""),
+    errorResponseBuilder: (_request, context) =>
+      Object.assign(new Error(`Rate limit exceeded: ${context.max} requests per minute; retry in ${context.after}`), { statusCode: 429 }),
+  });
+}

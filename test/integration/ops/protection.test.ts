@@ -1,0 +1,149 @@
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { connect, createServer, type Server, type Socket } from "node:net";
+import { after, before, describe, test } from "node:test";
+import { buildRecruitingApp } from "../../../src/services/recruiting/app.js";
+import { openDatabase, type Database } from "../../../src/shared/db/database.js";
+import { migrate } from "../../../src/shared/db/migrate.js";
+import { startTestIdentity, type TestIdentity } from "../../helpers/auth.js";
+import { silentLogger, testConfig } from "../../helpers/config.js";
+import { freshDatabase, TEST_DATABASE_URL, TEST_REDIS_URL } from "../../helpers/db.js";
+
+describe("protection and readiness of the resource servers", () => {
+  let database: Database & { dispose(): Promise<void> };
+  let identity: TestIdentity;
+  before(async () => {
+    database = await freshDatabase("postgres");
+    identity = await startTestIdentity(database);
+  });
+  after(async () => {
+    await identity.close();
+    await database.dispose();
+  });
+  const api = (overrides: Record<string, string | number> = {}) =>
+    buildRecruitingApp({ config: testConfig(overrides), database, logger: silentLogger(), verify: identity.verify });
+
+  test("each caller gets its own rate limit; over it, 429 with Retry-After and a detail", async (t) => {
+    const app = await api({ RATE_LIMIT_PER_MINUTE: 3 });
+    t.after(() => app.close());
+    const a = await identity.login();
+    const b = await identity.login();
+    const get = (token: string) => app.inject({ method: "GET", url: "/api/v1/org_id", headers: { authorization: `Bearer ${token}` } });
+    for (let i = 0; i < 3; i++) assert.equal((await get(a.accessToken)).statusCode, 200);
+    const limited = await get(a.accessToken);
+    assert.equal(limited.statusCode, 429);
+    assert.ok(Number(limited.headers["retry-after"]) > 0);
+    assert.match(limited.json().detail, /Rate limit exceeded/);
+    assert.equal((await get(b.accessToken)).statusCode, 200, "another caller is not affected");
+    assert.equal((await app.inject({ method: "GET", url: "/healthz" })).statusCode, 200, "health checks are not limited");
+  });
+
+  test("with Redis the limit is shared by every instance", async (t) => {
+    const redisUrl = TEST_REDIS_URL;
+    const user = await identity.login();
+    const [one, two] = [await api({ RATE_LIMIT_PER_MINUTE: 4, REDIS_URL: redisUrl }), await api({ RATE_LIMIT_PER_MINUTE: 4, REDIS_URL: redisUrl })];
+    t.after(async () => {
+      await one.close();
+      await two.close();
+    });
+    const get = (app: typeof one) => app.inject({ method: "GET", url: "/api/v1/org_id", headers: { authorization: `Bearer ${user.accessToken}` } });
+    const statuses = [];
+    for (const app of [one, two, one, two, one]) statuses.push((await get(app)).statusCode);
+    assert.deepEqual(statuses, [200, 200, 200, 200, 429]);
+  });
+
+  test("a body over the limit is 413, and answers carry security headers", async (t) => {
+    const app = await api({ BODY_LIMIT_BYTES: 2048 });
+    t.after(() => app.close());
+    const user = await identity.login();
+    const res = await app.inject({
+      method: "POST",
+      url: `/api/v1/org/${user.orgId}/position`,
+      headers: { authorization: `Bearer ${user.accessToken}`, "content-type": "application/json" },
+      payload: JSON.stringify({ name: "x", role_description: "y".repeat(4000) }),
+    });
+    assert.equal(res.statusCode, 413);
+    assert.equal(typeof res.json().detail, "string");
+    assert.equal(res.headers["x-content-type-options"], "nosniff");
+    assert.ok(res.headers["strict-transport-security"]);
+  });
+
+  test("a client that trickles its request is cut off", async (t) => {
+    const app = await api({ REQUEST_TIMEOUT_MS: 1000 });
+    t.after(() => app.close());
+    await app.listen({ host: "127.0.0.1", port: 0 });
+    const { port } = app.server.address() as { port: number };
+    const socket = connect(port, "127.0.0.1");
+    socket.write("GET /healthz HTTP/1.1\r\nHost: x\r\n");
+    const started = Date.now();
+    const answer = await new Promise<string>((resolve) => {
+      let data = "";
+      socket.on("data", (d) => (data += d.toString()));
+      socket.on("close", () => resolve(data));
+    });
+    assert.ok(Date.now() - started < 10_000);
+    assert.match(answer, /^HTTP\/1\.1 408/);
+  });
+
+  test("/readyz fails while Postgres is unreachable and recovers by itself", async (t) => {
+    // A TCP relay in front of Postgres that the test can cut and restore.
+    const target = new URL(TEST_DATABASE_URL);
+    const sockets = new Set<Socket>();
+    let relay: Server;
+    const open = (port: number) =>
+      new Promise<Server>((resolve) => {
+        const srv = createServer((client) => {
+          const upstream = connect(Number(target.port || 5432), target.hostname);
+          for (const s of [client, upstream]) {
+            sockets.add(s);
+            s.on("close", () => sockets.delete(s));
+            s.on("error", () => {});
+          }
+          client.pipe(upstream).pipe(client);
+        });
+        srv.listen(port, "127.0.0.1", () => resolve(srv));
+      });
+    relay = await open(0);
+    const port = (relay.address() as { port: number }).port;
+    const url = `postgres://postgres@127.0.0.1:${port}/${target.pathname.slice(1)}`;
+    const viaRelay = await openDatabase({ url, schema: database.schema, poolSize: 2 });
+    await migrate(viaRelay);
+    const app = await buildRecruitingApp({ config: testConfig(), database: viaRelay, logger: silentLogger(), verify: identity.verify });
+    t.after(async () => {
+      await app.close();
+      await viaRelay.close().catch(() => {});
+      relay.close();
+    });
+    assert.equal((await app.inject({ method: "GET", url: "/readyz" })).statusCode, 200);
+    await new Promise<void>((resolve) => relay.close(() => resolve()));
+    for (const s of sockets) s.destroy();
+    assert.equal((await app.inject({ method: "GET", url: "/readyz" })).statusCode, 503);
+    relay = await open(port);
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 200; i++) {
+      status = (await app.inject({ method: "GET", url: "/readyz" })).statusCode;
+      if (status !== 200) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(status, 200);
+  });
+});
+
+describe("the token endpoint's rate limit", () => {
+  test("counts per client address", async (t) => {
+    const database = await freshDatabase("pglite");
+    const identity = await startTestIdentity(database, { overrides: { TOKEN_RATE_LIMIT_PER_MINUTE: 2 } });
+    t.after(async () => {
+      await identity.close();
+      await database.dispose();
+    });
+    const form = new URLSearchParams({ grant_type: "password", client_id: "hirebridge", username: `nobody-${randomBytes(3).toString("hex")}`, password: "x" });
+    const post = () => fetch(`${identity.authUrl}/protocol/openid-connect/token`, { method: "POST", body: form });
+    assert.equal((await post()).status, 401);
+    assert.equal((await post()).status, 401);
+    const limited = await post();
+    assert.equal(limited.status, 429);
+    assert.ok(limited.headers.get("retry-after"));
+    const body = (await limited.json()) as { error: string; error_description: string };
+    assert.match(body.error_description, /Rate limit exceeded/);
+  });
+});

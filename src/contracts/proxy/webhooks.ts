@@ -2,16 +2,11 @@ import { type Static, Type } from "@sinclair/typebox";
 import { DateTime, Nullable, Uuid } from "../common.js";
 import { IntegrationIdQuery, OptionalNullable, StringEnum } from "./common.js";
 
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../upstream/webhooks.js";
+
 /** The six upstream event kinds, each with its receiver at /webhooks/upstream/<kind>. */
-export const WEBHOOK_KINDS = [
-  "data-changed",
-  "sync-finished",
-  "integration-created",
-  "integration-deleted",
-  "connection-flow-failed",
-  "integration-state-changed",
-] as const;
-export type WebhookKind = (typeof WEBHOOK_KINDS)[number];
+export const WEBHOOK_KINDS = WEBHOOK_EVENT_TYPES;
+export type WebhookKind = WebhookEventType;
 
 export const WebhookQuerySchema = Type.Object({
   webhook_secret: OptionalNullable(Type.String(), {

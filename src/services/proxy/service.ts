@@ -1,16 +1,11 @@
-import { createVerifier } from "../../shared/auth/verify-jwt.js";
+import { verifierFromConfig } from "../../shared/auth/verify-jwt.js";
 import type { ServiceFactory } from "../../runtime/service.js";
 import { buildProxyApp } from "./app.js";
 
 /** The integration proxy as the launcher starts it: the shared verifier, storage, upstream and cache from the config. */
 export const createProxyService: ServiceFactory = async ({ config, urls, logger, database, jobQueue }) => {
   if (!database) throw new Error("the integration proxy needs storage (its integrations table)");
-  const verify = createVerifier({
-    issuer: urls.issuer,
-    jwksUrl: config.AUTH_JWKS_URL,
-    audience: config.AUTH_AUDIENCE,
-    clockToleranceSeconds: config.AUTH_CLOCK_SKEW_SECONDS,
-  });
+  const verify = verifierFromConfig(config, urls.issuer);
   const app = await buildProxyApp({ config, database, logger, verify, queue: await jobQueue() });
   const docs = urls.proxy.replace(/\/api\/v1$/, "/docs");
   return {

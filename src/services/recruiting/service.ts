@@ -1,4 +1,4 @@
-import { createVerifier } from "../../shared/auth/verify-jwt.js";
+import { verifierFromConfig } from "../../shared/auth/verify-jwt.js";
 import type { ServiceFactory } from "../../runtime/service.js";
 import { writeBackHook } from "../sync/write-back.js";
 import { buildRecruitingApp } from "./app.js";
@@ -10,12 +10,7 @@ import { buildRecruitingApp } from "./app.js";
  */
 export const createRecruitingService: ServiceFactory = async ({ config, urls, logger, database, jobQueue }) => {
   if (!database) throw new Error("the recruiting API needs storage");
-  const verify = createVerifier({
-    issuer: urls.issuer,
-    jwksUrl: config.AUTH_JWKS_URL,
-    audience: config.AUTH_AUDIENCE,
-    clockToleranceSeconds: config.AUTH_CLOCK_SKEW_SECONDS,
-  });
+  const verify = verifierFromConfig(config, urls.issuer);
   const hooks = { onInterviewEnded: writeBackHook(await jobQueue()) };
   const app = await buildRecruitingApp({ config, database, logger, verify, hooks });
   const origin = urls.api.replace(/\/api\/v1$/, "");

@@ -111,6 +111,19 @@ export function createVerifier(opts: VerifierOptions) {
 }
 export type Verify = ReturnType<typeof createVerifier>;
 
+/** The verifier every resource server builds from the configuration: the configured issuer's tokens. */
+export function verifierFromConfig(
+  config: { AUTH_JWKS_URL?: string | undefined; AUTH_AUDIENCE?: string | undefined; AUTH_CLOCK_SKEW_SECONDS: number },
+  issuer: string,
+): Verify {
+  return createVerifier({
+    issuer,
+    jwksUrl: config.AUTH_JWKS_URL,
+    audience: config.AUTH_AUDIENCE,
+    clockToleranceSeconds: config.AUTH_CLOCK_SKEW_SECONDS,
+  });
+}
+
 export class VerifierUnavailableError extends Error {
   override name = "VerifierUnavailableError";
 }

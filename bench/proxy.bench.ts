@@ -4,7 +4,8 @@
  * The same upstream request, `GET /ats/jobs?page_size=N` of the sandbox's demo integration, three
  * ways in one run: straight to the sandbox (the baseline), through the Hirebridge proxy (bearer JWT
  * checked on every request, tenancy, the upstream's API key added, the body streamed back), and
- * through a plain nginx reverse proxy in front of the same sandbox (which only adds the API key).
+ * through a plain nginx reverse proxy in front of the same sandbox (which only adds the API key),
+ * and through a bare Node proxy (node:http + undici, nothing else) as the floor of a Node hop.
  * The sandbox runs in one child process, the token service and the proxy in another
  * (`hirebridge serve token proxy`; storage in a fresh schema of BENCH_DATABASE_URL, default the
  * local `test` database, dropped after, as a production proxy has it, or PGlite under a temp
@@ -22,7 +23,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+import { cpus, setPriority, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
@@ -95,6 +96,25 @@ http {
 `;
 }
 
+/**
+ * The floor of any Node proxy on this machine: node:http in, undici out, the body piped through, no
+ * auth, no routing, no validation. It shows how much of the gap to nginx is the cost of a Node hop
+ * itself rather than of what the Hirebridge proxy does per request.
+ */
+const NODE_FLOOR = `
+const http = require("node:http");
+const { Pool } = require("undici");
+const [port, upstream, key] = process.argv.slice(1);
+const pool = new Pool(upstream, { connections: 256 });
+http.createServer(async (req, res) => {
+  try {
+    const up = await pool.request({ method: "GET", path: req.url, headers: { authorization: "Bearer " + key, "x-integration-id": req.headers["x-integration-id"] } });
+    res.writeHead(up.statusCode, { "content-type": up.headers["content-type"], "content-length": up.headers["content-length"] });
+    up.body.pipe(res);
+  } catch { res.writeHead(502).end(); }
+}).listen(Number(port), "127.0.0.1");
+`;
+
 type Target = { name: string; url: string; headers: Record<string, string> };
 
 /** `count` requests one after another on one connection; durations in ms. */
@@ -126,11 +146,21 @@ export async function main(args: string[]): Promise<void> {
   const pageSize = option(args, "page-size", 25);
   const serialCount = option(args, "serial", 2000);
   const storage = text(args, "storage", "postgres");
+  // On a shared machine, neighbours' work skews a multi-process benchmark (the proxy path wakes
+  // three processes per request, the direct one two). Raise this process's priority when allowed;
+  // the servers started below inherit it.
+  let priority = "normal priority";
+  try {
+    setPriority(-10);
+    priority = "nice -10";
+  } catch {
+    // not permitted: run at normal priority
+  }
   const hasNginx = existsSync(NGINX);
   if (!hasNginx) process.stderr.write(`nginx not found at ${NGINX} (apt-get install -y nginx): the nginx column is skipped\n`);
 
   const dir = mkdtempSync(join(tmpdir(), "hirebridge-proxy-bench-"));
-  const [sandboxPort, proxyPort, authPort, nginxPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const [sandboxPort, proxyPort, authPort, nginxPort, floorPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
   const env = {
     HOST: "127.0.0.1",
     LOG_LEVEL: "silent",
@@ -172,6 +202,9 @@ export async function main(args: string[]): Promise<void> {
     children.push(proxy);
     await waitReady(`http://127.0.0.1:${sandboxPort}/healthz`, sandbox);
     await waitReady(`http://127.0.0.1:${proxyPort}/healthz`, proxy);
+    const floor = start(process.execPath, ["-e", NODE_FLOOR, String(floorPort), `http://127.0.0.1:${sandboxPort}`, API_KEY], {});
+    children.push(floor);
+    await waitReady(`http://127.0.0.1:${floorPort}/healthz`, floor);
     if (hasNginx) {
       writeFileSync(join(dir, "nginx.conf"), nginxConfig(dir, nginxPort, sandboxPort));
       const nginx = start(NGINX, ["-c", join(dir, "nginx.conf"), "-p", dir], {});
@@ -196,6 +229,7 @@ export async function main(args: string[]): Promise<void> {
         headers: { authorization: `Bearer ${accessToken}` },
       },
       ...(hasNginx ? [{ name: "nginx (1 worker)", url: `http://127.0.0.1:${nginxPort}${upstreamPath}`, headers: xi }] : []),
+      { name: "Node floor (http + undici, no auth)", url: `http://127.0.0.1:${floorPort}${upstreamPath}`, headers: xi },
     ];
     const bytes = (await (await fetch(targets[0]!.url, { headers: targets[0]!.headers })).text()).length;
     for (const t of targets) await serial(t, 200); // warm-up: JIT, connection pools, the proxy's owner lookup
@@ -217,10 +251,10 @@ export async function main(args: string[]): Promise<void> {
 
     const m = (map: Map<string, number[]>, name: string) => median(map.get(name)!);
     const base = targets[0]!.name;
-    const nginxName = hasNginx ? targets[2]!.name : undefined;
+    const nginxName = targets.find((t) => t.name.startsWith("nginx"))?.name;
     const lines = [
       `Proxy benchmark: GET /ats/jobs?page_size=${pageSize} (${bytes} bytes), ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}`,
-      `throughput: ${connections} connections × ${duration} s; latency: ${serialCount} sequential requests; medians of ${rounds} rounds; proxy storage: ${storage}`,
+      `throughput: ${connections} connections × ${duration} s; latency: ${serialCount} sequential requests; medians of ${rounds} rounds; proxy storage: ${storage}; ${priority}`,
       "",
       "| path | req/s | vs direct | vs nginx | p50 ms | p99 ms | added p50 ms | added p99 ms |",
       "|---|---:|---:|---:|---:|---:|---:|---:|",

@@ -1,5 +1,4 @@
 import type { SyncRun } from "../../contracts/proxy/webhooks.js";
-import { modelsOf } from "../../client/index.js";
 import { CliError, EXIT } from "../cli-errors.js";
 import type { CliContext } from "../context.js";
 import type { Column } from "../output.js";
@@ -39,7 +38,7 @@ export const registerSyncCommands: RegisterCommands = (program, run) => {
 
   const start = sync
     .command("start")
-    .description("Start a full sync and follow it with a progress display until it ends (exit 1 if a run fails).")
+    .description("Sync jobs, then applications, following each run with a progress display until it ends (exit 1 if a run fails).")
     .argument("[integration-id]", "default HIREBRIDGE_INTEGRATION_ID")
     .option("--only <model>", "JOBS or APPLICATIONS (default both, jobs first)")
     .option("--no-follow", "start it and return at once")
@@ -53,17 +52,16 @@ export const registerSyncCommands: RegisterCommands = (program, run) => {
         const interval = Number(opts.interval);
         if (!(interval > 0)) throw new CliError("--interval must be a positive number of seconds", EXIT.USAGE);
         const hb = await ctx.client();
-        const started = await hb.sync.start(integration, { type });
-        const runId = started.message;
-        if (!runId) throw new CliError("The proxy started the sync but named no run", EXIT.FAILURE);
         if (opts.follow === false) {
-          ctx.out.result(started, () => `Sync started: run ${runId}. Follow it with: hirebridge sync status ${integration}`);
+          const started = await hb.sync.start(integration, { type });
+          ctx.out.result(started, () => `Sync started: run ${started.message}. Follow it with: hirebridge sync status ${integration}`);
           return;
         }
-        ctx.out.note(`Sync of ${integration} started (run ${runId}).`);
+        ctx.out.note(`Sync of ${integration} started.`);
         const live = ctx.io.stderr.isTTY === true && !ctx.out.json;
         let runs: SyncRun[] = [];
-        for await (const snapshot of hb.sync.follow(integration, runId, { models: modelsOf(type), pollIntervalMs: interval * 1000 })) {
+        // Model by model (jobs, then applications), each run followed to its end.
+        for await (const snapshot of hb.sync.run(integration, { type, pollIntervalMs: interval * 1000 })) {
           runs = snapshot;
           // On a terminal one line is redrawn; in logs every change is its own line.
           if (live) ctx.io.stderr.write(`\r\u001b[2K${progressLine(runs)}`);

@@ -1,5 +1,5 @@
 import type { IntegrationSyncs, SyncAllQuery, SyncRun, WebhookResponse } from "../../contracts/proxy/webhooks.js";
-import { AbortedError } from "../core/errors.js";
+import { AbortedError, HirebridgeError } from "../core/errors.js";
 import type { RequestOptions } from "../core/http-client.js";
 import { path } from "../core/url.js";
 import type { ProxyContext } from "./context.js";
@@ -9,19 +9,23 @@ const FINAL: ReadonlySet<SyncRun["state"]> = new Set(["succeeded", "failed", "ca
 /** A run is over when it reaches one of these states. */
 export const isFinalRun = (run: SyncRun) => FINAL.has(run.state);
 
-/** Which models a `sync-all` of this type runs, in order (jobs first: applications need their positions). */
+/** Which models a sync of this type covers, in order (jobs first: applications need their positions). */
 export const modelsOf = (type?: SyncAllQuery["type"]): SyncModel[] =>
   type === "JOBS" ? ["jobs"] : type === "APPLICATIONS" ? ["applications"] : ["jobs", "applications"];
+
+const TYPE_OF: Record<SyncModel, NonNullable<SyncAllQuery["type"]>> = { jobs: "JOBS", applications: "APPLICATIONS" };
+// The runs list is newest first; a run just started is among the most recent ones.
+const RECENT_RUNS = 100;
 
 /** Hirebridge's own sync of an integration into positions and candidates: start it, read its runs, follow it. */
 export class SyncResource {
   constructor(private readonly ctx: ProxyContext) {}
 
   /**
-   * Starts a full sync of the integration's jobs and applications (or one of them). Answers at once;
-   * `message` is the id of the first run.
+   * Starts a full sync of the integration's jobs and applications (or one of them) and answers at
+   * once; `message` is the id of the (first) run. A start while a run of the model is queued joins it.
    * @example
-   * const { message: runId } = await hb.sync.start(integrationId);
+   * const { message: runId } = await hb.sync.start(integrationId, { type: "JOBS" });
    */
   start(integrationId: string, params: { type?: SyncAllQuery["type"] } = {}, options?: RequestOptions): Promise<WebhookResponse> {
     return this.ctx.http.request(
@@ -30,7 +34,7 @@ export class SyncResource {
         baseUrl: this.ctx.baseUrl,
         path: "/webhooks/sync-all",
         query: { integration_id: integrationId, type: params.type },
-        idempotent: true, // a trigger while a run is queued joins that run
+        idempotent: true, // a repeated start joins the queued run
       },
       options,
     );
@@ -45,31 +49,27 @@ export class SyncResource {
   }
 
   /**
-   * Polls a sync until it ends, yielding its runs (oldest first) each time something changed. A
-   * sync of several models is a chain: when the run of one model succeeds, the next model's run
-   * starts; a failed run ends the chain.
+   * Polls one run until it ends, yielding it each time it changed (state, pages, counts).
    * @example
-   * const { message } = await hb.sync.start(integrationId);
-   * for await (const runs of hb.sync.follow(integrationId, message!, { models: ["jobs", "applications"] })) {
-   *   console.log(runs.map((r) => `${r.model}: ${r.state}, ${r.pages} pages`).join("; "));
-   * }
+   * for await (const run of hb.sync.follow(integrationId, runId)) console.log(run.state, run.pages);
    */
   async *follow(
     integrationId: string,
     runId: string,
-    opts: { models?: SyncModel[]; pollIntervalMs?: number } & RequestOptions = {},
-  ): AsyncGenerator<SyncRun[], void, undefined> {
-    const { models, pollIntervalMs = 1000, ...options } = opts;
+    opts: { pollIntervalMs?: number } & RequestOptions = {},
+  ): AsyncGenerator<SyncRun, SyncRun, undefined> {
+    const { pollIntervalMs = 1000, ...options } = opts;
     let last = "";
     for (;;) {
-      const { items } = await this.runs(integrationId, { limit: 50 }, options);
-      const chain = chainOf(items, runId, models);
-      const snapshot = JSON.stringify(chain);
+      const { items } = await this.runs(integrationId, { limit: RECENT_RUNS }, options);
+      const run = items.find((r) => r.id === runId);
+      if (!run) throw new HirebridgeError(`Sync run ${runId} is not among the integration's recent runs`);
+      const snapshot = JSON.stringify(run);
       if (snapshot !== last) {
         last = snapshot;
-        yield chain;
+        yield run;
       }
-      if (chainDone(chain, models)) return;
+      if (isFinalRun(run)) return run;
       try {
         await this.ctx.clock.sleep(pollIntervalMs, options.signal);
       } catch (err) {
@@ -77,29 +77,32 @@ export class SyncResource {
       }
     }
   }
-}
 
-/** The run `runId` and the runs of the later models that it started (same trigger, created after it). */
-function chainOf(items: SyncRun[], runId: string, models: SyncModel[] | undefined): SyncRun[] {
-  const first = items.find((r) => r.id === runId);
-  if (!first) return [];
-  const chain = [first];
-  if (!models) return chain;
-  for (const model of models.slice(models.indexOf(first.model) + 1)) {
-    const previous = chain.at(-1)!;
-    const next = items
-      .filter((r) => r.model === model && r.trigger === first.trigger && r.created_at >= previous.created_at)
-      .sort((a, b) => a.created_at.localeCompare(b.created_at))[0];
-    if (!next) break;
-    chain.push(next);
+  /**
+   * Syncs the integration model by model (jobs, then applications) and follows each run to its
+   * end, yielding the runs so far whenever one changed. Stops at a run that did not succeed.
+   * @example
+   * for await (const runs of hb.sync.run(integrationId)) {
+   *   console.log(runs.map((r) => `${r.model} ${r.state}: ${r.created} created`).join(" | "));
+   * }
+   */
+  async *run(
+    integrationId: string,
+    opts: { type?: SyncAllQuery["type"]; pollIntervalMs?: number } & RequestOptions = {},
+  ): AsyncGenerator<SyncRun[], SyncRun[], undefined> {
+    const { type, ...followOptions } = opts;
+    const done: SyncRun[] = [];
+    for (const model of modelsOf(type)) {
+      const started = await this.start(integrationId, { type: TYPE_OF[model] }, followOptions);
+      if (!started.message) throw new HirebridgeError("The proxy started the sync but named no run");
+      let current: SyncRun | undefined;
+      for await (const run of this.follow(integrationId, started.message, followOptions)) {
+        current = run;
+        yield [...done, run];
+      }
+      done.push(current!);
+      if (current!.state !== "succeeded") break;
+    }
+    return done;
   }
-  return chain;
-}
-
-function chainDone(chain: SyncRun[], models: SyncModel[] | undefined): boolean {
-  const last = chain.at(-1);
-  if (!last || !isFinalRun(last)) return false;
-  if (last.state !== "succeeded") return true; // a failed or cancelled run starts no successor
-  const wanted = models ?? [chain[0]!.model];
-  return wanted.every((m) => chain.some((r) => r.model === m));
 }

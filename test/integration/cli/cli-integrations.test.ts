@@ -144,7 +144,7 @@ describe("CLI: integrations, ATS reads, sync", () => {
     const res = await cli.run(["sync", "start", integration, "--interval", "0.2"]);
     assert.equal(res.code, 0, res.stderr);
     const progress = res.stderr.trimEnd().split("\n");
-    assert.match(progress[0]!, new RegExp(`^Sync of ${integration} started \\(run [0-9a-f-]{36}\\)\\.$`));
+    assert.equal(progress[0], `Sync of ${integration} started.`);
     assert.match(progress.at(-1)!, /^jobs succeeded: \d+ page\(s\).* \| applications succeeded: \d+ page\(s\)/);
     const [header, , ...rows] = res.stdout.trimEnd().split("\n");
     assert.match(header!, /^RUN\s+MODEL\s+TYPE\s+TRIGGER\s+STATE\s+PAGES\s+CREATED/);

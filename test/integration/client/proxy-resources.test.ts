@@ -130,27 +130,31 @@ describe("SDK: integration proxy resources", () => {
     await assert.rejects(hb.integrations.get(id, { bypassCache: true }), NotFoundError);
   });
 
-  test("sync: start a sync, follow its runs to the end, read them back", async () => {
-    const started = await hb.sync.start(integration);
-    assert.equal(started.received, true);
-    const runId = started.message!;
+  test("sync: run jobs then applications to the end; follow one run; read the runs back", async () => {
     const snapshots = [];
-    for await (const runs of hb.sync.follow(integration, runId, { models: ["jobs", "applications"], pollIntervalMs: 100 })) snapshots.push(runs);
+    for await (const runs of hb.sync.run(integration, { pollIntervalMs: 100 })) snapshots.push(runs);
     const last = snapshots.at(-1)!;
     assert.deepEqual(
-      last.map((r) => [r.model, r.state]),
+      last.map((r) => [r.model, r.type, r.state]),
       [
-        ["jobs", "succeeded"],
-        ["applications", "succeeded"],
+        ["jobs", "FULL", "succeeded"],
+        ["applications", "FULL", "succeeded"],
       ],
     );
-    assert.equal(last[0]!.id, runId);
+    assert.ok(snapshots.some((s) => s.length === 1 && s[0]!.state !== "succeeded"), "progress was reported before the end");
+
+    const started = await hb.sync.start(integration, { type: "JOBS" });
+    assert.equal(started.received, true);
+    const seen = [];
+    for await (const run of hb.sync.follow(integration, started.message!, { pollIntervalMs: 100 })) seen.push(run.state);
+    assert.equal(seen.at(-1), "succeeded");
     const { items } = await hb.sync.runs(integration, { limit: 5 });
-    assert.ok(items.some((r) => r.id === runId && r.state === "succeeded"));
+    assert.ok(items.some((r) => r.id === started.message && r.state === "succeeded"));
+
     const controller = new AbortController();
     controller.abort();
     await assert.rejects(async () => {
-      for await (const _ of hb.sync.follow(integration, runId, { signal: controller.signal }));
+      for await (const _ of hb.sync.follow(integration, started.message!, { signal: controller.signal }));
     }, AbortedError);
   });
 
@@ -161,19 +165,21 @@ describe("SDK: integration proxy resources", () => {
 
     const applications = await hb.ats.applications.list({ integration_id: integration, page_size: 1 });
     const appId = applications.data.results[0]!.id;
-    await sandbox("PUT", "/sandbox/config", { fail_next: 1, fault_kinds: ["500"] });
+    // Scoped to this one path: webhook-triggered syncs may be calling the sandbox meanwhile.
+    await sandbox("PUT", "/sandbox/config", { fail_next: 1, fault_kinds: ["500"], fault_path_prefix: `/ats/applications/${appId}/notes` });
     const upstream = await hb.ats.applications.addNote(integration, appId, { content: "x" }).catch((e: unknown) => e);
     assert.ok(upstream instanceof UpstreamError, String(upstream));
     assert.equal(upstream.status, 502);
 
-    await sandbox("PUT", "/sandbox/config", { rate_limit_per_second: 1, fail_next: 0 });
+    await sandbox("PUT", "/sandbox/config", { rate_limit_per_second: 1, fail_next: 0, fault_path_prefix: null });
     try {
       await hb.ats.applications.addNote(integration, appId, { content: "takes the only token" }).catch(() => undefined);
       const limited = await hb.ats.applications.addNote(integration, appId, { content: "y" }, { maxRetries: 0 }).catch((e: unknown) => e);
       assert.ok(limited instanceof RateLimitError, String(limited));
       assert.equal(limited.retryAfter, 1);
-      // With retries allowed, the SDK waits Retry-After and gets through.
-      const ok = await hb.ats.applications.addNote(integration, appId, { content: "z" });
+      // With retries allowed, the SDK waits Retry-After and gets through (background syncs may
+      // take some of the one-per-second budget, hence a few retries).
+      const ok = await hb.ats.applications.addNote(integration, appId, { content: "z" }, { maxRetries: 5 });
       assert.equal(ok.status, "success");
     } finally {
       await sandbox("PUT", "/sandbox/config", { rate_limit_per_second: 0 });

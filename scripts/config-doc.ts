@@ -1,17 +1,23 @@
-/** Prints the configuration reference, or with --write refreshes it in README.md between the markers. */
+/**
+ * Prints the configuration reference, or with --write refreshes it between the config markers of
+ * every document that carries it (README.md, docs/operations.md).
+ */
 import { readFileSync, writeFileSync } from "node:fs";
 import { ConfigSchema } from "../src/shared/config.js";
 import { configTable } from "../src/shared/config-doc.js";
 
+const CONFIG_DOCS = ["README.md", "docs/operations.md"];
 const START = "<!-- config:start -->";
 const END = "<!-- config:end -->";
 const table = configTable(ConfigSchema);
 if (process.argv.includes("--write")) {
-  const readme = readFileSync("README.md", "utf8");
-  const a = readme.indexOf(START);
-  const b = readme.indexOf(END);
-  if (a === -1 || b === -1) throw new Error("README.md has no config markers");
-  writeFileSync("README.md", `${readme.slice(0, a + START.length)}\n${table}\n${readme.slice(b)}`);
+  for (const file of CONFIG_DOCS) {
+    const doc = readFileSync(file, "utf8");
+    const a = doc.indexOf(START);
+    const b = doc.indexOf(END);
+    if (a === -1 || b === -1) throw new Error(`${file} has no config markers`);
+    writeFileSync(file, `${doc.slice(0, a + START.length)}\n${table}\n${doc.slice(b)}`);
+  }
 } else {
   process.stdout.write(`${table}\n`);
 }

@@ -4,8 +4,10 @@ import { test } from "node:test";
 import { ConfigSchema } from "../../../src/shared/config.js";
 import { configTable } from "../../../src/shared/config-doc.js";
 
-test("README's configuration table is the one generated from the config schema", () => {
-  const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8");
-  const block = readme.split("<!-- config:start -->")[1]?.split("<!-- config:end -->")[0]?.trim();
-  assert.equal(block, configTable(ConfigSchema), "run `npm run docs:config` to refresh README.md");
-});
+for (const doc of ["README.md", "docs/operations.md"]) {
+  test(`${doc}'s configuration table is the one generated from the config schema`, () => {
+    const text = readFileSync(new URL(`../../../${doc}`, import.meta.url), "utf8");
+    const block = text.split("<!-- config:start -->")[1]?.split("<!-- config:end -->")[0]?.trim();
+    assert.equal(block, configTable(ConfigSchema), `run \`npm run docs:config\` to refresh ${doc}`);
+  });
+}

@@ -102,6 +102,12 @@ describe("deploy/compose.yaml", () => {
     for (const name of ["api-1", "api-2", "proxy-1", "proxy-2"]) assert.equal(lb.depends_on?.[name]?.condition, "service_healthy", name);
   });
 
+  test("the balancer lets bodies through up to above the services' limit, so oversized ones get the services' 413", () => {
+    const size = /client_max_body_size\s+(\d+)m;/.exec(text("deploy/nginx/nginx.conf"));
+    assert.ok(size, "client_max_body_size is set in megabytes");
+    assert.ok(Number(size[1]) * 1024 * 1024 > (defaultOf("BODY_LIMIT_BYTES") as number));
+  });
+
   test("the sandbox delivers webhooks through the balancer to the proxies' receivers", () => {
     const env = interpolateDefaults(services.sandbox!.environment ?? {});
     const own = serviceUrls(loadConfig(ConfigSchema, {})).webhookReceiver; // http://127.0.0.1:8000/api/v1/webhooks/upstream

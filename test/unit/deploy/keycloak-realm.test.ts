@@ -22,7 +22,48 @@ const profile = JSON.parse(((profileComponents[0]?.config as Record<string, stri
   unmanagedAttributePolicy?: string;
 };
 
+/**
+ * Properties of Keycloak's representations (org.keycloak.representations.idm.RealmRepresentation,
+ * ClientRepresentation, ProtocolMapperRepresentation, ComponentExportRepresentation,
+ * UserRepresentation) that the export may use. Keycloak ignores unknown properties silently, so a
+ * misspelt setting would simply not apply; this list turns such a typo into a failing test.
+ */
+const KNOWN = {
+  realm: [
+    "id", "realm", "displayName", "displayNameHtml", "notBefore", "defaultSignatureAlgorithm", "revokeRefreshToken",
+    "refreshTokenMaxReuse", "accessTokenLifespan", "accessTokenLifespanForImplicitFlow", "ssoSessionIdleTimeout",
+    "ssoSessionMaxLifespan", "ssoSessionIdleTimeoutRememberMe", "ssoSessionMaxLifespanRememberMe", "offlineSessionIdleTimeout",
+    "offlineSessionMaxLifespanEnabled", "offlineSessionMaxLifespan", "clientSessionIdleTimeout", "clientSessionMaxLifespan",
+    "clientOfflineSessionIdleTimeout", "clientOfflineSessionMaxLifespan", "accessCodeLifespan", "accessCodeLifespanUserAction",
+    "accessCodeLifespanLogin", "enabled", "sslRequired", "registrationAllowed", "registrationEmailAsUsername", "rememberMe",
+    "verifyEmail", "loginWithEmailAllowed", "duplicateEmailsAllowed", "resetPasswordAllowed", "editUsernameAllowed",
+    "bruteForceProtected", "permanentLockout", "maxTemporaryLockouts", "bruteForceStrategy", "maxFailureWaitSeconds",
+    "minimumQuickLoginWaitSeconds", "waitIncrementSeconds", "quickLoginCheckMilliSeconds", "maxDeltaTimeSeconds", "failureFactor",
+    "roles", "groups", "defaultRole", "passwordPolicy", "users", "clients", "clientScopes", "defaultDefaultClientScopes",
+    "defaultOptionalClientScopes", "protocolMappers", "components", "attributes", "organizationsEnabled", "eventsEnabled",
+  ],
+  client: [
+    "id", "clientId", "name", "description", "rootUrl", "adminUrl", "baseUrl", "enabled", "clientAuthenticatorType", "secret",
+    "redirectUris", "webOrigins", "notBefore", "bearerOnly", "consentRequired", "standardFlowEnabled", "implicitFlowEnabled",
+    "directAccessGrantsEnabled", "serviceAccountsEnabled", "publicClient", "frontchannelLogout", "protocol", "attributes",
+    "fullScopeAllowed", "protocolMappers", "defaultClientScopes", "optionalClientScopes",
+  ],
+  mapper: ["id", "name", "protocol", "protocolMapper", "consentRequired", "config"],
+  component: ["id", "name", "providerId", "subType", "subComponents", "config"],
+  user: ["id", "username", "enabled", "email", "emailVerified", "firstName", "lastName", "attributes", "credentials", "requiredActions", "groups", "realmRoles"],
+};
+const unknownKeys = (o: Json, known: string[]) => Object.keys(o).filter((k) => !known.includes(k));
+
 describe("Keycloak realm export", () => {
+  test("uses only properties Keycloak's representations have (a typo would be ignored silently)", () => {
+    assert.deepEqual(unknownKeys(realm, KNOWN.realm), []);
+    for (const c of clients) assert.deepEqual(unknownKeys(c, KNOWN.client), [], String(c.clientId));
+    for (const m of (client?.protocolMappers ?? []) as Json[]) assert.deepEqual(unknownKeys(m, KNOWN.mapper), [], String(m.name));
+    for (const c of profileComponents) assert.deepEqual(unknownKeys(c, KNOWN.component), []);
+    for (const u of read("hirebridge-users-0.json").users as Json[]) assert.deepEqual(unknownKeys(u, KNOWN.user), [], String(u.username));
+    assert.ok(["MULTIPLE", "LINEAR"].includes(realm.bruteForceStrategy as string));
+  });
+
   test("is the realm the services trust by default", () => {
     assert.equal(realm.realm, defaults("AUTH_REALM"));
     assert.equal(realm.enabled, true);

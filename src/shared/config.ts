@@ -84,6 +84,12 @@ export const ConfigSchema = Type.Object({
     default: 300,
     description: "Requests per minute per client address on the token service (brute-force lockout applies besides). 0 = off.",
   }),
+  TRUST_PROXY: Type.Integer({
+    minimum: 0,
+    maximum: 10,
+    default: 0,
+    description: "Load balancers in front of the services whose X-Forwarded-For is trusted (client address for rate limits and logs); 0 = none.",
+  }),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 1048576, description: "Largest request body accepted; larger answers 413." }),
   REQUEST_TIMEOUT_MS: Type.Integer({
     minimum: 1000,
@@ -137,6 +143,13 @@ export const ConfigSchema = Type.Object({
   WORKERS: Type.Boolean({
     default: true,
     description: "Run the durable job workers (webhook events, syncs, write-backs) in the proxy process.",
+  }),
+  JOB_HEARTBEAT_SECONDS: Type.Integer({
+    minimum: 10,
+    maximum: 3600,
+    default: 60,
+    description:
+      "A running job whose worker sent no heartbeat for this long (its process died) goes back to the queue for another instance. Workers beat every half of it; instances look for such jobs as often (at most every 60 s).",
   }),
   SANDBOX_SEED: Type.Integer({ default: 42, description: "Seed of the sandbox's generated data." }),
   SANDBOX_APPLICATIONS: Type.Integer({ minimum: 0, maximum: 1000000, default: 60, description: "Applications the sandbox generates for its demo integration." }),

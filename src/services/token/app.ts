@@ -73,6 +73,7 @@ export async function buildTokenApp(deps: TokenAppDeps): Promise<TokenApp> {
     errorHandler: false,
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
     requestTimeoutMs: deps.config.REQUEST_TIMEOUT_MS,
+    trustProxy: deps.config.TRUST_PROXY,
   });
   await registerProtection(app, { perMinute: deps.config.TOKEN_RATE_LIMIT_PER_MINUTE, redisUrl: deps.config.REDIS_URL, by: "address", name: "token" });
   await registerOpenApi(app, {

@@ -29,6 +29,8 @@ export type CreateAppOptions = {
   bodyLimit?: number;
   /** Time a client has to send a whole request (slow-client protection). */
   requestTimeoutMs?: number;
+  /** Hops of trusted load balancers (X-Forwarded-For), so the client's address is the real one. */
+  trustProxy?: number;
 };
 
 /**
@@ -46,6 +48,8 @@ export function createApp(opts: CreateAppOptions): App {
     },
     logController: new LogController({ requestIdLogLabel: "request_id" }),
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
+    // Trust the nearest `trustProxy` hops of X-Forwarded-For (the load balancers), no further.
+    trustProxy: (_address: string, hop: number) => hop < (opts.trustProxy ?? 0),
     // A client that trickles its request is cut off (408) once REQUEST_TIMEOUT_MS has passed; Node
     // checks every second rather than its default 30 s. Idle keep-alive connections close after 72 s.
     serverFactory: (handler) => {

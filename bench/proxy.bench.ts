@@ -1,5 +1,6 @@
 /**
- * `npm run bench -- proxy [--duration 5] [--rounds 5] [--connections 32] [--page-size 25] [--serial 2000] [--storage postgres|pglite]`
+ * `npm run bench -- proxy [--duration 5] [--rounds 5] [--connections 32] [--page-size 25] [--serial 2000]
+ *    [--storage postgres|pglite] [--upstream-latency-ms 0]`
  *
  * The same upstream request, `GET /ats/jobs?page_size=N` of the sandbox's demo integration, three
  * ways in one run: straight to the sandbox (the baseline), through the Hirebridge proxy (bearer JWT
@@ -16,6 +17,10 @@
  * - throughput: autocannon with `--connections` keep-alive connections for `--duration` seconds;
  * - latency: `--serial` requests one at a time over one keep-alive connection, timed with hrtime
  *   (autocannon's histogram has 1 ms resolution, too coarse for the proxy's added latency).
+ *
+ * `--upstream-latency-ms` makes the sandbox answer that much later (SANDBOX_LATENCY_MS), as a real
+ * upstream across a network does; 0 (the default) is the harshest case for any proxy, since its own
+ * cost is then all there is besides the sandbox's.
  *
  * When nginx is not installed (/usr/sbin/nginx), its column is skipped and the table says so.
  * Everything binds to 127.0.0.1 and stops by itself.
@@ -145,6 +150,7 @@ export async function main(args: string[]): Promise<void> {
   const connections = option(args, "connections", 32);
   const pageSize = option(args, "page-size", 25);
   const serialCount = option(args, "serial", 2000);
+  const upstreamLatency = option(args, "upstream-latency-ms", 0);
   const storage = text(args, "storage", "postgres");
   // On a shared machine, neighbours' work skews a multi-process benchmark (the proxy path wakes
   // three processes per request, the direct one two). Raise this process's priority when allowed;
@@ -166,6 +172,7 @@ export async function main(args: string[]): Promise<void> {
     LOG_LEVEL: "silent",
     NODE_NO_WARNINGS: "1",
     SANDBOX_PORT: String(sandboxPort),
+    SANDBOX_LATENCY_MS: String(upstreamLatency),
     PROXY_PORT: String(proxyPort),
     AUTH_PORT: String(authPort),
     UPSTREAM_API_KEY: API_KEY,
@@ -253,7 +260,7 @@ export async function main(args: string[]): Promise<void> {
     const base = targets[0]!.name;
     const nginxName = targets.find((t) => t.name.startsWith("nginx"))?.name;
     const lines = [
-      `Proxy benchmark: GET /ats/jobs?page_size=${pageSize} (${bytes} bytes), ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}`,
+      `Proxy benchmark: GET /ats/jobs?page_size=${pageSize} (${bytes} bytes), upstream latency ${upstreamLatency} ms, ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}`,
       `throughput: ${connections} connections × ${duration} s; latency: ${serialCount} sequential requests; medians of ${rounds} rounds; proxy storage: ${storage}; ${priority}`,
       "",
       "| path | req/s | vs direct | vs nginx | p50 ms | p99 ms | added p50 ms | added p99 ms |",

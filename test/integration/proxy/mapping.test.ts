@@ -19,6 +19,7 @@ describe("proxy: mapping a validated request onto the upstream", () => {
       body: undefined,
       requestId: "r1",
       read: true,
+      operation: "listJobs",
     });
     const del = toUpstreamRequest(OPERATIONS.deleteIntegration, { params: { integration_id: "greenhouse:a/b?c" }, requestId: "r2" });
     assert.equal(del.path, "/integrations/greenhouse%3Aa%2Fb%3Fc");

@@ -22,8 +22,12 @@ export type HTTPValidationError = Static<typeof HTTPValidationErrorSchema>;
 export const ErrorDetailSchema = Type.Object({ detail: Type.String() }, { description: "Error" });
 export type ErrorDetail = Static<typeof ErrorDetailSchema>;
 
+/**
+ * "X or null", with null tried first: the apps' Ajv coerces types, and an `anyOf [X, null]` would
+ * turn a JSON null into "" (or 0, or false) in the X branch before reaching the null one.
+ */
 export const Nullable = <T extends TSchema>(schema: T, opts: Record<string, unknown> = {}) =>
-  Type.Union([schema, Type.Null()], opts);
+  Type.Union([Type.Null(), schema], opts);
 
 export const Uuid = (opts: Record<string, unknown> = {}) => Type.String({ format: "uuid", ...opts });
 export const DateTime = (opts: Record<string, unknown> = {}) => Type.String({ format: "date-time", ...opts });

@@ -17,10 +17,10 @@ export const StringEnum = <const T extends readonly string[]>(values: T, opts: R
  * into "" (or 0, or false) in the first branch before the null branch is tried. Enums and objects
  * cannot be coerced from null, so they keep the anyOf form.
  */
-export const NullableOf = <T extends TSchema>(schema: T, opts: Record<string, unknown> = {}): TUnion<[T, TNull]> => {
+export const NullableOf = <T extends TSchema>(schema: T, opts: Record<string, unknown> = {}): TUnion<[TNull, T]> => {
   const { type, enum: values } = schema as { type?: unknown; enum?: unknown };
   if (typeof type === "string" && type !== "object" && type !== "array" && values === undefined) {
-    return Type.Unsafe<Static<T> | null>({ ...schema, ...opts, type: [type, "null"] }) as unknown as TUnion<[T, TNull]>;
+    return Type.Unsafe<Static<T> | null>({ ...schema, ...opts, type: [type, "null"] }) as unknown as TUnion<[TNull, T]>;
   }
   return Nullable(schema, opts);
 };

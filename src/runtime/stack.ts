@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import { serviceUrls, type Config } from "../shared/config.js";
 import { openDatabase, type Database } from "../shared/db/database.js";
 import { migrate } from "../shared/db/migrate.js";
+import { drainConnections } from "../shared/http/drain.js";
 import { openJobQueue, type JobQueue } from "../services/sync/queue.js";
 import { SERVICE_ORDER, type BuiltService, type ServiceFactory, type ServiceName } from "./service.js";
 
@@ -42,13 +43,15 @@ export async function startStack(
   let queue: Promise<JobQueue> | undefined;
   const jobQueue = () => {
     if (!database) return Promise.reject(new Error("the job queue needs storage"));
-    queue ??= openJobQueue(database, logger.child({ component: "queue" }), { schedule: config.WORKERS });
+    queue ??= openJobQueue(database, logger.child({ component: "queue" }), { schedule: config.WORKERS, heartbeatSeconds: config.JOB_HEARTBEAT_SECONDS });
     return queue;
   };
   const services: BuiltService[] = [];
   const closeAll = async () => {
     // Reverse order: the proxy and API stop before the token service and the sandbox they call.
     for (const s of [...services].reverse()) {
+      // Open connections bring their last requests first: app.close() alone would refuse or cut them.
+      await drainConnections(s.app.server).catch((err) => logger.error({ err, service: s.name }, "error draining connections"));
       await s.app.close().catch((err) => logger.error({ err, service: s.name }, "error closing app"));
       await s.close?.().catch((err) => logger.error({ err, service: s.name }, "error closing service"));
     }

@@ -39,22 +39,45 @@ export type JobQueue = {
   stop(): Promise<void>;
 };
 
-export async function openJobQueue(
-  database: Database,
-  logger: Logger,
-  opts: { schedule?: boolean; pollingIntervalSeconds?: number } = {},
-): Promise<JobQueue> {
+export type JobQueueOptions = {
+  /** Run the cron schedules (the weekly full sync) from this instance. */
+  schedule?: boolean;
+  pollingIntervalSeconds?: number;
+  /**
+   * JOB_HEARTBEAT_SECONDS: a running job's worker touches it every half of this; a job untouched
+   * for this long (its process was killed) is retried by another instance. Without heartbeats that
+   * would wait for the queue's `expireInSeconds` (an hour for a sync), which stays the bound on a
+   * worker that is alive but stuck.
+   */
+  heartbeatSeconds?: number;
+};
+
+const DEFAULT_HEARTBEAT_SECONDS = 60;
+
+export async function openJobQueue(database: Database, logger: Logger, opts: JobQueueOptions = {}): Promise<JobQueue> {
   const schema = database.kind === "postgres" ? `${database.schema}_boss` : "pgboss";
-  const common = { schema, schedule: opts.schedule ?? false, supervise: true };
+  const heartbeatSeconds = opts.heartbeatSeconds ?? DEFAULT_HEARTBEAT_SECONDS;
+  // Stale heartbeats and expired jobs are found by the supervisor's monitor pass, so it runs at
+  // least twice per heartbeat period (pg-boss's default, 60 s, is the ceiling).
+  const monitorSeconds = Math.max(1, Math.min(60, Math.floor(heartbeatSeconds / 2)));
+  const common = {
+    schema,
+    schedule: opts.schedule ?? false,
+    supervise: true,
+    superviseIntervalSeconds: monitorSeconds,
+    monitorIntervalSeconds: monitorSeconds,
+  };
   const boss =
     database.kind === "pglite" && database.pglite
       ? new PgBoss({ ...common, db: fromPglite(database.pglite), backend: "pglite" } as never)
       : new PgBoss({ ...common, connectionString: database.url, max: 4 });
   boss.on("error", (err) => logger.error({ err }, "job queue error"));
   await boss.start();
-  for (const [name, options] of Object.entries(QUEUE_OPTIONS)) {
-    // createQueue is idempotent for an existing queue; updateQueue keeps policies in step with code.
-    await boss.createQueue(name, options as never);
+  for (const [name, { policy, ...options }] of Object.entries(QUEUE_OPTIONS)) {
+    // createQueue leaves an existing queue as it is; updateQueue keeps its options in step with the
+    // code and the configuration (a policy cannot change once the queue exists).
+    await boss.createQueue(name, { ...options, heartbeatSeconds, ...(policy ? { policy } : {}) } as never);
+    await boss.updateQueue(name, { ...options, heartbeatSeconds });
     // pg-boss looks a queue's policy up in a cache it fills at start and on a miss. A miss inside
     // a PGlite transaction would wait on the single connection the transaction holds (deadlock),
     // so fill the cache now, outside any transaction: completing an id that does not exist does it.

@@ -3,7 +3,7 @@ import { Hirebridge, HirebridgeAdmin, type Credentials, type Session } from "../
 import { CliError, EXIT } from "./cli-errors.js";
 import { Output } from "./output.js";
 import { readSecret, type Terminal } from "./prompt.js";
-import { readStoredSession, sessionFile, writeStoredSession, type StoredSession } from "./session-store.js";
+import { readStoredSession, sessionFile, withFileLock, writeStoredSession, type StoredSession } from "./session-store.js";
 
 export type Env = Record<string, string | undefined>;
 
@@ -71,8 +71,8 @@ export class CliContext {
 
   /**
    * An SDK client on the saved session. Every rotated refresh token is written back to the session
-   * file before it is used, and read again before each refresh, so two commands running at once
-   * never refresh with a spent token.
+   * file before it is used; refreshes take a lock file and re-read the session inside it, so two
+   * commands running at once never refresh with the same token.
    */
   async client(): Promise<Hirebridge> {
     const stored = await this.stored();
@@ -95,6 +95,7 @@ export class CliContext {
               const latest = await this.stored();
               return latest && latest.authUrl === persist.authUrl ? latest.session : null;
             },
+            lock: <T>(work: () => Promise<T>) => withFileLock(this.file, work),
           }
         : {}),
     });

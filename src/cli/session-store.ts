@@ -1,7 +1,9 @@
-import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, open, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Session } from "../client/index.js";
+import { CliError, EXIT } from "./cli-errors.js";
 
 /** What `hirebridge login` keeps: where the services are, who logged in, and the current tokens. */
 export type StoredSession = {
@@ -62,5 +64,41 @@ export async function deleteStoredSession(file: string): Promise<boolean> {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return false;
     throw err;
+  }
+}
+
+const LOCK_STALE_MS = 30_000;
+const LOCK_WAIT_MS = 30_000;
+
+/**
+ * Runs `work` holding `<file>.lock` (created exclusively), so two commands refreshing the same
+ * session take turns: the second finds the first's rotated tokens in the file instead of spending a
+ * refresh token twice (which would end the session). A lock older than 30 s is a crashed holder's.
+ */
+export async function withFileLock<T>(file: string, work: () => Promise<T>): Promise<T> {
+  const lock = `${file}.lock`;
+  await mkdir(dirname(file), { recursive: true, mode: DIR_MODE });
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      const handle = await open(lock, "wx", FILE_MODE);
+      await handle.writeFile(String(process.pid));
+      await handle.close();
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      const held = await stat(lock).catch(() => null);
+      if (held && Date.now() - held.mtimeMs > LOCK_STALE_MS) {
+        await rm(lock, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline) throw new CliError(`The session is locked by another hirebridge command (${lock})`, EXIT.FAILURE);
+      await sleep(25 + Math.random() * 50);
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    await rm(lock, { force: true });
   }
 }

@@ -35,6 +35,8 @@ export type HirebridgeOptions = {
   onSession?: ((session: Session | null) => void | Promise<void>) | undefined;
   /** Read before each refresh, for sessions shared between processes. */
   loadSession?: (() => Promise<Session | null>) | undefined;
+  /** A lock around each refresh, shared by every holder of the session (see TokenManagerOptions.lock). */
+  lock?: (<T>(work: () => Promise<T>) => Promise<T>) | undefined;
   /** Default `globalThis.fetch`. */
   fetch?: FetchLike | undefined;
   /** Deadline of each HTTP attempt in ms. Default 30 000. */
@@ -98,6 +100,7 @@ export class Hirebridge {
       scope: options.scope,
       onSession: options.onSession,
       loadSession: options.loadSession,
+      lock: options.lock,
     });
     const http = new HttpClient({ fetch, clock, timeoutMs, retry: { ...DEFAULT_RETRY_POLICY, maxRetries }, tokens: this.auth });
 

@@ -31,6 +31,12 @@ export type TokenManagerOptions = {
    * have rotated the refresh token, and refreshing with the spent one would end the session.
    */
   loadSession?: (() => Promise<Session | null>) | undefined;
+  /**
+   * Runs each renewal under a lock shared with everyone else holding this session (other
+   * processes, other browser tabs): with `loadSession` inside the lock, only the first holder
+   * refreshes and the others adopt its tokens. E.g. `(work) => navigator.locks.request("hb", work)`.
+   */
+  lock?: (<T>(work: () => Promise<T>) => Promise<T>) | undefined;
 };
 
 const DEFAULT_LEEWAY_MS = 120_000;
@@ -109,21 +115,23 @@ export class TokenManager {
   private async shared(work: () => Promise<Session>, signal?: AbortSignal): Promise<Session> {
     if (!this.inflight) {
       const generation = this.generation;
-      this.inflight = work()
-        .then(async (next) => {
-          if (generation !== this.generation) {
-            // setSession/clear ran meanwhile: the caller's explicit choice wins over this result.
-            if (this.session) return this.session;
-            throw new AuthenticationError("session_expired", "The session was ended while it was being renewed");
-          }
-          this.generation++;
-          this.session = next;
-          await this.opts.onSession?.(next);
-          return next;
-        })
-        .finally(() => {
-          this.inflight = null;
-        });
+      const renewAndKeep = async () => {
+        const next = await work();
+        if (generation !== this.generation) {
+          // setSession/clear ran meanwhile: the caller's explicit choice wins over this result.
+          if (this.session) return this.session;
+          throw new AuthenticationError("session_expired", "The session was ended while it was being renewed");
+        }
+        this.generation++;
+        this.session = next;
+        await this.opts.onSession?.(next);
+        return next;
+      };
+      // The lock covers the renewal and the saving of its result, so the next holder reads it.
+      const lock = this.opts.lock;
+      this.inflight = (lock ? lock(renewAndKeep) : renewAndKeep()).finally(() => {
+        this.inflight = null;
+      });
     }
     // One caller giving up must not cancel the renewal the others are waiting for.
     return signal ? raceAbort(this.inflight, signal) : this.inflight;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { writeFile } from "node:fs/promises";
+import { stat, writeFile } from "node:fs/promises";
 import { after, before, describe, test } from "node:test";
 import { startEmbeddedStack, type EmbeddedStack } from "../client/embedded-stack.js";
 import { Cli, oneLineError } from "./cli-harness.js";
@@ -96,6 +96,20 @@ describe("CLI: login, the session, admin users", () => {
     const again = await cli.run(["positions", "list"]);
     assert.equal(again.code, 0, again.stderr);
     assert.notEqual((await cli.session()).session!.refreshToken, after.session!.refreshToken);
+  });
+
+  test("commands running at once with a due token take turns: one refresh, the session survives", async () => {
+    const before = await cli.session();
+    await writeFile(cli.sessionFile, JSON.stringify({ ...before, session: { ...before.session!, accessExpiresAt: 0 } }), { mode: 0o600 });
+    // Without the lock each would refresh with the same token: a reuse, which ends the session.
+    const results = await Promise.all(Array.from({ length: 4 }, () => cli.run(["--json", "positions", "list"])));
+    for (const res of results) assert.equal(res.code, 0, res.stderr);
+    const after = await cli.session();
+    assert.notEqual(after.session!.refreshToken, before.session!.refreshToken);
+    await assert.rejects(stat(`${cli.sessionFile}.lock`), /ENOENT/, "the lock is released");
+    await writeFile(cli.sessionFile, JSON.stringify({ ...after, session: { ...after.session!, accessExpiresAt: 0 } }), { mode: 0o600 });
+    const again = await cli.run(["positions", "list"]);
+    assert.equal(again.code, 0, `the saved refresh token is still live: ${again.stderr}`);
   });
 
   test("a session ended at the identity provider: exit 3 with the login hint", async () => {

@@ -138,6 +138,25 @@ describe("TokenManager", () => {
     assert.equal(fake.seen.length, 0);
   });
 
+  test("a lock, when given, covers the renewal and the saving of its result", async () => {
+    const events: string[] = [];
+    const { tm, clock } = manager([() => tokens(clock.now())], {
+      lock: async (work) => {
+        events.push("lock");
+        try {
+          return await work();
+        } finally {
+          events.push("unlock");
+        }
+      },
+      onSession: () => {
+        events.push("saved");
+      },
+    });
+    await tm.getAccessToken();
+    assert.deepEqual(events, ["lock", "saved", "unlock"]);
+  });
+
   test("a refused client is AuthenticationError(client_rejected); a non-token answer is token_endpoint_error", async () => {
     const a = manager([json(401, { error: "unauthorized_client", error_description: "Client not allowed for direct access grants" })]);
     await assert.rejects(a.tm.getAccessToken(), (e: unknown) => e instanceof AuthenticationError && e.reason === "client_rejected");

@@ -29,7 +29,7 @@ const enc = encodeURIComponent;
 /** Heartbeat of the job queue here: pg-boss's floor, so a killed worker's job is free again within ~15 s. */
 const HEARTBEAT_SECONDS = 10;
 
-describe("scale-out: two proxies and two recruiting APIs on one Postgres and Redis", { timeout: 170_000 }, () => {
+describe("scale-out: two proxies and two recruiting APIs on one Postgres and Redis", { timeout: 240_000 }, () => {
   let cluster: Cluster;
   let token: string;
   let proxies: [Instance, Instance];
@@ -65,6 +65,9 @@ describe("scale-out: two proxies and two recruiting APIs on one Postgres and Red
       assert.equal(stored.length, 1, `exactly one delivery of ${created[i]!.id} stored it: ${JSON.stringify(perEvent)}`);
       for (const a of perEvent.filter((x) => x !== stored[0])) assert.match(a.body.message ?? "", new RegExp(`^duplicate delivery of event ${created[i]!.id}: `));
     }
+    await eventually("the first events' work to be done", async () =>
+      (await storedEvents(cluster, created.map((e) => e.id))).every((r) => r.status !== "queued") ? true : undefined,
+    );
     await syncsSettled(cluster, integrations);
 
     // Distinct events (the sandbox's data-changed after an ATS write), spread over both proxies, each delivered again to the other.
@@ -132,9 +135,9 @@ describe("scale-out: two proxies and two recruiting APIs on one Postgres and Red
     assert.deepEqual(overlaps(await syncRuns(cluster, targets)), []);
     assert.ok(runs.every((r) => r.state === "succeeded"), JSON.stringify(runs.filter((r) => r.state !== "succeeded")));
     for (const id of targets) {
-      // Triggers that arrive while a run is queued join it, so 18 triggers made a few runs, not 18 at once.
+      // A run per burst at least (each came once the last had started); triggers meeting a queued run joined it.
       const jobsRuns = runs.filter((r) => r.integration_id === id && r.model === "jobs");
-      assert.ok(jobsRuns.length >= 3 && jobsRuns.length <= 6, `${id}: ${jobsRuns.length} jobs runs`);
+      assert.ok(jobsRuns.length >= 3 && jobsRuns.length < 18, `${id}: ${jobsRuns.length} jobs runs from 18 triggers`);
     }
     // Every run finished once, in one process; say how the work was shared.
     const finishedBy = new Map<string, string[]>();

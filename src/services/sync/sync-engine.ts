@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Logger } from "pino";
 import type { Application, Job } from "../../contracts/upstream/index.js";
 import type { Db } from "../../shared/db/database.js";
@@ -8,7 +8,7 @@ import { mapApplication, mapJob, type MappedApplication } from "./mapping.js";
 import { QUEUES, type JobQueue } from "./queue.js";
 import type { LinkedPosition, RecruitingStore } from "./recruiting-store.js";
 import { isFinal } from "./sync-run.states.js";
-import type { SyncModel, SyncRunRow } from "./sync.schema.js";
+import { syncRuns, type SyncModel, type SyncRunRow } from "./sync.schema.js";
 import {
   advanceCheckpoint,
   createSyncRun,
@@ -79,11 +79,13 @@ export function createSyncEngine(deps: SyncEngineDeps) {
       await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`sync:${req.integrationId}:${model}`}))`);
       const open = await findOpenSyncRun(tx, req.integrationId, model);
       if (open?.state === "queued") {
-        if (req.type === "FULL" && open.type === "DELTA") {
-          await tx.execute(sql`update sync_runs set type = 'FULL', updated_at = now() where id = ${open.id}`);
-          return { ...open, type: "FULL" as const };
+        // Join it: a FULL request upgrades a DELTA run, and the trigger's follow-up models are added.
+        const type = req.type === "FULL" ? "FULL" : open.type;
+        const followUp = [...new Set([...open.followUp, ...then])];
+        if (type !== open.type || followUp.length !== open.followUp.length) {
+          await tx.update(syncRuns).set({ type, followUp, updatedAt: new Date() }).where(eq(syncRuns.id, open.id));
         }
-        return open;
+        return { ...open, type, followUp };
       }
       const run = await createSyncRun(tx, {
         integrationId: req.integrationId,

@@ -60,6 +60,10 @@ describeEachDatabase("sync engine", (getDb) => {
     const upgraded = await engine.start({ integrationId, orgId, models: ["jobs"], type: "FULL", trigger: "sync-all" });
     assert.equal(upgraded.id, runs[0]!.id);
     assert.equal((await findSyncRun(getDb().db, upgraded.id))?.type, "FULL", "a FULL request upgrades the queued DELTA run");
+    const joined = await engine.start({ integrationId, orgId, models: ["jobs", "applications"], type: "DELTA", trigger: "sync-finished" });
+    assert.equal(joined.id, upgraded.id);
+    assert.deepEqual((await findSyncRun(getDb().db, upgraded.id))?.followUp, ["applications"], "a joining trigger's follow-up models are kept");
+    await getDb().query("update sync_runs set follow_up = '{}' where id = $1", [upgraded.id]);
     await engine.run({ integrationId, model: "jobs" }, { last: false });
     assert.equal((await findSyncRun(getDb().db, upgraded.id))?.state, "succeeded");
     const next = await engine.start({ integrationId, orgId, models: ["jobs"], type: "DELTA", trigger: "data-changed" });

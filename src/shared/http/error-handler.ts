@@ -100,7 +100,12 @@ export function toValidationIssues(errors: AjvError[], context: string | undefin
   const root = CONTEXT_TO_LOC[context ?? "body"] ?? "body";
   const seen = new Set<string>();
   const issues: ValidationIssue[] = [];
+  // For "X or null" (anyOf [null, X]) the null branch's "should be None" and the anyOf summary say
+  // less than the X branch's error at the same place: report those only when nothing else is there.
+  const weak = (e: AjvError) => e.keyword === "anyOf" || e.keyword === "oneOf" || (e.keyword === "type" && e.params.type === "null");
+  const strongAt = new Set(errors.filter((e) => !weak(e)).map((e) => e.instancePath));
   for (const err of errors) {
+    if (weak(err) && strongAt.has(err.instancePath)) continue;
     // anyOf branches (e.g. `string | null`) produce one error per branch plus the anyOf itself;
     // the first concrete branch error is the most useful, the rest is noise.
     const path = err.instancePath

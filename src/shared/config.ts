@@ -90,6 +90,10 @@ export const ConfigSchema = Type.Object({
     default: 0,
     description: "Load balancers in front of the services whose X-Forwarded-For is trusted (client address for rate limits and logs); 0 = none.",
   }),
+  CORS_ORIGINS: Type.String({
+    default: "*",
+    description: "Origins allowed to call the recruiting API and the proxy from a browser: `*`, or a comma-separated list (bearer tokens, no cookies).",
+  }),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 1048576, description: "Largest request body accepted; larger answers 413." }),
   REQUEST_TIMEOUT_MS: Type.Integer({
     minimum: 1000,

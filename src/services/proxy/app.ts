@@ -70,7 +70,7 @@ export async function buildProxyApp(opts: ProxyAppOptions): Promise<App> {
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
     trustProxy: config.TRUST_PROXY,
   });
-  await registerProtection(app, { perMinute: config.RATE_LIMIT_PER_MINUTE, redisUrl: config.REDIS_URL, by: "principal", name: "proxy" });
+  await registerProtection(app, { perMinute: config.RATE_LIMIT_PER_MINUTE, redisUrl: config.REDIS_URL, by: "principal", name: "proxy", corsOrigins: config.CORS_ORIGINS });
   const upstream =
     opts.upstream ??
     createUpstreamClient({

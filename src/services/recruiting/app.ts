@@ -41,7 +41,7 @@ export async function buildRecruitingApp(deps: RecruitingDeps): Promise<App> {
     requestTimeoutMs: deps.config.REQUEST_TIMEOUT_MS,
     trustProxy: deps.config.TRUST_PROXY,
   });
-  await registerProtection(app, { perMinute: deps.config.RATE_LIMIT_PER_MINUTE, redisUrl: deps.config.REDIS_URL, by: "principal", name: "api" });
+  await registerProtection(app, { perMinute: deps.config.RATE_LIMIT_PER_MINUTE, redisUrl: deps.config.REDIS_URL, by: "principal", name: "api", corsOrigins: deps.config.CORS_ORIGINS });
   await registerOpenApi(app, {
     title: "Hirebridge recruiting API",
     description:

@@ -1,5 +1,6 @@
 import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
+import cors from "@fastify/cors";
 import helmet from "@fastify/helmet";
 import rateLimit from "@fastify/rate-limit";
 import type { FastifyRequest } from "fastify";
@@ -18,6 +19,8 @@ export type ProtectionOptions = {
   by: "principal" | "address";
   /** Redis key prefix, so services sharing a Redis keep separate counts. */
   name: string;
+  /** CORS for browser callers (the SDK): `*` or a comma-separated list of origins; absent: no CORS headers. */
+  corsOrigins?: string | undefined;
 };
 
 /**
@@ -28,6 +31,16 @@ export async function registerProtection(app: App, opts: ProtectionOptions): Pro
   // JSON APIs: no inline content to protect with a CSP (the /docs page sets its own), and other
   // origins (the SDK in a browser) must be able to read answers, so cross-origin policies stay off.
   await app.register(helmet, { contentSecurityPolicy: false, crossOriginEmbedderPolicy: false, crossOriginResourcePolicy: false });
+  if (opts.corsOrigins) {
+    const list = opts.corsOrigins.split(",").map((o) => o.trim()).filter(Boolean);
+    await app.register(cors, {
+      origin: list.includes("*") ? "*" : list,
+      methods: ["GET", "POST", "PUT", "PATCH", "DELETE"],
+      allowedHeaders: ["authorization", "content-type", "x-request-id"],
+      exposedHeaders: ["x-request-id", "retry-after", "x-cache", "location"],
+      maxAge: 600,
+    });
+  }
   if (opts.perMinute <= 0) return;
   const redis = opts.redisUrl
     ? new Redis(opts.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false })

@@ -65,6 +65,15 @@ describe("protection and readiness of the resource servers", () => {
     assert.equal(res.statusCode, 413);
     assert.equal(typeof res.json().detail, "string");
     assert.equal(res.headers["x-content-type-options"], "nosniff");
+    // A browser on another origin (the SDK in a web app) may call the API with a bearer token.
+    const preflight = await app.inject({
+      method: "OPTIONS",
+      url: `/api/v1/org/${user.orgId}/position`,
+      headers: { origin: "https://app.example", "access-control-request-method": "POST", "access-control-request-headers": "authorization,content-type" },
+    });
+    assert.equal(preflight.statusCode, 204);
+    assert.equal(preflight.headers["access-control-allow-origin"], "*");
+    assert.match(String(preflight.headers["access-control-allow-headers"]), /authorization/);
     assert.ok(res.headers["strict-transport-security"]);
   });
 

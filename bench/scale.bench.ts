@@ -16,13 +16,13 @@
  * - proxy `GET /api/v1/ats/jobs?integration_id=…&page_size=N` (bearer JWT, tenancy, one sandbox call).
  *
  * Besides req/s and latency, each row gives the CPU (in cores) the instances under load used, the
- * token/sandbox process's (the proxy's upstream), the load generator's own, and how busy the
+ * token/sandbox process's (the proxy's upstream), Postgres's, the load generator's own, and how busy the
  * machine's cores were (from /proc), because on a small machine that, not the number of instances,
  * is what bounds throughput. Any non-2xx, error or timeout aborts.
  * Everything binds to 127.0.0.1 and stops by itself.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -33,13 +33,26 @@ const CLOCK_TICKS = 100; // USER_HZ on Linux
 
 type Served = ReturnType<typeof serveChild> & { origin: string };
 type Scenario = { service: string; what: string; instances: Served[]; path: string; auth: boolean };
-type Measure = { rps: number; p50: number; p99: number; instanceCpu: number; coreCpu: number; generatorCpu: number; busy: number };
+type Measure = { rps: number; p50: number; p99: number; instanceCpu: number; coreCpu: number; postgresCpu: number; generatorCpu: number; busy: number };
 
 /** CPU seconds a process has used (user + system), from /proc/<pid>/stat. */
 function cpuSeconds(pid: number | undefined): number {
   if (!pid) return 0;
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+/** CPU seconds of every Postgres server process (the postmaster's backends: one per connection). */
+function postgresSeconds(): number {
+  let total = 0;
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "postgres") total += cpuSeconds(Number(pid));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total;
 }
 
 /** Busy and total jiffies of all cores, from /proc/stat. */
@@ -55,6 +68,7 @@ async function run(s: Scenario, opts: { duration: number; connections: number; t
   const before = {
     cpu: s.instances.map((i) => cpuSeconds(i.child.pid)),
     core: cpuSeconds(opts.core.child.pid),
+    postgres: postgresSeconds(),
     gen: process.cpuUsage(),
     ticks: machineTicks(),
     at: process.hrtime.bigint(),
@@ -82,6 +96,7 @@ async function run(s: Scenario, opts: { duration: number; connections: number; t
     p99: Math.max(...results.map((r) => r.latency.p99)),
     instanceCpu: s.instances.reduce((n, i, k) => n + cpuSeconds(i.child.pid) - before.cpu[k]!, 0) / seconds,
     coreCpu: (cpuSeconds(opts.core.child.pid) - before.core) / seconds,
+    postgresCpu: (postgresSeconds() - before.postgres) / seconds,
     generatorCpu: (gen.user + gen.system) / 1e6 / seconds,
     busy: (ticks.busy - before.ticks.busy) / Math.max(1, ticks.total - before.ticks.total),
   };
@@ -165,14 +180,14 @@ export async function main(args: string[]): Promise<void> {
       `Machine: ${machine()}, ${cpus().length} cores shared by the load generator, the instances, the token/sandbox process, Postgres and Redis.`,
       `Load: ${connections} keep-alive connections in all (split in half over two instances), ${duration} s × ${rounds} rounds, medians; load average ${load} at the start, ${loadavg()[0]!.toFixed(1)} at the end.`,
       "",
-      "| service | scenario | instances | req/s | vs 1 instance | p50 ms | p99 ms | instances' CPU | token+sandbox CPU | load generator CPU | machine busy |",
-      "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+      "| service | scenario | instances | req/s | vs 1 instance | p50 ms | p99 ms | instances' CPU | token+sandbox CPU | Postgres CPU | load generator CPU | machine busy |",
+      "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ];
     for (const s of scenarios) {
       const one = scenarios.find((x) => x.what === s.what && x.instances.length === 1)!;
       lines.push(
         `| ${s.service} | ${s.what} | ${s.instances.length} | ${med(s, "rps").toFixed(0)} | ${((med(s, "rps") / med(one, "rps")) * 100).toFixed(0)}% | ` +
-          `${med(s, "p50").toFixed(1)} | ${med(s, "p99").toFixed(1)} | ${med(s, "instanceCpu").toFixed(2)} | ${med(s, "coreCpu").toFixed(2)} | ${med(s, "generatorCpu").toFixed(2)} | ${(med(s, "busy") * 100).toFixed(0)}% |`,
+          `${med(s, "p50").toFixed(1)} | ${med(s, "p99").toFixed(1)} | ${med(s, "instanceCpu").toFixed(2)} | ${med(s, "coreCpu").toFixed(2)} | ${med(s, "postgresCpu").toFixed(2)} | ${med(s, "generatorCpu").toFixed(2)} | ${(med(s, "busy") * 100).toFixed(0)}% |`,
       );
     }
     process.stdout.write(`${lines.join("\n")}\n`);

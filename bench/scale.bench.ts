@@ -42,18 +42,22 @@ function cpuSeconds(pid: number | undefined): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
-/** CPU seconds of every Postgres server process (the postmaster's backends: one per connection). */
-function postgresSeconds(): number {
-  let total = 0;
+/** CPU seconds of each Postgres server process (the postmaster and its backends: one per connection). */
+function postgresSeconds(): Map<number, number> {
+  const seconds = new Map<number, number>();
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     try {
-      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "postgres") total += cpuSeconds(Number(pid));
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "postgres") seconds.set(Number(pid), cpuSeconds(Number(pid)));
     } catch {
       // the process ended meanwhile
     }
   }
-  return total;
+  return seconds;
 }
+
+/** CPU Postgres used between two readings: backends that ended meanwhile are not counted (an undercount). */
+const postgresDelta = (before: Map<number, number>, after: Map<number, number>) =>
+  [...after].reduce((n, [pid, s]) => n + s - (before.get(pid) ?? 0), 0);
 
 /** Busy and total jiffies of all cores, from /proc/stat. */
 function machineTicks(): { busy: number; total: number } {
@@ -96,7 +100,7 @@ async function run(s: Scenario, opts: { duration: number; connections: number; t
     p99: Math.max(...results.map((r) => r.latency.p99)),
     instanceCpu: s.instances.reduce((n, i, k) => n + cpuSeconds(i.child.pid) - before.cpu[k]!, 0) / seconds,
     coreCpu: (cpuSeconds(opts.core.child.pid) - before.core) / seconds,
-    postgresCpu: (postgresSeconds() - before.postgres) / seconds,
+    postgresCpu: postgresDelta(before.postgres, postgresSeconds()) / seconds,
     generatorCpu: (gen.user + gen.system) / 1e6 / seconds,
     busy: (ticks.busy - before.ticks.busy) / Math.max(1, ticks.total - before.ticks.total),
   };

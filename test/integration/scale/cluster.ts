@@ -9,8 +9,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes, randomInt } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -18,6 +16,9 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from "../../helpers/db.js";
 import { freePort } from "../../helpers/ports.js";
+import { startReceiver, type CapturedWebhook } from "./webhook-receiver.js";
+
+export type { CapturedWebhook } from "./webhook-receiver.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
@@ -41,8 +42,6 @@ export type Instance = {
   work: WorkRecord[];
 };
 
-/** An event the sandbox sent: the exact bytes and signature, ready to be delivered again. */
-export type CapturedWebhook = { kind: string; id: string; type: string; data: Record<string, unknown>; raw: Buffer; signature: string };
 
 export type Cluster = {
   schema: string;
@@ -119,26 +118,6 @@ async function waitHealthy(instance: Instance, timeoutMs = 90_000): Promise<void
   throw new Error(`${instance.name} not healthy within ${timeoutMs} ms\n${instance.output()}`);
 }
 
-/** A receiver standing in for "the proxies behind a load balancer": it keeps every event the sandbox sends. */
-async function startReceiver(webhooks: CapturedWebhook[]): Promise<{ server: Server; url: string }> {
-  const read = (req: IncomingMessage) =>
-    new Promise<Buffer>((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (c: Buffer) => chunks.push(c)).on("end", () => resolve(Buffer.concat(chunks))).on("error", reject);
-    });
-  const server = createServer((req, res) => {
-    read(req).then((raw) => {
-      const kind = (req.url ?? "").split("?")[0]!.split("/").at(-1) ?? "";
-      const body = JSON.parse(raw.toString("utf8")) as { id: string; type: string; data: Record<string, unknown> };
-      const signature = String(req.headers["x-upstream-signature"] ?? req.headers["x-kombo-signature"] ?? "");
-      webhooks.push({ kind, id: body.id, type: body.type, data: body.data, raw, signature });
-      res.writeHead(200, { "content-type": "application/json" }).end('{"received":true}');
-    }, () => res.writeHead(400).end());
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/upstream` };
-}
-
 /** Stops a process politely, then firmly; resolves with how it exited. */
 export async function stopInstance(instance: Instance, graceMs = 20_000): Promise<ExitStatus> {
   if (instance.child.exitCode === null && instance.child.signalCode === null) {
@@ -195,8 +174,14 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     started.push(instance);
     return instance;
   };
+  // Should the test process end without closing the cluster (a crash, a timeout), take the servers with it.
+  const killLeftovers = () => {
+    for (const i of started) if (i.child.exitCode === null && i.child.signalCode === null) i.child.kill("SIGKILL");
+  };
+  process.once("exit", killLeftovers);
   const closeAll = async () => {
     await Promise.all(started.map((i) => stopInstance(i)));
+    process.off("exit", killLeftovers);
     await new Promise<void>((resolve) => receiver.server.close(() => resolve()));
     receiver.server.closeAllConnections();
     await admin.query(`drop schema if exists ${schema} cascade`).catch(() => {});

@@ -92,9 +92,11 @@ describeEachDatabase("brute-force protection", (getDb) => {
         known.push(await time(user.username));
         unknown.push(await time(`nobody-${i}`));
       }
-      // Without the dummy verification an unknown user answers in ~1 ms against ~50+ ms.
+      // Without the dummy verification an unknown user answers in ~1 ms against ~50+ ms. A known
+      // user also updates its failure count, and a loaded machine stretches both unevenly, so the
+      // bound is on the order of magnitude: an unknown user must cost a scrypt-sized check too.
       assert.ok(median(known) > 20, `known-user check took ${median(known)} ms`);
-      assert.ok(median(unknown) > median(known) * 0.5, `unknown ${median(unknown)} ms vs known ${median(known)} ms`);
+      assert.ok(median(unknown) > Math.max(10, median(known) * 0.25), `unknown ${median(unknown)} ms vs known ${median(known)} ms`);
     } finally {
       await slow.app.close();
     }

@@ -12,11 +12,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
+import { freePort, option, waitHealthy } from "./lib.js";
 
 type Result = { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number; timeouts: number };
 type Autocannon = (opts: Record<string, unknown>) => Promise<Result>;
@@ -26,31 +26,8 @@ const autocannon = ((await import(autocannonModule)) as { default: Autocannon })
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const DEMO_ORG = "6d3f1e2a-9b4c-4f7e-8a1d-2c5b7e9f0a13"; // DEMO_ORG_ID default of the run contract
 
-function option(args: string[], name: string, fallback: string): string {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] ? args[i + 1]! : fallback;
-}
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer().once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      srv.close(() => (typeof addr === "object" && addr ? resolve(addr.port) : reject(new Error("no port"))));
-    });
-  });
-}
 
-async function waitHealthy(url: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    const ok = await fetch(url).then((r) => r.ok, () => false);
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${url} not healthy in time`);
-}
 
 type Server = { api: string; auth: string; stop(): Promise<void> };
 
@@ -83,8 +60,8 @@ async function startServer(storage: string): Promise<Server> {
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    await waitHealthy(`http://127.0.0.1:${authPort}/healthz`, child);
-    await waitHealthy(`http://127.0.0.1:${apiPort}/healthz`, child);
+    await waitHealthy(`http://127.0.0.1:${authPort}/healthz`, child, 120_000);
+    await waitHealthy(`http://127.0.0.1:${apiPort}/healthz`, child, 120_000);
   } catch (err) {
     await stop();
     throw err;

@@ -16,10 +16,10 @@
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { createServer } from "node:net";
 import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
+import { freePort } from "./lib.js";
 import { buildTokenApp } from "../src/services/token/app.js";
 import { defaultParams, hashPassword, verifyPassword } from "../src/services/token/password-hash.js";
 import { bearerAuth } from "../src/shared/auth/bearer.plugin.js";
@@ -60,14 +60,6 @@ function arg(args: string[], name: string, fallback: string): string {
   return args.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback;
 }
 
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  srv.listen(0, "127.0.0.1");
-  await once(srv, "listening");
-  const port = (srv.address() as { port: number }).port;
-  await new Promise((resolve) => srv.close(resolve));
-  return port;
-}
 
 /** Child: the token service and a protected/unprotected no-op API, until the parent says stop. */
 async function serve(dbKind: string): Promise<void> {

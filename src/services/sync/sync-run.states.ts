@@ -22,8 +22,6 @@ export class InvalidSyncTransitionError extends Error {
     super(`sync run cannot move from ${from} to ${to}`);
   }
 }
-export const isInvalidSyncTransitionError = (e: unknown): e is InvalidSyncTransitionError =>
-  e instanceof InvalidSyncTransitionError;
 
 export function canTransition(from: SyncRunState, to: SyncRunState): boolean {
   return TRANSITIONS[from].includes(to);

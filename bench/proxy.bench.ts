@@ -86,8 +86,9 @@ error_log ${join(dir, "error.log")} warn;
 events { worker_connections 4096; }
 http {
   access_log off;
+  keepalive_requests 1000000; # the default (1000) closes load-test connections mid-run
   ${["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map(temp).join("\n  ")}
-  upstream sandbox { server 127.0.0.1:${sandboxPort}; keepalive 64; }
+  upstream sandbox { server 127.0.0.1:${sandboxPort}; keepalive 64; keepalive_requests 1000000; }
   server {
     listen 127.0.0.1:${port};
     location / {

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { Readable } from "node:stream";
+import type { IncomingHttpHeaders } from "node:http";
+import { Readable, Writable } from "node:stream";
 import type { BaseLogger, Logger } from "pino";
 /** Any pino-like logger: the service logger or a request logger. */
 export type Log = Pick<BaseLogger, "info" | "warn" | "debug" | "error">;
@@ -47,7 +48,6 @@ export type UpstreamResponse = {
   status: number;
   headers: Record<string, string>;
   body: Readable & { text(): Promise<string>; dump(): Promise<void> };
-  attempts: number;
 };
 export type BufferedUpstreamResponse = Omit<UpstreamResponse, "body"> & { body: string };
 
@@ -61,13 +61,31 @@ export type UpstreamClientOptions = {
   logger: Logger;
 };
 
+/**
+ * Where a 2xx answer of `forward` goes: called once its status and (filtered) headers are known,
+ * it returns the writable the body is written into, as it arrives.
+ */
+export type Deliver = (status: number, headers: Record<string, string>) => Writable;
+
 export type UpstreamClient = {
   /** Sends one operation; resolves with an answer to pass on, or throws an UpstreamError (502/504). */
   send(req: UpstreamRequest, log?: Log): Promise<UpstreamResponse>;
+  /**
+   * As `send`, but a 2xx answer's body goes straight into the writable `deliver` returns (undici's
+   * stream API: no intermediate Readable), and the call resolves with `undefined` once it is
+   * written. Any other answer is returned or thrown as by `send`, and `deliver` is not called.
+   */
+  forward(req: UpstreamRequest, deliver: Deliver, log?: Log): Promise<UpstreamResponse | undefined>;
   /** As `send`, with the body read into a string (for small answers the proxy caches or inspects). */
   sendBuffered(req: UpstreamRequest, log?: Log): Promise<BufferedUpstreamResponse>;
   close(): Promise<void>;
 };
+
+/** One attempt's answer: a 2xx already delivered (forward), or an answer whose body is still to be read. */
+type Answer = { status: number; headers: IncomingHttpHeaders; body: UpstreamResponse["body"]; delivered: boolean };
+
+/** How one attempt is made: with a Readable body (`send`) or straight into the caller's writable (`forward`). */
+type Perform = (request: Dispatcher.RequestOptions, signal: { headersAt: number }) => Promise<Answer>;
 
 class HeadersDeadlineError extends Error {
   override name = "TimeoutError";
@@ -94,14 +112,46 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
   });
   const authorization = `Bearer ${opts.apiKey}`;
 
-  /** One physical call, measured: latency by operation and status, and failures by kind. */
-  async function attempt(req: UpstreamRequest, body: string | undefined, timeoutMs: number): Promise<Dispatcher.ResponseData> {
+  /** `send`'s attempts: the answer with its body as a Readable. */
+  const readable: Perform = async (request, timing) => {
+    const res = await pool.request(request);
+    timing.headersAt = performance.now();
+    return { status: res.statusCode, headers: res.headers, body: res.body, delivered: false };
+  };
+
+  /**
+   * `forward`'s attempts: a 2xx body is written into the caller's writable as it arrives; any other
+   * answer's body (small: an error envelope) is collected for the status mapping and retries.
+   */
+  const streamed =
+    (deliver: Deliver): Perform =>
+    async (request, timing) => {
+      let answer: Omit<Answer, "body"> | undefined;
+      const chunks: Buffer[] = [];
+      await pool.stream(request, ({ statusCode, headers }) => {
+        timing.headersAt = performance.now();
+        answer = { status: statusCode, headers, delivered: statusCode >= 200 && statusCode < 300 };
+        if (answer.delivered) return deliver(statusCode, filterResponseHeaders(headers, opts.apiKey));
+        return new Writable({
+          write(chunk: Buffer, _encoding, done) {
+            chunks.push(chunk);
+            done();
+          },
+        });
+      });
+      if (!answer) throw new Error("upstream answered without a final status");
+      return { ...answer, body: textBody(Buffer.concat(chunks).toString("utf8")) };
+    };
+
+  /** One physical call, measured: latency to the answer's headers by operation and status, and failures by kind. */
+  async function attempt(req: UpstreamRequest, body: string | undefined, timeoutMs: number, perform: Perform): Promise<Answer> {
     const operation = req.operation ?? "other";
     const started = performance.now();
+    const timing = { headersAt: 0 };
     try {
-      const res = await call(req, body, timeoutMs);
-      const status = res.statusCode;
-      upstreamDuration.observe({ operation, status: String(status) }, (performance.now() - started) / 1000);
+      const res = await call(req, body, timeoutMs, perform, timing);
+      const status = res.status;
+      upstreamDuration.observe({ operation, status: String(status) }, ((timing.headersAt || performance.now()) - started) / 1000);
       if (status === 401 || status === 429 || status >= 500) upstreamErrors.inc({ operation, kind: String(status) });
       return res;
     } catch (err) {
@@ -112,11 +162,17 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
     }
   }
 
-  async function call(req: UpstreamRequest, body: string | undefined, timeoutMs: number): Promise<Dispatcher.ResponseData> {
+  async function call(
+    req: UpstreamRequest,
+    body: string | undefined,
+    timeoutMs: number,
+    perform: Perform,
+    timing: { headersAt: number },
+  ): Promise<Answer> {
     const headers = upstreamRequestHeaders({ requestId: req.requestId, integrationId: req.integrationId, hasBody: body !== undefined });
     headers.authorization = authorization;
-    const query = req.query && Object.keys(req.query).length > 0 ? `?${new URLSearchParams(req.query).toString()}` : "";
-    const request = {
+    const query = req.query ? queryString(req.query) : "";
+    const request: Dispatcher.RequestOptions = {
       method: req.method,
       path: `${basePath}${req.path}${query}`,
       headers,
@@ -127,17 +183,24 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
     // undici's headersTimeout runs on coarse timers (up to ~0.5 s late): fine for deadlines of
     // seconds, and free. Short deadlines get a precise timer that aborts the wait for the answer
     // (an AbortController per request costs a few microseconds, so only where it matters).
-    if (timeoutMs >= COARSE_TIMEOUT_FROM_MS) return pool.request({ ...request, headersTimeout: timeoutMs });
+    if (timeoutMs >= COARSE_TIMEOUT_FROM_MS) return perform({ ...request, headersTimeout: timeoutMs }, timing);
     const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(new HeadersDeadlineError()), timeoutMs);
+    const timer = setTimeout(() => {
+      if (!timing.headersAt) deadline.abort(new HeadersDeadlineError());
+    }, timeoutMs);
     try {
-      return await pool.request({ ...request, signal: deadline.signal, headersTimeout: timeoutMs + 1000 });
+      return await perform({ ...request, signal: deadline.signal, headersTimeout: timeoutMs + 1000 }, timing);
     } finally {
       clearTimeout(timer);
     }
   }
 
-  async function send(req: UpstreamRequest, log: Log = opts.logger): Promise<UpstreamResponse> {
+  /**
+   * The attempts of one operation until an answer to pass on: retries (reads on 429, 5xx and lost
+   * connections; anything that never reached the upstream) within the deadline and wait budget,
+   * and the mapping of what the caller must not see raw to an UpstreamError.
+   */
+  async function run(req: UpstreamRequest, log: Log, perform: Perform): Promise<Answer> {
     const started = Date.now();
     const deadline = started + opts.timeoutMs;
     const body = req.body === undefined ? undefined : JSON.stringify(req.body);
@@ -148,9 +211,9 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
         waited + waitMs <= opts.retry.maxTotalWaitMs &&
         Date.now() + waitMs + MIN_ATTEMPT_MS <= deadline;
 
-      let res: Dispatcher.ResponseData;
+      let res: Answer;
       try {
-        res = await attempt(req, body, Math.max(1, deadline - Date.now()));
+        res = await attempt(req, body, Math.max(1, deadline - Date.now()), perform);
       } catch (err) {
         if (isTimeout(err)) throw upstreamTimedOut(opts.timeoutMs, err);
         const retryable = neverReachedUpstream(err) || (req.read && isConnectionError(err));
@@ -164,8 +227,8 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
         throw upstreamUnreachable(err);
       }
 
-      const status = res.statusCode;
-      if (status >= 200 && status < 300) return answer(res, attemptNo);
+      const status = res.status;
+      if (status >= 200 && status < 300) return res;
       if (status === 401) {
         await res.body.dump();
         throw upstreamAuthFailed(status);
@@ -181,7 +244,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
         }
       }
       if (status === 429 || (status >= 400 && status < 500)) {
-        if (isJson(res.headers["content-type"])) return answerError(res, attemptNo);
+        if (isJson(res.headers["content-type"])) return answerError(res);
         await res.body.dump();
         throw upstreamMalformed(status, "without a JSON body");
       }
@@ -191,28 +254,33 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
     }
   }
 
-  function answer(res: Dispatcher.ResponseData, attempts: number): UpstreamResponse {
-    return { status: res.statusCode, headers: filterResponseHeaders(res.headers, opts.apiKey), body: res.body, attempts };
-  }
-
   /**
    * An error answer passed on (4xx, 429): small, so it is read and checked, and an upstream that
    * echoes the service's key in its error message does not hand it to the caller.
    */
-  async function answerError(res: Dispatcher.ResponseData, attempts: number): Promise<UpstreamResponse> {
+  async function answerError(res: Answer): Promise<Answer> {
     let text: string;
     try {
       text = (await res.body.text()).replaceAll(opts.apiKey, "<redacted>");
     } catch (err) {
       throw isTimeout(err) ? upstreamTimedOut(opts.timeoutMs, err) : upstreamUnreachable(err);
     }
-    const headers = filterResponseHeaders(res.headers, opts.apiKey);
-    headers["content-length"] = String(Buffer.byteLength(text));
-    return { status: res.statusCode, headers, body: textBody(text), attempts };
+    return { ...res, headers: { ...res.headers, "content-length": String(Buffer.byteLength(text)) }, body: textBody(text) };
   }
+
+  /** An answer as the caller gets it: its status, the headers that may cross, its body. */
+  function passOn(res: Answer): UpstreamResponse {
+    return { status: res.status, headers: filterResponseHeaders(res.headers, opts.apiKey), body: res.body };
+  }
+
+  const send = async (req: UpstreamRequest, log: Log = opts.logger) => passOn(await run(req, log, readable));
 
   return {
     send,
+    async forward(req, deliver, log = opts.logger) {
+      const res = await run(req, log, streamed(deliver));
+      return res.delivered ? undefined : passOn(res);
+    },
     async sendBuffered(req, log) {
       const res = await send(req, log);
       try {
@@ -224,6 +292,13 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
     },
     close: () => pool.close(),
   };
+}
+
+/** `?a=1&b=2` (empty when there is nothing to send). */
+function queryString(query: Record<string, string>): string {
+  let out = "";
+  for (const key in query) out += `${out ? "&" : "?"}${encodeURIComponent(key)}=${encodeURIComponent(query[key]!)}`;
+  return out;
 }
 
 /** A body already read, with the same reading methods as undici's. */

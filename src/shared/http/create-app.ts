@@ -71,8 +71,9 @@ export function createApp(opts: CreateAppOptions): App {
   }).withTypeProvider<TypeBoxTypeProvider>();
   void TypeBoxValidatorCompiler; // the default Ajv compiler handles TypeBox's JSON Schema output
 
-  app.addHook("onRequest", async (request, reply) => {
+  app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
+    done();
   });
   if (opts.errorHandler !== false) installErrorHandler(app);
 

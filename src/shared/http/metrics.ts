@@ -92,11 +92,26 @@ export function addSyncLagSource(source: Source<{ integration_id: string; model:
 
 /** Request metrics by route template (never the raw URL, whose ids would explode cardinality), and GET /metrics. */
 export function installMetrics(app: App, service: string): void {
-  app.addHook("onResponse", async (request, reply) => {
-    const route = request.routeOptions.url ?? "unmatched";
-    const labels = { service, method: request.method, route, status_code: String(reply.statusCode) };
-    httpRequests.inc(labels);
-    httpDuration.observe(labels, reply.elapsedTime / 1000);
+  // The series of one method, route and status, bound once: prom-client hashes a label set on every
+  // call otherwise, twice per request. Bounded: routes and statuses are finite.
+  const series = new Map<string, { count: () => void; time: (seconds: number) => void }>();
+  const seriesOf = (method: string, route: string, status: number) => {
+    const key = `${method} ${route} ${status}`;
+    let s = series.get(key);
+    if (!s) {
+      const labels = { service, method, route, status_code: String(status) };
+      const counter = httpRequests.labels(labels);
+      const histogram = httpDuration.labels(labels);
+      s = { count: () => counter.inc(), time: (seconds) => histogram.observe(seconds) };
+      series.set(key, s);
+    }
+    return s;
+  };
+  app.addHook("onResponse", (request, reply, done) => {
+    const s = seriesOf(request.method, request.routeOptions.url ?? "unmatched", reply.statusCode);
+    s.count();
+    s.time(reply.elapsedTime / 1000);
+    done();
   });
   app.get("/metrics", { schema: { hide: true } }, async (_request, reply) => {
     reply.header("content-type", registry.contentType);

@@ -1,59 +1,51 @@
 /**
  * `npm run bench -- proxy [--duration 5] [--rounds 5] [--connections 32] [--page-size 25] [--serial 2000]
- *    [--storage postgres|pglite] [--upstream-latency-ms 0]`
+ *    [--storage postgres|pglite] [--upstream-latency-ms 0] [--load wrk|autocannon]`
  *
- * The same upstream request, `GET /ats/jobs?page_size=N` of the sandbox's demo integration, three
+ * The same upstream request, `GET /ats/jobs?page_size=N` of the sandbox's demo integration, four
  * ways in one run: straight to the sandbox (the baseline), through the Hirebridge proxy (bearer JWT
- * checked on every request, tenancy, the upstream's API key added, the body streamed back), and
- * through a plain nginx reverse proxy in front of the same sandbox (which only adds the API key),
- * and through a bare Node proxy (node:http + undici, nothing else) as the floor of a Node hop.
- * The sandbox runs in one child process, the token service and the proxy in another
- * (`hirebridge serve token proxy`; storage in a fresh schema of BENCH_DATABASE_URL, default the
- * local `test` database, dropped after, as a production proxy has it, or PGlite under a temp
- * DATA_DIR with `--storage pglite`), nginx as a foreground child with one worker; load comes from
- * this process.
+ * checked on every request, tenancy, the upstream's API key added, the body streamed back), through
+ * a plain nginx reverse proxy in front of the same sandbox (which only adds the API key), and
+ * through the least a Node proxy can be (node:http + undici's stream API, nothing else). The
+ * sandbox runs in one child process, the token service and the proxy in another (`hirebridge serve
+ * token proxy`; storage in a fresh schema of BENCH_DATABASE_URL, default the local `test` database,
+ * dropped after, as a production proxy has it, or PGlite under a temp DATA_DIR with
+ * `--storage pglite`), nginx as a foreground child with one worker, the Node floor in a third.
  *
- * Two measurements, interleaved round by round (medians over the rounds):
- * - throughput: autocannon with `--connections` keep-alive connections for `--duration` seconds;
+ * Three measurements, interleaved round by round (medians over the rounds):
+ * - throughput: `--connections` keep-alive connections for `--duration` seconds, from wrk when it
+ *   is installed (a C load generator, so that on a small machine the load takes little of the CPU
+ *   the servers share), else autocannon;
+ * - CPU per request: CPU seconds the hop's process (and the sandbox) spent during that load, over
+ *   the requests served (from /proc): what each hop costs, independent of what else the machine
+ *   runs;
  * - latency: `--serial` requests one at a time over one keep-alive connection, timed with hrtime
- *   (autocannon's histogram has 1 ms resolution, too coarse for the proxy's added latency).
+ *   (autocannon's histogram has 1 ms resolution, too coarse for a proxy's added latency).
  *
  * `--upstream-latency-ms` makes the sandbox answer that much later (SANDBOX_LATENCY_MS), as a real
  * upstream across a network does; 0 (the default) is the harshest case for any proxy, since its own
- * cost is then all there is besides the sandbox's.
+ * CPU is then all there is besides the sandbox's, on the same cores.
  *
  * When nginx is not installed (/usr/sbin/nginx), its column is skipped and the table says so.
  * Everything binds to 127.0.0.1 and stops by itself.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, setPriority, tmpdir } from "node:os";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { setPriority, tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import pg from "pg";
 import { Pool } from "undici";
-import { freePort } from "../test/helpers/ports.js";
+import { autocannon, freePort, machine, median, option, ROOT, serveChild, waitHealthy } from "./lib.js";
 
-type Result = { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number; timeouts: number };
-type Autocannon = (opts: Record<string, unknown>) => Promise<Result>;
-const autocannonModule = "autocannon"; // untyped package: loaded dynamically
-const autocannon = ((await import(autocannonModule)) as { default: Autocannon }).default;
-
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const NGINX = "/usr/sbin/nginx";
 const API_KEY = "bench-api-key";
 
-const text = (args: string[], name: string, fallback: string): string => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] ? args[i + 1]! : fallback;
-};
-const option = (args: string[], name: string, fallback: number): number => Number(text(args, name, String(fallback)));
-
 type Child = { child: ChildProcess; stop(): Promise<void> };
 
-function start(command: string, args: string[], env: Record<string, string | undefined>): Child {
-  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
+function start(command: string, args: string[]): Child {
+  const child = spawn(command, args, { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
   return {
     child,
     async stop() {
@@ -65,16 +57,6 @@ function start(command: string, args: string[], env: Record<string, string | und
       clearTimeout(timer);
     },
   };
-}
-
-async function waitReady(url: string, c: Child): Promise<void> {
-  const deadline = Date.now() + 180_000;
-  while (Date.now() < deadline) {
-    if (c.child.exitCode !== null) throw new Error(`${url}: process exited with ${c.child.exitCode}`);
-    if (await fetch(url).then((r) => r.ok, () => false)) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${url} not ready in time`);
 }
 
 function nginxConfig(dir: string, port: number, sandboxPort: number): string {
@@ -103,25 +85,72 @@ http {
 }
 
 /**
- * The floor of any Node proxy on this machine: node:http in, undici out, the body piped through, no
- * auth, no routing, no validation. It shows how much of the gap to nginx is the cost of a Node hop
- * itself rather than of what the Hirebridge proxy does per request.
+ * The floor of any Node proxy on this machine: node:http in, undici's stream API out (the body
+ * written straight into the response), no auth, no routing, no validation. It shows how much of
+ * the gap to nginx is the cost of a Node hop itself rather than of what the Hirebridge proxy does.
  */
 const NODE_FLOOR = `
 const http = require("node:http");
 const { Pool } = require("undici");
 const [port, upstream, key] = process.argv.slice(1);
 const pool = new Pool(upstream, { connections: 256 });
-http.createServer(async (req, res) => {
-  try {
-    const up = await pool.request({ method: "GET", path: req.url, headers: { authorization: "Bearer " + key, "x-integration-id": req.headers["x-integration-id"] } });
-    res.writeHead(up.statusCode, { "content-type": up.headers["content-type"], "content-length": up.headers["content-length"] });
-    up.body.pipe(res);
-  } catch { res.writeHead(502).end(); }
+http.createServer((req, res) => {
+  pool.stream(
+    { method: "GET", path: req.url, headers: { authorization: "Bearer " + key, "x-integration-id": req.headers["x-integration-id"] } },
+    ({ statusCode, headers }) => res.writeHead(statusCode, { "content-type": headers["content-type"], "content-length": headers["content-length"] }),
+  ).catch(() => { if (!res.headersSent) res.writeHead(502); res.end(); });
 }).listen(Number(port), "127.0.0.1");
 `;
 
-type Target = { name: string; url: string; headers: Record<string, string> };
+type Target = { name: string; url: string; headers: Record<string, string>; pids: () => number[] };
+
+/** CPU seconds (user + system) a process has used so far; 0 where /proc is not readable. */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime (fields 14, 15) in clock ticks
+  } catch {
+    return 0;
+  }
+}
+
+/** The direct children of a process (nginx's worker under its master). */
+function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const ppid = Number(readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1]!.split(" ")[1]);
+      if (ppid === pid) out.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+type Load = { requests: number; seconds: number; failures: string | undefined };
+
+const run = promisify(execFile);
+
+/** wrk: one thread, `connections` connections; the count of answers and any failures it reports. */
+async function wrk(target: Target, connections: number, duration: number): Promise<Load> {
+  const headers = Object.entries(target.headers).flatMap(([k, v]) => ["-H", `${k}: ${v}`]);
+  const { stdout } = await run("wrk", ["-t1", `-c${connections}`, `-d${duration}s`, ...headers, target.url]);
+  const requests = Number(/(\d+) requests in ([\d.]+)(m?s)/.exec(stdout)?.[1]);
+  const [, amount, unit] = /requests in ([\d.]+)(m?s)/.exec(stdout) ?? [];
+  const seconds = Number(amount) / (unit === "ms" ? 1000 : 1);
+  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1];
+  const socket = /Socket errors: (.*)/.exec(stdout)?.[1];
+  const failures = [non2xx ? `${non2xx} non-2xx` : "", socket ? `socket errors: ${socket}` : ""].filter(Boolean).join(", ");
+  return { requests, seconds, failures: failures || undefined };
+}
+
+async function autocannonLoad(target: Target, connections: number, duration: number): Promise<Load> {
+  const r = await autocannon({ url: target.url, headers: target.headers, connections, duration, pipelining: 1 });
+  const failures = r.non2xx || r.errors || r.timeouts ? `${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts` : undefined;
+  return { requests: r.requests.total, seconds: duration, failures };
+}
 
 /** `count` requests one after another on one connection; durations in ms. */
 async function serial(target: Target, count: number): Promise<number[]> {
@@ -142,17 +171,22 @@ async function serial(target: Target, count: number): Promise<number[]> {
   return out;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;
 
 export async function main(args: string[]): Promise<void> {
-  const duration = option(args, "duration", 5);
-  const rounds = option(args, "rounds", 5);
-  const connections = option(args, "connections", 32);
-  const pageSize = option(args, "page-size", 25);
-  const serialCount = option(args, "serial", 2000);
-  const upstreamLatency = option(args, "upstream-latency-ms", 0);
-  const storage = text(args, "storage", "postgres");
+  const duration = Number(option(args, "duration", "5"));
+  const rounds = Number(option(args, "rounds", "5"));
+  const connections = Number(option(args, "connections", "32"));
+  const pageSize = Number(option(args, "page-size", "25"));
+  const serialCount = Number(option(args, "serial", "2000"));
+  const upstreamLatency = Number(option(args, "upstream-latency-ms", "0"));
+  const storage = option(args, "storage", "postgres");
+  const hasWrk = await run("wrk", ["--version"]).then(
+    () => true,
+    (err: { stdout?: string; stderr?: string }) => /^wrk /m.test(`${err.stdout}${err.stderr}`), // `wrk --version` exits 1
+  );
+  const loadGenerator = option(args, "load", hasWrk ? "wrk" : "autocannon");
+  if (!hasWrk) process.stderr.write("wrk not found (apt-get install -y wrk): load comes from autocannon, which takes more of the CPU the servers share\n");
   // On a shared machine, neighbours' work skews a multi-process benchmark (the proxy path wakes
   // three processes per request, the direct one two). Raise this process's priority when allowed;
   // the servers started below inherit it.
@@ -167,20 +201,16 @@ export async function main(args: string[]): Promise<void> {
   if (!hasNginx) process.stderr.write(`nginx not found at ${NGINX} (apt-get install -y nginx): the nginx column is skipped\n`);
 
   const dir = mkdtempSync(join(tmpdir(), "hirebridge-proxy-bench-"));
-  const [sandboxPort, proxyPort, authPort, nginxPort, floorPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
-  const env = {
+  const [sandboxPort, proxyPort, authPort, nginxPort, floorPort] = (await Promise.all(Array.from({ length: 5 }, () => freePort()))) as [number, number, number, number, number];
+  const env: Record<string, string> = {
     HOST: "127.0.0.1",
     LOG_LEVEL: "silent",
-    NODE_NO_WARNINGS: "1",
     SANDBOX_PORT: String(sandboxPort),
     SANDBOX_LATENCY_MS: String(upstreamLatency),
     PROXY_PORT: String(proxyPort),
     AUTH_PORT: String(authPort),
     UPSTREAM_API_KEY: API_KEY,
     DATA_DIR: dir,
-    DATABASE_URL: undefined as string | undefined,
-    DATABASE_SCHEMA: undefined as string | undefined,
-    REDIS_URL: undefined,
     WORKERS: "false",
     RATE_LIMIT_PER_MINUTE: "0", // a benchmark is one caller far above any per-caller limit
     SANDBOX_WEBHOOK_URL: "http://127.0.0.1:9/unused", // no webhooks during the run
@@ -201,23 +231,23 @@ export async function main(args: string[]): Promise<void> {
       }
     };
   }
-  const node = (services: string[]) => start(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve", ...services], env);
   const children: Child[] = [];
   try {
-    const sandbox = node(["sandbox"]);
+    const sandbox = serveChild(["sandbox"], env);
     children.push(sandbox);
-    const proxy = node(["token", "proxy"]);
+    const proxy = serveChild(["token", "proxy"], env);
     children.push(proxy);
-    await waitReady(`http://127.0.0.1:${sandboxPort}/healthz`, sandbox);
-    await waitReady(`http://127.0.0.1:${proxyPort}/healthz`, proxy);
-    const floor = start(process.execPath, ["-e", NODE_FLOOR, String(floorPort), `http://127.0.0.1:${sandboxPort}`, API_KEY], {});
+    await waitHealthy(`http://127.0.0.1:${sandboxPort}/healthz`, sandbox.child);
+    await waitHealthy(`http://127.0.0.1:${proxyPort}/healthz`, proxy.child);
+    const floor = start(process.execPath, ["-e", NODE_FLOOR, String(floorPort), `http://127.0.0.1:${sandboxPort}`, API_KEY]);
     children.push(floor);
-    await waitReady(`http://127.0.0.1:${floorPort}/healthz`, floor);
+    await waitHealthy(`http://127.0.0.1:${floorPort}/healthz`, floor.child);
+    let nginx: Child | undefined;
     if (hasNginx) {
       writeFileSync(join(dir, "nginx.conf"), nginxConfig(dir, nginxPort, sandboxPort));
-      const nginx = start(NGINX, ["-c", join(dir, "nginx.conf"), "-p", dir], {});
+      nginx = start(NGINX, ["-c", join(dir, "nginx.conf"), "-p", dir]);
       children.push(nginx);
-      await waitReady(`http://127.0.0.1:${nginxPort}/healthz`, nginx);
+      await waitHealthy(`http://127.0.0.1:${nginxPort}/healthz`, nginx.child);
     }
 
     const integrationId = ((await (await fetch(`http://127.0.0.1:${sandboxPort}/sandbox/integrations`)).json()) as { demo_integration_id: string }).demo_integration_id;
@@ -229,27 +259,36 @@ export async function main(args: string[]): Promise<void> {
     const accessToken = ((await token.json()) as { access_token: string }).access_token;
     const upstreamPath = `/v1/ats/jobs?page_size=${pageSize}`;
     const xi = { "x-integration-id": integrationId };
+    const nginxPid = nginx?.child.pid ?? -1;
+    const pid = (c: Child) => () => (c.child.pid ? [c.child.pid] : []);
     const targets: Target[] = [
-      { name: "direct (sandbox)", url: `http://127.0.0.1:${sandboxPort}${upstreamPath}`, headers: { ...xi, authorization: `Bearer ${API_KEY}` } },
+      { name: "direct (sandbox)", url: `http://127.0.0.1:${sandboxPort}${upstreamPath}`, headers: { ...xi, authorization: `Bearer ${API_KEY}` }, pids: () => [] },
       {
         name: "Hirebridge proxy (JWT)",
         url: `http://127.0.0.1:${proxyPort}/api/v1/ats/jobs?integration_id=${encodeURIComponent(integrationId)}&page_size=${pageSize}`,
         headers: { authorization: `Bearer ${accessToken}` },
+        pids: pid(proxy),
       },
-      ...(hasNginx ? [{ name: "nginx (1 worker)", url: `http://127.0.0.1:${nginxPort}${upstreamPath}`, headers: xi }] : []),
-      { name: "Node floor (http + undici, no auth)", url: `http://127.0.0.1:${floorPort}${upstreamPath}`, headers: xi },
+      ...(nginx ? [{ name: "nginx (1 worker)", url: `http://127.0.0.1:${nginxPort}${upstreamPath}`, headers: xi, pids: () => childrenOf(nginxPid) }] : []),
+      { name: "Node floor (http + undici, no auth)", url: `http://127.0.0.1:${floorPort}${upstreamPath}`, headers: xi, pids: pid(floor) },
     ];
     const bytes = (await (await fetch(targets[0]!.url, { headers: targets[0]!.headers })).text()).length;
     for (const t of targets) await serial(t, 200); // warm-up: JIT, connection pools, the proxy's owner lookup
 
-    const rps = new Map<string, number[]>(targets.map((t) => [t.name, []]));
-    const p50 = new Map<string, number[]>(targets.map((t) => [t.name, []]));
-    const p99 = new Map<string, number[]>(targets.map((t) => [t.name, []]));
+    const load = loadGenerator === "wrk" ? wrk : autocannonLoad;
+    const sandboxPid = sandbox.child.pid ?? -1;
+    const series = () => new Map<string, number[]>(targets.map((t) => [t.name, []]));
+    const [rps, hopCpu, sandboxCpu, p50, p99] = [series(), series(), series(), series(), series()];
     for (let round = 1; round <= rounds; round++) {
       for (const t of targets) {
-        const r = await autocannon({ url: t.url, headers: t.headers, connections, duration, pipelining: 1 });
-        if (r.non2xx || r.errors || r.timeouts) throw new Error(`${t.name}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
-        rps.get(t.name)!.push(r.requests.average);
+        const pids = t.pids();
+        const cpu = () => pids.reduce((sum, p) => sum + cpuSeconds(p), 0);
+        const [hop0, sandbox0] = [cpu(), cpuSeconds(sandboxPid)];
+        const r = await load(t, connections, duration);
+        if (r.failures) throw new Error(`${t.name}: ${r.failures}`);
+        rps.get(t.name)!.push(r.requests / r.seconds);
+        hopCpu.get(t.name)!.push(((cpu() - hop0) / r.requests) * 1e6);
+        sandboxCpu.get(t.name)!.push(((cpuSeconds(sandboxPid) - sandbox0) / r.requests) * 1e6);
         const lat = await serial(t, serialCount);
         p50.get(t.name)!.push(percentile(lat, 50));
         p99.get(t.name)!.push(percentile(lat, 99));
@@ -261,15 +300,16 @@ export async function main(args: string[]): Promise<void> {
     const base = targets[0]!.name;
     const nginxName = targets.find((t) => t.name.startsWith("nginx"))?.name;
     const lines = [
-      `Proxy benchmark: GET /ats/jobs?page_size=${pageSize} (${bytes} bytes), upstream latency ${upstreamLatency} ms, ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}`,
-      `throughput: ${connections} connections × ${duration} s; latency: ${serialCount} sequential requests; medians of ${rounds} rounds; proxy storage: ${storage}; ${priority}`,
+      `Proxy benchmark: GET /ats/jobs?page_size=${pageSize} (${bytes} bytes), upstream latency ${upstreamLatency} ms, ${machine()}`,
+      `throughput: ${loadGenerator}, ${connections} connections × ${duration} s; latency: ${serialCount} sequential requests; medians of ${rounds} rounds; proxy storage: ${storage}; ${priority}`,
       "",
-      "| path | req/s | vs direct | vs nginx | p50 ms | p99 ms | added p50 ms | added p99 ms |",
-      "|---|---:|---:|---:|---:|---:|---:|---:|",
+      "| path | req/s | vs direct | vs nginx | hop CPU µs/req | sandbox CPU µs/req | p50 ms | p99 ms | added p50 ms | added p99 ms |",
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
       ...targets.map((t) => {
         const ratio = (other: string | undefined) => (other ? `${((m(rps, t.name) / m(rps, other)) * 100).toFixed(0)}%` : "n/a");
         const added = (map: Map<string, number[]>) => (t.name === base ? "–" : (m(map, t.name) - m(map, base)).toFixed(3));
-        return `| ${t.name} | ${m(rps, t.name).toFixed(0)} | ${ratio(base)} | ${ratio(nginxName)} | ${m(p50, t.name).toFixed(3)} | ${m(p99, t.name).toFixed(3)} | ${added(p50)} | ${added(p99)} |`;
+        const hop = t.name === base ? "–" : m(hopCpu, t.name).toFixed(0);
+        return `| ${t.name} | ${m(rps, t.name).toFixed(0)} | ${ratio(base)} | ${ratio(nginxName)} | ${hop} | ${m(sandboxCpu, t.name).toFixed(0)} | ${m(p50, t.name).toFixed(3)} | ${m(p99, t.name).toFixed(3)} | ${added(p50)} | ${added(p99)} |`;
       }),
       ...(hasNginx ? [] : ["", `nginx: not installed (${NGINX}); install with \`apt-get install -y nginx\` for the comparison.`]),
     ];

@@ -16,12 +16,13 @@ export type OperationInput = {
  * to the contract (see `shapeBody`).
  */
 export function toUpstreamRequest(op: ProxyOperation, input: OperationInput, body?: unknown): UpstreamRequest {
+  const { skip, rename, pathParams } = planOf(op);
   const params = input.params ?? {};
-  const path = op.upstream.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(params[name] ?? "")));
-  const skip = new Set<string>(["integration_id", ...(op.upstream.consumes ?? [])]);
-  const rename: Record<string, string> = op.upstream.rename ?? {};
+  const path = pathParams ? op.upstream.path.replace(PATH_PARAM, (_, name: string) => encodeURIComponent(String(params[name] ?? ""))) : op.upstream.path;
   const query: Record<string, string> = {};
-  for (const [key, value] of Object.entries(input.query ?? {})) {
+  const given = input.query ?? {};
+  for (const key in given) {
+    const value = given[key];
     if (skip.has(key) || value === undefined || value === null || value === "") continue;
     query[rename[key] ?? key] = String(value);
   }
@@ -46,6 +47,25 @@ export function toUpstreamRequest(op: ProxyOperation, input: OperationInput, bod
     read: op.kind === "read",
     operation: op.operationId,
   };
+}
+
+const PATH_PARAM = /\{(\w+)\}/g;
+
+/** What of an operation's mapping row every request needs, worked out once per operation. */
+type Plan = { skip: ReadonlySet<string>; rename: Readonly<Record<string, string>>; pathParams: boolean };
+const plans = new WeakMap<ProxyOperation, Plan>();
+
+function planOf(op: ProxyOperation): Plan {
+  let plan = plans.get(op);
+  if (!plan) {
+    plan = {
+      skip: new Set<string>(["integration_id", ...(op.upstream.consumes ?? [])]),
+      rename: op.upstream.rename ?? {},
+      pathParams: op.upstream.path.includes("{"),
+    };
+    plans.set(op, plan);
+  }
+  return plan;
 }
 
 type JsonSchemaNode = {

@@ -30,17 +30,21 @@ const RESPONSE_DENYLIST = new Set([
 
 /** Upstream response headers that are safe and useful to pass back to the caller. */
 export function filterResponseHeaders(headers: IncomingHttpHeaders, secret: string): Record<string, string> {
-  const named = new Set(
-    String(headers.connection ?? "")
-      .split(",")
-      .map((h) => h.trim().toLowerCase())
-      .filter(Boolean),
-  );
+  const connection = headers.connection;
+  const named = connection
+    ? new Set(
+        String(connection)
+          .split(",")
+          .map((h) => h.trim().toLowerCase())
+          .filter(Boolean),
+      )
+    : undefined;
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name in headers) {
+    const value = headers[name];
     if (value === undefined) continue;
     const key = name.toLowerCase();
-    if (RESPONSE_DENYLIST.has(key) || named.has(key) || key.startsWith("access-control-")) continue;
+    if (RESPONSE_DENYLIST.has(key) || named?.has(key) || key.startsWith("access-control-")) continue;
     const text = Array.isArray(value) ? value.join(", ") : value;
     // Defence in depth: an upstream that echoed the service's key must not hand it to callers.
     if (secret && text.includes(secret)) continue;

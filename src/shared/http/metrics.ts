@@ -90,27 +90,30 @@ export function addSyncLagSource(source: Source<{ integration_id: string; model:
   return () => lagSources.delete(source);
 }
 
+/**
+ * A metric's series for one set of label values, bound on first use and kept: prom-client hashes
+ * a label set on every call otherwise. Only for labels with few values (routes, statuses, operations).
+ */
+export function boundSeries<S>(bind: (...values: string[]) => S): (...values: string[]) => S {
+  const memo = new Map<string, S>();
+  return (...values) => {
+    const key = values.join("\u0000");
+    let series = memo.get(key);
+    if (series === undefined) memo.set(key, (series = bind(...values)));
+    return series;
+  };
+}
+
 /** Request metrics by route template (never the raw URL, whose ids would explode cardinality), and GET /metrics. */
 export function installMetrics(app: App, service: string): void {
-  // The series of one method, route and status, bound once: prom-client hashes a label set on every
-  // call otherwise, twice per request. Bounded: routes and statuses are finite.
-  const series = new Map<string, { count: () => void; time: (seconds: number) => void }>();
-  const seriesOf = (method: string, route: string, status: number) => {
-    const key = `${method} ${route} ${status}`;
-    let s = series.get(key);
-    if (!s) {
-      const labels = { service, method, route, status_code: String(status) };
-      const counter = httpRequests.labels(labels);
-      const histogram = httpDuration.labels(labels);
-      s = { count: () => counter.inc(), time: (seconds) => histogram.observe(seconds) };
-      series.set(key, s);
-    }
-    return s;
-  };
+  const series = boundSeries((method, route, status_code) => {
+    const labels = { service, method: method!, route: route!, status_code: status_code! };
+    return { requests: httpRequests.labels(labels), duration: httpDuration.labels(labels) };
+  });
   app.addHook("onResponse", (request, reply, done) => {
-    const s = seriesOf(request.method, request.routeOptions.url ?? "unmatched", reply.statusCode);
-    s.count();
-    s.time(reply.elapsedTime / 1000);
+    const s = series(request.method, request.routeOptions.url ?? "unmatched", String(reply.statusCode));
+    s.requests.inc();
+    s.duration.observe(reply.elapsedTime / 1000);
     done();
   });
   app.get("/metrics", { schema: { hide: true } }, async (_request, reply) => {

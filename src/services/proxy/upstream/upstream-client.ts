@@ -6,7 +6,7 @@ import type { BaseLogger, Logger } from "pino";
 export type Log = Pick<BaseLogger, "info" | "warn" | "debug" | "error">;
 import { Pool, type Dispatcher } from "undici";
 import { redactUrl } from "../../../shared/http/logger.js";
-import { upstreamDuration, upstreamErrors } from "../../../shared/http/metrics.js";
+import { boundSeries, upstreamDuration, upstreamErrors } from "../../../shared/http/metrics.js";
 import { filterResponseHeaders, upstreamRequestHeaders } from "./headers.js";
 import {
   isConnectionError,
@@ -85,7 +85,33 @@ export type UpstreamClient = {
 type Answer = { status: number; headers: IncomingHttpHeaders; body: UpstreamResponse["body"]; delivered: boolean };
 
 /** How one attempt is made: with a Readable body (`send`) or straight into the caller's writable (`forward`). */
-type Perform = (request: Dispatcher.RequestOptions, signal: { headersAt: number }) => Promise<Answer>;
+type Perform = (request: Dispatcher.RequestOptions, timing: Timing) => Promise<Answer>;
+
+/** When an attempt's answer headers arrived (performance.now()), 0 until then. */
+type Timing = { headersAt: number };
+
+/** One streamed attempt's state, passed to undici as `opaque`. */
+type StreamState = { deliver: Deliver; apiKey: string; timing: Timing; chunks: Buffer[]; answer?: Answer };
+
+/** Shared by every streamed attempt: a 2xx goes to the caller's writable, anything else into `chunks`. */
+function streamFactory({ statusCode, headers, opaque: state }: Dispatcher.StreamFactoryData<StreamState>): Writable {
+  state.timing.headersAt = performance.now();
+  const delivered = statusCode >= 200 && statusCode < 300;
+  state.answer = { status: statusCode, headers, delivered, body: NOT_READ };
+  if (delivered) return state.deliver(statusCode, filterResponseHeaders(headers, state.apiKey));
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      state.chunks.push(chunk);
+      done();
+    },
+  });
+}
+
+/** The body of an answer that was delivered: nothing is left to read. */
+const NOT_READ: UpstreamResponse["body"] = Object.assign(Readable.from([]), { text: async () => "", dump: async () => {} });
+
+/** Upstream latency by operation and status (or error kind). */
+const upstreamSeries = boundSeries((operation, status) => upstreamDuration.labels({ operation: operation!, status: status! }));
 
 class HeadersDeadlineError extends Error {
   override name = "TimeoutError";
@@ -122,41 +148,32 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
   /**
    * `forward`'s attempts: a 2xx body is written into the caller's writable as it arrives; any other
    * answer's body (small: an error envelope) is collected for the status mapping and retries.
+   * State travels in undici's `opaque` rather than in closures made per request.
    */
   const streamed =
     (deliver: Deliver): Perform =>
     async (request, timing) => {
-      let answer: Omit<Answer, "body"> | undefined;
-      const chunks: Buffer[] = [];
-      await pool.stream(request, ({ statusCode, headers }) => {
-        timing.headersAt = performance.now();
-        answer = { status: statusCode, headers, delivered: statusCode >= 200 && statusCode < 300 };
-        if (answer.delivered) return deliver(statusCode, filterResponseHeaders(headers, opts.apiKey));
-        return new Writable({
-          write(chunk: Buffer, _encoding, done) {
-            chunks.push(chunk);
-            done();
-          },
-        });
-      });
+      const state: StreamState = { deliver, apiKey: opts.apiKey, timing, chunks: [] };
+      await pool.stream({ ...request, opaque: state }, streamFactory);
+      const { answer, chunks } = state;
       if (!answer) throw new Error("upstream answered without a final status");
-      return { ...answer, body: textBody(Buffer.concat(chunks).toString("utf8")) };
+      return answer.delivered ? answer : { ...answer, body: textBody(Buffer.concat(chunks).toString("utf8")) };
     };
 
   /** One physical call, measured: latency to the answer's headers by operation and status, and failures by kind. */
   async function attempt(req: UpstreamRequest, body: string | undefined, timeoutMs: number, perform: Perform): Promise<Answer> {
     const operation = req.operation ?? "other";
     const started = performance.now();
-    const timing = { headersAt: 0 };
+    const timing: Timing = { headersAt: 0 };
     try {
       const res = await call(req, body, timeoutMs, perform, timing);
       const status = res.status;
-      upstreamDuration.observe({ operation, status: String(status) }, ((timing.headersAt || performance.now()) - started) / 1000);
+      upstreamSeries(operation, String(status)).observe(((timing.headersAt || performance.now()) - started) / 1000);
       if (status === 401 || status === 429 || status >= 500) upstreamErrors.inc({ operation, kind: String(status) });
       return res;
     } catch (err) {
       const kind = isTimeout(err) ? "timeout" : "connection";
-      upstreamDuration.observe({ operation, status: kind }, (performance.now() - started) / 1000);
+      upstreamSeries(operation, kind).observe((performance.now() - started) / 1000);
       upstreamErrors.inc({ operation, kind });
       throw err;
     }
@@ -167,7 +184,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
     body: string | undefined,
     timeoutMs: number,
     perform: Perform,
-    timing: { headersAt: number },
+    timing: Timing,
   ): Promise<Answer> {
     const headers = upstreamRequestHeaders({ requestId: req.requestId, integrationId: req.integrationId, hasBody: body !== undefined });
     headers.authorization = authorization;

@@ -7,7 +7,7 @@ import { fastifyPath } from "../operations/operation.js";
 import { routeSchema } from "../operations/describe.js";
 import { toUpstreamRequest } from "../operations/upstream-request.js";
 import type { ProxyDeps } from "../proxy-deps.js";
-import type { UpstreamResponse } from "../upstream/upstream-client.js";
+import { AnswerCutShort, type UpstreamResponse } from "../upstream/upstream-client.js";
 import type { App } from "../../../shared/http/create-app.js";
 
 const ORG_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -55,8 +55,14 @@ export async function forward(
   const { params, query, body } = inputOf(request);
   const upstreamRequest = toUpstreamRequest(op, { params, query, body, requestId: request.id }, opts.body);
   if (!opts.onSuccess) {
-    const res = await deps.upstream.forward(upstreamRequest, (status, headers) => deliverRaw(reply, status, headers), request.log);
-    return res ? sendUpstream(reply, res) : reply;
+    try {
+      const res = await deps.upstream.forward(upstreamRequest, (status, headers) => deliverRaw(reply, status, headers), request.log);
+      return res ? sendUpstream(reply, res) : reply;
+    } catch (err) {
+      if (!(err instanceof AnswerCutShort)) throw err;
+      request.log.warn({ err: err.cause, operation: op.operationId }, "upstream failed mid-answer; the caller's response was cut short");
+      return reply;
+    }
   }
   const res = await deps.upstream.send(upstreamRequest, request.log);
   if (res.status >= 200 && res.status < 300) {

@@ -113,6 +113,18 @@ const NOT_READ: UpstreamResponse["body"] = Object.assign(Readable.from([]), { te
 /** Upstream latency by operation and status (or error kind). */
 const upstreamSeries = boundSeries((operation, status) => upstreamDuration.labels({ operation: operation!, status: status! }));
 
+/**
+ * The upstream failed after a 2xx answer had started to reach the caller (`forward`): the caller's
+ * response is cut short (its connection closed, so it cannot pass for complete); there is nothing
+ * to retry or map.
+ */
+export class AnswerCutShort extends Error {
+  override name = "AnswerCutShort";
+  constructor(cause: unknown) {
+    super("the upstream failed while its answer was being passed on", { cause });
+  }
+}
+
 class HeadersDeadlineError extends Error {
   override name = "TimeoutError";
 }
@@ -154,7 +166,13 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
     (deliver: Deliver): Perform =>
     async (request, timing) => {
       const state: StreamState = { deliver, apiKey: opts.apiKey, timing, chunks: [] };
-      await pool.stream({ ...request, opaque: state }, streamFactory);
+      try {
+        await pool.stream({ ...request, opaque: state }, streamFactory);
+      } catch (err) {
+        // Part of the answer may be with the caller already: nothing can be retried or re-sent.
+        if (state.answer?.delivered) throw new AnswerCutShort(err);
+        throw err;
+      }
       const { answer, chunks } = state;
       if (!answer) throw new Error("upstream answered without a final status");
       return answer.delivered ? answer : { ...answer, body: textBody(Buffer.concat(chunks).toString("utf8")) };
@@ -232,6 +250,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
       try {
         res = await attempt(req, body, Math.max(1, deadline - Date.now()), perform);
       } catch (err) {
+        if (err instanceof AnswerCutShort) throw err;
         if (isTimeout(err)) throw upstreamTimedOut(opts.timeoutMs, err);
         const retryable = neverReachedUpstream(err) || (req.read && isConnectionError(err));
         const waitMs = retryDelay(opts.retry, attemptNo);
@@ -303,6 +322,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
       try {
         return { ...res, body: await res.body.text() };
       } catch (err) {
+        if (err instanceof AnswerCutShort) throw err;
         if (isTimeout(err)) throw upstreamTimedOut(opts.timeoutMs, err);
         throw upstreamUnreachable(err);
       }

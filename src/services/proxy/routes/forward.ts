@@ -60,7 +60,7 @@ export async function forward(
       return res ? sendUpstream(reply, res) : reply;
     } catch (err) {
       if (!(err instanceof AnswerCutShort)) throw err;
-      request.log.warn({ err: err.cause, operation: op.operationId }, "upstream failed mid-answer; the caller's response was cut short");
+      request.log.warn({ err: err.cause, operation: op.operationId }, "answer cut short: the upstream or the caller's connection failed mid-body");
       return reply;
     }
   }

@@ -114,14 +114,14 @@ const NOT_READ: UpstreamResponse["body"] = Object.assign(Readable.from([]), { te
 const upstreamSeries = boundSeries((operation, status) => upstreamDuration.labels({ operation: operation!, status: status! }));
 
 /**
- * The upstream failed after a 2xx answer had started to reach the caller (`forward`): the caller's
- * response is cut short (its connection closed, so it cannot pass for complete); there is nothing
- * to retry or map.
+ * A 2xx answer broke off after it had started to reach the caller (`forward`): the upstream's
+ * connection failed mid-body, or the caller's did. The caller's response is cut short (its
+ * connection closed, so it cannot pass for complete); there is nothing to retry or map.
  */
 export class AnswerCutShort extends Error {
   override name = "AnswerCutShort";
   constructor(cause: unknown) {
-    super("the upstream failed while its answer was being passed on", { cause });
+    super("the answer broke off while it was being passed on", { cause });
   }
 }
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { connect, type AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { Client } from "undici";
 import { freshDatabase } from "../../helpers/db.js";
@@ -109,5 +109,24 @@ describe("proxy: streamed answers over a keep-alive connection", () => {
       await other.close();
       dying.close();
     }
+  });
+
+  test("a caller that hangs up while the upstream is still answering costs nothing but that request", async () => {
+    await h.sandboxConfig({ latency_ms: 300 });
+    try {
+      const { port } = h.app.server.address() as AddressInfo;
+      const socket = connect(port, "127.0.0.1");
+      await new Promise((r) => socket.once("connect", r));
+      socket.write(
+        `GET /api/v1/ats/jobs?integration_id=${h.integration}&page_size=1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${h.demo.accessToken}\r\n\r\n`,
+      );
+      await new Promise((r) => setTimeout(r, 50));
+      socket.destroy(); // before the upstream's answer (300 ms) arrives
+      await new Promise((r) => setTimeout(r, 600)); // the upstream answers into a closed response
+    } finally {
+      await h.sandboxConfig({ latency_ms: 0 });
+    }
+    const ok = await get(`/api/v1/ats/jobs?integration_id=${h.integration}&page_size=1`, h.demo.accessToken);
+    assert.equal(ok.status, 200);
   });
 });

@@ -35,8 +35,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { setPriority, tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import pg from "pg";
 import { Pool } from "undici";
+import { dropSchemas } from "../src/shared/db/schemas.js";
 import { autocannon, freePort, machine, median, option, ROOT, serveChild, waitHealthy } from "./lib.js";
 
 const NGINX = "/usr/sbin/nginx";
@@ -220,16 +220,7 @@ export async function main(args: string[]): Promise<void> {
     const url = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
     const schema = `bench_proxy_${randomBytes(4).toString("hex")}`;
     Object.assign(env, { DATABASE_URL: url, DATABASE_SCHEMA: schema });
-    dropSchema = async () => {
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      try {
-        await client.query(`drop schema if exists ${schema} cascade`);
-        await client.query(`drop schema if exists ${schema}_boss cascade`);
-      } finally {
-        await client.end();
-      }
-    };
+    dropSchema = () => dropSchemas(url, schema);
   }
   const children: Child[] = [];
   try {

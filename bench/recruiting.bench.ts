@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
+import { dropSchemas } from "../src/shared/db/schemas.js";
 import { freePort, option, waitHealthy } from "./lib.js";
 
 type Result = { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number; timeouts: number };
@@ -41,11 +41,7 @@ async function startServer(storage: string): Promise<Server> {
     const url = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
     const schema = `bench_${randomBytes(4).toString("hex")}`;
     Object.assign(env, { DATABASE_URL: url, DATABASE_SCHEMA: schema });
-    dropSchema = async () => {
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await client.query(`drop schema if exists ${schema} cascade`).finally(() => client.end());
-    };
+    dropSchema = () => dropSchemas(url, schema);
   } else {
     delete env.DATABASE_URL;
   }

@@ -26,6 +26,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { dropSchemas } from "../src/shared/db/schemas.js";
 import { autocannon, freePort, machine, median, option, serveChild, waitHealthy, type AutocannonResult } from "./lib.js";
 
 const DEMO_ORG = "6d3f1e2a-9b4c-4f7e-8a1d-2c5b7e9f0a13"; // DEMO_ORG_ID default of the run contract
@@ -197,8 +198,7 @@ export async function main(args: string[]): Promise<void> {
     process.stdout.write(`${lines.join("\n")}\n`);
   } finally {
     await Promise.all(all.map((s) => s.stop()));
-    await admin.query(`drop schema if exists ${schema} cascade`).catch(() => {});
-    await admin.query(`drop schema if exists ${schema}_boss cascade`).catch(() => {});
+    await dropSchemas(databaseUrl, schema).catch(() => {});
     await admin.end();
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -15,7 +15,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
+import { dropSchemas } from "../src/shared/db/schemas.js";
 import type { Job } from "../src/contracts/upstream/index.js";
 import { buildProxyApp } from "../src/services/proxy/app.js";
 import { recordIntegration } from "../src/services/proxy/integrations/integrations.repository.js";
@@ -51,11 +51,7 @@ async function storage(kind: string): Promise<{ database: Database; dispose(): P
     database,
     dispose: async () => {
       await database.close();
-      const c = new pg.Client({ connectionString: DB_URL });
-      await c.connect();
-      await c.query(`drop schema ${schema} cascade`);
-      await c.query(`drop schema if exists ${schema}_boss cascade`);
-      await c.end();
+      await dropSchemas(DB_URL, schema);
     },
   };
 }

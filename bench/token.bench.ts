@@ -18,7 +18,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
+import { dropSchemas } from "../src/shared/db/schemas.js";
 import { freePort } from "./lib.js";
 import { buildTokenApp } from "../src/services/token/app.js";
 import { defaultParams, hashPassword, verifyPassword } from "../src/services/token/password-hash.js";
@@ -69,11 +69,7 @@ async function serve(dbKind: string): Promise<void> {
     const url = process.env.TEST_DATABASE_URL ?? DEFAULT_DB_URL;
     const schema = `bench_token_${process.pid}`;
     database = await openDatabase({ url, schema });
-    dropSchema = async () => {
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await client.query(`drop schema if exists ${schema} cascade`).finally(() => client.end());
-    };
+    dropSchema = () => dropSchemas(url, schema);
   } else {
     database = await openDatabase({ dataDir: "memory://" });
   }

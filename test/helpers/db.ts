@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { after, before, describe } from "node:test";
-import pg from "pg";
 import { openDatabase, type Database } from "../../src/shared/db/database.js";
 import { migrate } from "../../src/shared/db/migrate.js";
+import { dropSchemas } from "../../src/shared/db/schemas.js";
 
 /** The machine's real Postgres (trust auth, database `test`); override with TEST_DATABASE_URL. */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -24,15 +24,7 @@ export async function freshDatabase(kind: DbKind): Promise<Database & { dispose(
   return Object.assign(database, {
     dispose: async () => {
       await database.close();
-      const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-      await client.connect();
-      try {
-        // The job queue keeps its tables in `<schema>_boss` (src/services/sync/queue.ts).
-        await client.query(`drop schema if exists ${schema} cascade`);
-        await client.query(`drop schema if exists ${schema}_boss cascade`);
-      } finally {
-        await client.end();
-      }
+      await dropSchemas(TEST_DATABASE_URL, schema);
     },
   });
 }

@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import { PgBoss, fromDrizzle, fromPglite, type JobWithMetadata, type QueueOptions } from "pg-boss";
 import type { Logger } from "pino";
 import type { Database, Queryable } from "../../shared/db/database.js";
+import { jobQueueSchema } from "../../shared/db/schemas.js";
 
 /**
  * The durable job queue (pg-boss) on the same storage as everything else: PGlite by default, the
@@ -55,7 +56,7 @@ export type JobQueueOptions = {
 const DEFAULT_HEARTBEAT_SECONDS = 60;
 
 export async function openJobQueue(database: Database, logger: Logger, opts: JobQueueOptions = {}): Promise<JobQueue> {
-  const schema = database.kind === "postgres" ? `${database.schema}_boss` : "pgboss";
+  const schema = database.kind === "postgres" ? jobQueueSchema(database.schema) : "pgboss";
   const heartbeatSeconds = opts.heartbeatSeconds ?? DEFAULT_HEARTBEAT_SECONDS;
   // Stale heartbeats and expired jobs are found by the supervisor's monitor pass, so it runs at
   // least twice per heartbeat period (pg-boss's default, 60 s, is the ceiling).

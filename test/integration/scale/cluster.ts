@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
+import { dropSchemas, jobQueueSchema } from "../../../src/shared/db/schemas.js";
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from "../../helpers/db.js";
 import { freePort } from "../../helpers/ports.js";
 import { startReceiver, type CapturedWebhook } from "./webhook-receiver.js";
@@ -184,8 +185,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     process.off("exit", killLeftovers);
     await new Promise<void>((resolve) => receiver.server.close(() => resolve()));
     receiver.server.closeAllConnections();
-    await admin.query(`drop schema if exists ${schema} cascade`).catch(() => {});
-    await admin.query(`drop schema if exists ${schema}_boss cascade`).catch(() => {});
+    await dropSchemas(TEST_DATABASE_URL, schema).catch(() => {});
     await admin.end();
     rmSync(dataDir, { recursive: true, force: true });
   };
@@ -205,7 +205,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
 
     return {
       schema,
-      bossSchema: `${schema}_boss`,
+      bossSchema: jobQueueSchema(schema),
       authUrl,
       sandboxOrigin: `http://127.0.0.1:${sandboxPort}`,
       sandboxApi: `http://127.0.0.1:${sandboxPort}/v1`,

@@ -7,18 +7,13 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { KomboAtsError, KomboGeneralError } from "@kombo-api/sdk/models/errors";
 import { startSandbox } from "../../helpers/sandbox.js";
-import { startReceiver } from "./receiver.js";
+import { sandboxWithReceiver } from "./receiver.js";
 import { admin, collectPages, sdkFor } from "./sdk.js";
 
 const json = (body: unknown) => ({ method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 
 test("create-link → page → confirm → integration, integration-created webhook, integration-by-token", async (t) => {
-  const receiver = await startReceiver();
-  const sandbox = await startSandbox({ webhookUrl: receiver.url });
-  t.after(async () => {
-    await sandbox.close();
-    await receiver.close();
-  });
+  const { receiver, sandbox } = await sandboxWithReceiver(t);
   const kombo = sdkFor(sandbox, null);
   const { data } = await kombo.connect.createConnectionLink({
     end_user_email: "hr@acme.example",
@@ -109,12 +104,7 @@ test("an HRIS integration has no ATS models", async (t) => {
 });
 
 test("relink: the link re-activates an invalid integration and tells the receiver", async (t) => {
-  const receiver = await startReceiver();
-  const sandbox = await startSandbox({ webhookUrl: receiver.url });
-  t.after(async () => {
-    await sandbox.close();
-    await receiver.close();
-  });
+  const { receiver, sandbox } = await sandboxWithReceiver(t);
   const id = sandbox.demoIntegrationId;
   await admin(sandbox, "PUT", `/sandbox/integrations/${encodeURIComponent(id)}/state`, { state: "INVALID" });
   await assert.rejects(sdkFor(sandbox).ats.getJobs(), (err: unknown) => err instanceof KomboAtsError && err.error.code === "INTEGRATION.AUTHENTICATION_INVALID");

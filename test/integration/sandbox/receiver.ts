@@ -4,6 +4,8 @@
  */
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { TestContext } from "node:test";
+import { startSandbox, type StartSandboxOptions, type TestSandbox } from "../../helpers/sandbox.js";
 
 export type Received = { path: string; headers: IncomingHttpHeaders; raw: string; body: { id: string; type: string; data: Record<string, unknown> } };
 
@@ -57,4 +59,19 @@ export async function startReceiver(respond: (r: Received, n: number) => number 
         server.closeAllConnections(); // the sandbox keeps delivery connections alive
       }),
   };
+}
+
+/** A sandbox delivering its webhooks to a new receiver (answering with `respond`); both closed when the test ends. */
+export async function sandboxWithReceiver(
+  t: TestContext,
+  opts: Omit<StartSandboxOptions, "webhookUrl"> = {},
+  respond?: (r: Received, n: number) => number,
+): Promise<{ receiver: Receiver; sandbox: TestSandbox }> {
+  const receiver = await startReceiver(respond);
+  const sandbox = await startSandbox({ ...opts, webhookUrl: receiver.url });
+  t.after(async () => {
+    await sandbox.close();
+    await receiver.close();
+  });
+  return { receiver, sandbox };
 }

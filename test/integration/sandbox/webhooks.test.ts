@@ -12,7 +12,7 @@ import {
 } from "@kombo-api/sdk/models";
 import { signWebhookBody } from "../../../src/services/sandbox/webhooks/sign.js";
 import { startSandbox } from "../../helpers/sandbox.js";
-import { startReceiver } from "./receiver.js";
+import { sandboxWithReceiver } from "./receiver.js";
 import { admin, sdkFor } from "./sdk.js";
 
 test("the reference's known body and secret give the known signature", () => {
@@ -30,12 +30,7 @@ test("the reference's known body and secret give the known signature", () => {
 });
 
 test("a write sends data-changed to <base>/data-changed, signed in both headers over the raw body", async (t) => {
-  const receiver = await startReceiver();
-  const sandbox = await startSandbox({ webhookUrl: receiver.url, webhookSecret: "whsec_test" });
-  t.after(async () => {
-    await sandbox.close();
-    await receiver.close();
-  });
+  const { receiver, sandbox } = await sandboxWithReceiver(t, { webhookSecret: "whsec_test" });
   const kombo = sdkFor(sandbox);
   const candidate = (await kombo.ats.getCandidates({ page_size: 1 })).result.data.results[0]!;
   await kombo.ats.addCandidateTag({ candidate_id: candidate.id, body: { tag: { name: "Shortlist" } } });
@@ -57,12 +52,7 @@ test("a write sends data-changed to <base>/data-changed, signed in both headers 
 
 test("a failing receiver gets the same event again until it answers 200; the log shows the attempts", async (t) => {
   // The first two deliveries fail (500, then 503), the third succeeds.
-  const receiver = await startReceiver((_r, n) => (n === 1 ? 500 : n === 2 ? 503 : 200));
-  const sandbox = await startSandbox({ webhookUrl: receiver.url, webhookRetryBaseMs: 10 });
-  t.after(async () => {
-    await sandbox.close();
-    await receiver.close();
-  });
+  const { receiver, sandbox } = await sandboxWithReceiver(t, { webhookRetryBaseMs: 10 }, (_r, n) => (n === 1 ? 500 : n === 2 ? 503 : 200));
   const app = sandbox.context.store.get(sandbox.demoIntegrationId)!.data.applications.rows[0]!;
   const path = `/sandbox/integrations/${encodeURIComponent(sandbox.demoIntegrationId)}/applications/${app.id}/stage`;
   assert.equal((await admin(sandbox, "PUT", path, { stage_name: "AI Interview" })).status, 200);
@@ -76,12 +66,7 @@ test("a failing receiver gets the same event again until it answers 200; the log
 });
 
 test("delivery gives up after the bounded number of attempts, also when the receiver is unreachable", async (t) => {
-  const receiver = await startReceiver(() => 500);
-  const sandbox = await startSandbox({ webhookUrl: receiver.url, webhookRetryBaseMs: 5, webhookMaxAttempts: 3 });
-  t.after(async () => {
-    await sandbox.close();
-    await receiver.close();
-  });
+  const { receiver, sandbox } = await sandboxWithReceiver(t, { webhookRetryBaseMs: 5, webhookMaxAttempts: 3 }, () => 500);
   const record = sandbox.context.webhooks.send("data-changed", { integration_id: "x:y", integration_tool: "x", integration_category: "ATS", changed_models: [] });
   await waitUntil(() => record.state === "failed");
   assert.equal(record.attempts, 3);
@@ -109,12 +94,7 @@ test("without a receiver nothing is sent, but the event is logged as not_sent", 
 });
 
 test("force-sync ends with sync-finished, then data-changed; DELTA reports what changed since", async (t) => {
-  const receiver = await startReceiver();
-  const sandbox = await startSandbox({ webhookUrl: receiver.url });
-  t.after(async () => {
-    await sandbox.close();
-    await receiver.close();
-  });
+  const { receiver, sandbox } = await sandboxWithReceiver(t);
   const kombo = sdkFor(sandbox);
   const { data } = await kombo.general.triggerSync({ type: "FULL" });
   const finished = await receiver.waitFor((r) => r.body.type === "sync-finished");
@@ -138,12 +118,7 @@ test("force-sync ends with sync-finished, then data-changed; DELTA reports what 
 });
 
 test("state changes, deletions and a failed connection flow send their events", async (t) => {
-  const receiver = await startReceiver();
-  const sandbox = await startSandbox({ webhookUrl: receiver.url });
-  t.after(async () => {
-    await sandbox.close();
-    await receiver.close();
-  });
+  const { receiver, sandbox } = await sandboxWithReceiver(t);
   const id = encodeURIComponent(sandbox.demoIntegrationId);
   await admin(sandbox, "PUT", `/sandbox/integrations/${id}/state`, { state: "INVALID" });
   const state = await receiver.waitFor((r) => r.body.type === "integration-state-changed");
@@ -188,12 +163,7 @@ const SDK_SCHEMAS: Record<string, { parse(v: unknown): unknown }> = {
 };
 
 test("every event kind parses with the SDK's webhook payload schemas", async (t) => {
-  const receiver = await startReceiver();
-  const sandbox = await startSandbox({ webhookUrl: receiver.url });
-  t.after(async () => {
-    await sandbox.close();
-    await receiver.close();
-  });
+  const { receiver, sandbox } = await sandboxWithReceiver(t);
   const kombo = sdkFor(sandbox, null);
   await sdkFor(sandbox).general.triggerSync({ type: "FULL" });
   const { data } = await kombo.connect.createConnectionLink({ end_user_email: "a@b.example", end_user_organization_name: "B", integration_category: "ATS" });

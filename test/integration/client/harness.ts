@@ -7,28 +7,15 @@ import { startTestIdentity, type TestIdentity } from "../../helpers/auth.js";
 import { silentLogger, testConfig } from "../../helpers/config.js";
 import { freshDatabase } from "../../helpers/db.js";
 import { freePort } from "../../helpers/ports.js";
+import { manualClock } from "../../unit/client/fakes.js";
 
 /** One "now" shared by the token service, the API's verifier and the SDK, moved by the test. */
 export type FakeTime = { now(): number; advance(ms: number): void; clock: Clock; sleeps: number[] };
 
 export function fakeTime(start = Date.now()): FakeTime {
-  let now = start;
-  const sleeps: number[] = [];
-  return {
-    now: () => now,
-    advance: (ms) => {
-      now += ms;
-    },
-    sleeps,
-    // Retry waits are recorded, not waited: the tests assert on them instead of on wall time.
-    clock: {
-      now: () => now,
-      sleep: async (ms, signal) => {
-        if (signal?.aborted) throw signal.reason;
-        sleeps.push(ms);
-      },
-    },
-  };
+  // Retry waits are recorded, not waited: the tests assert on them instead of on wall time.
+  const clock = manualClock(start);
+  return { now: clock.now, advance: clock.advance, clock, sleeps: clock.sleeps };
 }
 
 export type RecordedCall = { method: string; url: URL; form: URLSearchParams | null; status: number };

@@ -7,24 +7,18 @@ import { pino } from "pino";
 import { buildProxyApp } from "../../../src/services/proxy/app.js";
 import { filterResponseHeaders } from "../../../src/services/proxy/upstream/headers.js";
 import { testConfig } from "../../helpers/config.js";
-import { freshDatabase } from "../../helpers/db.js";
 import { sampleIds, type SampleIds } from "./operation-samples.js";
 import { startProxyHarness, upstreamCalls, type ProxyHarness } from "./proxy-harness.js";
 
 describe("proxy: what crosses it in each direction", () => {
   let h: ProxyHarness;
   let ids: SampleIds;
-  let dispose: () => Promise<void>;
-  let database: Awaited<ReturnType<typeof freshDatabase>>;
   before(async () => {
-    database = await freshDatabase("postgres");
-    dispose = () => database.dispose();
-    h = await startProxyHarness(database);
+    h = await startProxyHarness("postgres");
     ids = await sampleIds(h);
   });
   after(async () => {
     await h?.close();
-    await dispose?.();
   });
 
   test("the caller's Authorization never goes upstream; the service's key does, and never comes back", async () => {
@@ -121,7 +115,7 @@ describe("proxy: what crosses it in each direction", () => {
     });
     const app = await buildProxyApp({
       config: testConfig({ UPSTREAM_BASE_URL: h.sandbox.url, UPSTREAM_API_KEY: h.sandbox.apiKey, UPSTREAM_RETRY_BASE_MS: 5 }),
-      database,
+      database: h.deps.database,
       logger: pino({ level: "trace" }, sink),
       verify: h.identity.verify,
     });

@@ -7,6 +7,7 @@ import type { Database } from "../../../src/shared/db/database.js";
 import type { App } from "../../../src/shared/http/create-app.js";
 import { startTestIdentity, type TestIdentity, type TestLogin } from "../../helpers/auth.js";
 import { silentLogger, testConfig } from "../../helpers/config.js";
+import { freshDatabase, type DbKind } from "../../helpers/db.js";
 import { startSandbox, type StartSandboxOptions, type TestSandbox } from "../../helpers/sandbox.js";
 
 /** A request as it reached the sandbox (observed on its HTTP server, not intercepted). */
@@ -42,8 +43,13 @@ export type HarnessOptions = {
   sandbox?: StartSandboxOptions;
 };
 
-/** The real proxy app over `database`, the real token service, and the real sandbox over HTTP. */
-export async function startProxyHarness(database: Database, opts: HarnessOptions = {}): Promise<ProxyHarness> {
+/**
+ * The real proxy app over `database`, the real token service, and the real sandbox over HTTP.
+ * Given a storage kind instead, it opens a fresh database of that kind and drops it on close.
+ */
+export async function startProxyHarness(storage: Database | DbKind, opts: HarnessOptions = {}): Promise<ProxyHarness> {
+  const fresh = typeof storage === "string" ? await freshDatabase(storage) : undefined;
+  const database = fresh ?? (storage as Database);
   const sandbox = await startSandbox(opts.sandbox);
   const identity = await startTestIdentity(database);
   const build = (overrides: Record<string, string | number> = {}, cache?: Cache) =>
@@ -104,6 +110,7 @@ export async function startProxyHarness(database: Database, opts: HarnessOptions
       await app.close();
       await identity.close();
       await sandbox.close();
+      await fresh?.dispose();
     },
   };
 }

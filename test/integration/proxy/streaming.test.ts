@@ -3,8 +3,7 @@ import { createServer } from "node:http";
 import { connect, type AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { Client } from "undici";
-import { freshDatabase } from "../../helpers/db.js";
-import { startProxyHarness, type ProxyHarness } from "./proxy-harness.js";
+import { startProxyHarness, upstreamGet, type ProxyHarness } from "./proxy-harness.js";
 
 /**
  * The hot path over real sockets (inject has none): a 2xx answer is written straight into the
@@ -14,13 +13,10 @@ import { startProxyHarness, type ProxyHarness } from "./proxy-harness.js";
  */
 describe("proxy: streamed answers over a keep-alive connection", () => {
   let h: ProxyHarness;
-  let dispose: () => Promise<void>;
   let client: Client;
   let connections = 0;
   before(async () => {
-    const database = await freshDatabase("postgres");
-    dispose = () => database.dispose();
-    h = await startProxyHarness(database);
+    h = await startProxyHarness("postgres");
     h.app.server.on("connection", () => connections++);
     await h.app.listen({ host: "127.0.0.1", port: 0 });
     const { port } = h.app.server.address() as AddressInfo;
@@ -29,7 +25,6 @@ describe("proxy: streamed answers over a keep-alive connection", () => {
   after(async () => {
     await client?.close();
     await h?.close();
-    await dispose?.();
   });
 
   const get = async (path: string, token: string, requestId?: string) => {
@@ -43,10 +38,7 @@ describe("proxy: streamed answers over a keep-alive connection", () => {
 
   test("the upstream's body arrives byte for byte with the proxy's headers, and the connection is kept across callers", async () => {
     const jobs = `/api/v1/ats/jobs?integration_id=${h.integration}&page_size=7`;
-    const upstream = await fetch(`${h.sandbox.url}/ats/jobs?page_size=7`, {
-      headers: { authorization: `Bearer ${h.sandbox.apiKey}`, "x-integration-id": h.sandbox.demoIntegrationId },
-    });
-    const expected = await upstream.text();
+    const expected = (await upstreamGet(h, "/ats/jobs?page_size=7")).body;
     const before = connections;
 
     for (let i = 0; i < 3; i++) {

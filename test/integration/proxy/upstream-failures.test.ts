@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, test } from "node:test";
 import { freePort } from "../../helpers/ports.js";
-import { freshDatabase } from "../../helpers/db.js";
 import { sampleIds, type SampleIds } from "./operation-samples.js";
 import { startProxyHarness, type ProxyHarness } from "./proxy-harness.js";
 
@@ -10,16 +9,13 @@ const RESET = { fail_next: 0, fault_rate: 0, rate_limit_per_second: 0, fault_pat
 describe("proxy: upstream failures are mapped, retried where safe, never leaked or hung", () => {
   let h: ProxyHarness;
   let ids: SampleIds;
-  let dispose: () => Promise<void>;
   let jobs: string;
   let note: string;
   let n = 0;
   const rid = () => `failure-test-${++n}`;
 
   before(async () => {
-    const database = await freshDatabase("postgres");
-    dispose = () => database.dispose();
-    h = await startProxyHarness(database, { config: { UPSTREAM_RETRIES: 2, UPSTREAM_RETRY_BASE_MS: 20, UPSTREAM_RETRY_MAX_WAIT_MS: 3000 } });
+    h = await startProxyHarness("postgres", { config: { UPSTREAM_RETRIES: 2, UPSTREAM_RETRY_BASE_MS: 20, UPSTREAM_RETRY_MAX_WAIT_MS: 3000 } });
     ids = await sampleIds(h);
     jobs = `/api/v1/ats/jobs?integration_id=${h.integration}&page_size=1`;
     note = `/api/v1/ats/applications/${ids.applicationId}/notes?integration_id=${h.integration}`;
@@ -29,7 +25,6 @@ describe("proxy: upstream failures are mapped, retried where safe, never leaked 
   afterEach(() => h.sandboxConfig(RESET));
   after(async () => {
     await h?.close();
-    await dispose?.();
   });
 
   test("a wrong API key (upstream 401) answers 502 saying so, without the key or the upstream's body", async () => {

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { OperationName } from "../../../src/services/proxy/operations/operations.table.js";
-import { freshDatabase } from "../../helpers/db.js";
 import { sample, sampleIds, type SampleIds } from "./operation-samples.js";
 import { startProxyHarness, upstreamCalls, type ProxyHarness } from "./proxy-harness.js";
 
@@ -127,16 +126,12 @@ const CASES: Case[] = [
 describe("proxy: request validation (422, nothing sent upstream)", () => {
   let h: ProxyHarness;
   let ids: SampleIds;
-  let dispose: () => Promise<void>;
   before(async () => {
-    const database = await freshDatabase("postgres");
-    dispose = () => database.dispose();
-    h = await startProxyHarness(database);
+    h = await startProxyHarness("postgres");
     ids = await sampleIds(h);
   });
   after(async () => {
     await h?.close();
-    await dispose?.();
   });
 
   for (const c of CASES) {

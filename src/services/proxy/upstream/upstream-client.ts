@@ -322,7 +322,6 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
       try {
         return { ...res, body: await res.body.text() };
       } catch (err) {
-        if (err instanceof AnswerCutShort) throw err;
         if (isTimeout(err)) throw upstreamTimedOut(opts.timeoutMs, err);
         throw upstreamUnreachable(err);
       }

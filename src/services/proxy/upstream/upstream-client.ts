@@ -84,18 +84,12 @@ export type UpstreamClient = {
 /** One attempt's answer: a 2xx already delivered (forward), or an answer whose body is still to be read. */
 type Answer = { status: number; headers: IncomingHttpHeaders; body: UpstreamResponse["body"]; delivered: boolean };
 
-/** How one attempt is made: with a Readable body (`send`) or straight into the caller's writable (`forward`). */
-type Perform = (request: Dispatcher.RequestOptions, timing: Timing) => Promise<Answer>;
-
-/** When an attempt's answer headers arrived (performance.now()), 0 until then. */
-type Timing = { headersAt: number };
-
-/** One streamed attempt's state, passed to undici as `opaque`. */
-type StreamState = { deliver: Deliver; apiKey: string; timing: Timing; chunks: Buffer[]; answer?: Answer };
+/** One streamed attempt's state, passed to undici as `opaque` (no closures made per request). */
+type StreamState = { deliver: Deliver; apiKey: string; headersAt: number; chunks: Buffer[]; answer: Answer | undefined };
 
 /** Shared by every streamed attempt: a 2xx goes to the caller's writable, anything else into `chunks`. */
 function streamFactory({ statusCode, headers, opaque: state }: Dispatcher.StreamFactoryData<StreamState>): Writable {
-  state.timing.headersAt = performance.now();
+  state.headersAt = performance.now();
   const delivered = statusCode >= 200 && statusCode < 300;
   state.answer = { status: statusCode, headers, delivered, body: NOT_READ };
   if (delivered) return state.deliver(statusCode, filterResponseHeaders(headers, state.apiKey));
@@ -139,95 +133,108 @@ const MIN_ATTEMPT_MS = 50;
  * The one module that talks to the upstream and the only holder of its API key. One keep-alive
  * undici Pool; every call has a deadline (UPSTREAM_TIMEOUT_MS from the first attempt, covering
  * retries and waits), and every outcome is either an answer to pass on or a typed UpstreamError.
+ *
+ * This is the proxy's hot path, so a first attempt does the least it can: the request options are
+ * built once per call, the deadline of a first attempt is the pool's default (only retries and
+ * short deadlines pass their own), and nothing is allocated per attempt beyond what undici needs.
  */
 export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClient {
   const base = new URL(opts.baseUrl);
   const basePath = base.pathname.replace(/\/+$/, "");
+  // undici's headersTimeout runs on coarse timers (up to ~0.5 s late): fine for deadlines of
+  // seconds, and free. Short deadlines get a precise timer that aborts the wait for the answer
+  // (an AbortController per attempt costs a few microseconds, so only where it matters); undici's
+  // own timeout then only backs it up.
+  const precise = opts.timeoutMs < COARSE_TIMEOUT_FROM_MS;
   const pool = new Pool(base.origin, {
     connections: opts.connections ?? 256,
     keepAliveTimeout: 30_000,
     connectTimeout: Math.min(opts.timeoutMs, 10_000),
+    headersTimeout: precise ? opts.timeoutMs + 1000 : opts.timeoutMs,
+    bodyTimeout: opts.timeoutMs,
   });
   const authorization = `Bearer ${opts.apiKey}`;
 
-  /** `send`'s attempts: the answer with its body as a Readable. */
-  const readable: Perform = async (request, timing) => {
-    const res = await pool.request(request);
-    timing.headersAt = performance.now();
-    return { status: res.statusCode, headers: res.headers, body: res.body, delivered: false };
-  };
+  /** The undici request of an operation, built once and reused by its retries. */
+  function requestOptions(req: UpstreamRequest): Dispatcher.RequestOptions<StreamState> {
+    const body = req.body === undefined ? null : JSON.stringify(req.body);
+    const headers = upstreamRequestHeaders({ requestId: req.requestId, integrationId: req.integrationId, hasBody: body !== null });
+    headers.authorization = authorization;
+    return {
+      method: req.method,
+      path: `${basePath}${req.path}${req.query ? queryString(req.query) : ""}`,
+      headers,
+      body,
+      idempotent: req.read,
+      headersTimeout: undefined,
+      signal: undefined,
+      opaque: undefined,
+    };
+  }
 
   /**
-   * `forward`'s attempts: a 2xx body is written into the caller's writable as it arrives; any other
-   * answer's body (small: an error envelope) is collected for the status mapping and retries.
-   * State travels in undici's `opaque` rather than in closures made per request.
+   * One physical call. Without `deliver` the answer comes with its body as a Readable (`send`);
+   * with it a 2xx body is written into the caller's writable as it arrives and any other answer's
+   * body (small: an error envelope) is collected for the status mapping and retries (`forward`).
+   * Measured: latency to the answer's headers by operation and status, failures by kind.
    */
-  const streamed =
-    (deliver: Deliver): Perform =>
-    async (request, timing) => {
-      const state: StreamState = { deliver, apiKey: opts.apiKey, timing, chunks: [] };
-      try {
-        await pool.stream({ ...request, opaque: state }, streamFactory);
-      } catch (err) {
-        // Part of the answer may be with the caller already: nothing can be retried or re-sent.
-        if (state.answer?.delivered) throw new AnswerCutShort(err);
-        throw err;
-      }
-      const { answer, chunks } = state;
-      if (!answer) throw new Error("upstream answered without a final status");
-      return answer.delivered ? answer : { ...answer, body: textBody(Buffer.concat(chunks).toString("utf8")) };
-    };
-
-  /** One physical call, measured: latency to the answer's headers by operation and status, and failures by kind. */
-  async function attempt(req: UpstreamRequest, body: string | undefined, timeoutMs: number, perform: Perform): Promise<Answer> {
-    const operation = req.operation ?? "other";
+  async function attempt(
+    operation: string,
+    request: Dispatcher.RequestOptions<StreamState>,
+    remainingMs: number,
+    deliver: Deliver | undefined,
+  ): Promise<Answer> {
     const started = performance.now();
-    const timing: Timing = { headersAt: 0 };
+    const state: StreamState | undefined = deliver ? { deliver, apiKey: opts.apiKey, headersAt: 0, chunks: [], answer: undefined } : undefined;
+    let headersAt = 0;
+    let timer: NodeJS.Timeout | undefined;
+    if (precise) {
+      const abort = new AbortController();
+      timer = setTimeout(() => {
+        if (!headersAt && !state?.headersAt) abort.abort(new HeadersDeadlineError());
+      }, remainingMs);
+      request.signal = abort.signal;
+    } else if (remainingMs < opts.timeoutMs) {
+      request.headersTimeout = remainingMs; // a retry: what is left of the deadline
+    }
     try {
-      const res = await call(req, body, timeoutMs, perform, timing);
-      const status = res.status;
-      upstreamSeries(operation, String(status)).observe(((timing.headersAt || performance.now()) - started) / 1000);
+      let answer: Answer;
+      if (state) {
+        request.opaque = state;
+        try {
+          await pool.stream(request, streamFactory);
+        } catch (err) {
+          // Part of the answer may be with the caller already: nothing can be retried or re-sent.
+          if (state.answer?.delivered) throw new AnswerCutShort(err);
+          throw err;
+        }
+        if (!state.answer) throw new Error("upstream answered without a final status");
+        headersAt = state.headersAt;
+        answer = state.answer.delivered ? state.answer : { ...state.answer, body: textBody(Buffer.concat(state.chunks).toString("utf8")) };
+      } else {
+        const res = await pool.request(request);
+        headersAt = performance.now();
+        answer = { status: res.statusCode, headers: res.headers, body: res.body, delivered: false };
+      }
+      const status = answer.status;
+      upstreamSeries(operation, String(status)).observe((headersAt - started) / 1000);
       if (status === 401 || status === 429 || status >= 500) upstreamErrors.inc({ operation, kind: String(status) });
-      return res;
+      return answer;
     } catch (err) {
-      const kind = isTimeout(err) ? "timeout" : "connection";
-      upstreamSeries(operation, kind).observe((performance.now() - started) / 1000);
-      upstreamErrors.inc({ operation, kind });
+      if (!(err instanceof AnswerCutShort)) {
+        const kind = isTimeout(err) ? "timeout" : "connection";
+        upstreamSeries(operation, kind).observe((performance.now() - started) / 1000);
+        upstreamErrors.inc({ operation, kind });
+      }
       throw err;
+    } finally {
+      if (timer) clearTimeout(timer);
     }
   }
 
-  async function call(
-    req: UpstreamRequest,
-    body: string | undefined,
-    timeoutMs: number,
-    perform: Perform,
-    timing: Timing,
-  ): Promise<Answer> {
-    const headers = upstreamRequestHeaders({ requestId: req.requestId, integrationId: req.integrationId, hasBody: body !== undefined });
-    headers.authorization = authorization;
-    const query = req.query ? queryString(req.query) : "";
-    const request: Dispatcher.RequestOptions = {
-      method: req.method,
-      path: `${basePath}${req.path}${query}`,
-      headers,
-      body: body ?? null,
-      bodyTimeout: opts.timeoutMs,
-      idempotent: req.read,
-    };
-    // undici's headersTimeout runs on coarse timers (up to ~0.5 s late): fine for deadlines of
-    // seconds, and free. Short deadlines get a precise timer that aborts the wait for the answer
-    // (an AbortController per request costs a few microseconds, so only where it matters).
-    if (timeoutMs >= COARSE_TIMEOUT_FROM_MS) return perform({ ...request, headersTimeout: timeoutMs }, timing);
-    const deadline = new AbortController();
-    const timer = setTimeout(() => {
-      if (!timing.headersAt) deadline.abort(new HeadersDeadlineError());
-    }, timeoutMs);
-    try {
-      return await perform({ ...request, signal: deadline.signal, headersTimeout: timeoutMs + 1000 }, timing);
-    } finally {
-      clearTimeout(timer);
-    }
+  /** Whether one more attempt fits: retries left, wait budget left, and time for it before the deadline. */
+  function canRetry(attemptNo: number, waited: number, waitMs: number, deadline: number): boolean {
+    return attemptNo <= opts.retry.retries && waited + waitMs <= opts.retry.maxTotalWaitMs && Date.now() + waitMs + MIN_ATTEMPT_MS <= deadline;
   }
 
   /**
@@ -235,26 +242,21 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
    * connections; anything that never reached the upstream) within the deadline and wait budget,
    * and the mapping of what the caller must not see raw to an UpstreamError.
    */
-  async function run(req: UpstreamRequest, log: Log, perform: Perform): Promise<Answer> {
-    const started = Date.now();
-    const deadline = started + opts.timeoutMs;
-    const body = req.body === undefined ? undefined : JSON.stringify(req.body);
+  async function run(req: UpstreamRequest, log: Log, deliver: Deliver | undefined): Promise<Answer> {
+    const deadline = Date.now() + opts.timeoutMs;
+    const request = requestOptions(req);
+    const operation = req.operation ?? "other";
     let waited = 0;
     for (let attemptNo = 1; ; attemptNo++) {
-      const canRetry = (waitMs: number) =>
-        attemptNo <= opts.retry.retries &&
-        waited + waitMs <= opts.retry.maxTotalWaitMs &&
-        Date.now() + waitMs + MIN_ATTEMPT_MS <= deadline;
-
       let res: Answer;
       try {
-        res = await attempt(req, body, Math.max(1, deadline - Date.now()), perform);
+        res = await attempt(operation, request, attemptNo === 1 ? opts.timeoutMs : Math.max(1, deadline - Date.now()), deliver);
       } catch (err) {
         if (err instanceof AnswerCutShort) throw err;
         if (isTimeout(err)) throw upstreamTimedOut(opts.timeoutMs, err);
         const retryable = neverReachedUpstream(err) || (req.read && isConnectionError(err));
         const waitMs = retryDelay(opts.retry, attemptNo);
-        if (retryable && canRetry(waitMs)) {
+        if (retryable && canRetry(attemptNo, waited, waitMs, deadline)) {
           log.warn({ upstream: redactUrl(req.path), attempt: attemptNo, err: String(err), waitMs }, "upstream connection failed; retrying");
           await sleep(waitMs);
           waited += waitMs;
@@ -271,7 +273,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
       }
       if (req.read && isRetryableStatus(status)) {
         const waitMs = retryDelay(opts.retry, attemptNo, parseRetryAfter(res.headers["retry-after"]));
-        if (canRetry(waitMs)) {
+        if (canRetry(attemptNo, waited, waitMs, deadline)) {
           await res.body.dump();
           log.warn({ upstream: redactUrl(req.path), status, attempt: attemptNo, waitMs }, "upstream answered a retryable status; retrying");
           await sleep(waitMs);
@@ -309,12 +311,12 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
     return { status: res.status, headers: filterResponseHeaders(res.headers, opts.apiKey), body: res.body };
   }
 
-  const send = async (req: UpstreamRequest, log: Log = opts.logger) => passOn(await run(req, log, readable));
+  const send = async (req: UpstreamRequest, log: Log = opts.logger) => passOn(await run(req, log, undefined));
 
   return {
     send,
     async forward(req, deliver, log = opts.logger) {
-      const res = await run(req, log, streamed(deliver));
+      const res = await run(req, log, deliver);
       return res.delivered ? undefined : passOn(res);
     },
     async sendBuffered(req, log) {

@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
+import { BoundCounter, BoundHistogram } from "./bound-metrics.js";
 import type { App } from "./create-app.js";
 
 /**
@@ -12,20 +13,20 @@ collectDefaultMetrics({ register: registry, prefix: "hirebridge_" });
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-export const httpRequests = new Counter({
+export const httpRequests = new BoundCounter({
   name: "hirebridge_http_requests_total",
   help: "HTTP requests answered, by service, method, route template and status.",
   labelNames: ["service", "method", "route", "status_code"] as const,
   registers: [registry],
 });
-export const httpDuration = new Histogram({
+export const httpDuration = new BoundHistogram({
   name: "hirebridge_http_request_duration_seconds",
   help: "Time to answer an HTTP request, by service, method, route template and status.",
   labelNames: ["service", "method", "route", "status_code"] as const,
   buckets: LATENCY_BUCKETS,
   registers: [registry],
 });
-export const upstreamDuration = new Histogram({
+export const upstreamDuration = new BoundHistogram({
   name: "hirebridge_upstream_request_duration_seconds",
   help: "Upstream (unified ATS API) calls: time to the answer's headers, by operation and status (or error kind).",
   labelNames: ["operation", "status"] as const,
@@ -90,30 +91,13 @@ export function addSyncLagSource(source: Source<{ integration_id: string; model:
   return () => lagSources.delete(source);
 }
 
-/**
- * A metric's series for one set of label values, bound on first use and kept: prom-client hashes
- * a label set on every call otherwise. Only for labels with few values (routes, statuses, operations).
- */
-export function boundSeries<S>(bind: (...values: string[]) => S): (...values: string[]) => S {
-  const memo = new Map<string, S>();
-  return (...values) => {
-    const key = values.join("\u0000");
-    let series = memo.get(key);
-    if (series === undefined) memo.set(key, (series = bind(...values)));
-    return series;
-  };
-}
-
 /** Request metrics by route template (never the raw URL, whose ids would explode cardinality), and GET /metrics. */
 export function installMetrics(app: App, service: string): void {
-  const series = boundSeries((method, route, status_code) => {
-    const labels = { service, method: method!, route: route!, status_code: status_code! };
-    return { requests: httpRequests.labels(labels), duration: httpDuration.labels(labels) };
-  });
   app.addHook("onResponse", (request, reply, done) => {
-    const s = series(request.method, request.routeOptions.url ?? "unmatched", String(reply.statusCode));
-    s.requests.inc();
-    s.duration.observe(reply.elapsedTime / 1000);
+    const route = request.routeOptions.url ?? "unmatched";
+    const status = String(reply.statusCode);
+    httpRequests.series(service, request.method, route, status).inc();
+    httpDuration.series(service, request.method, route, status).observe(reply.elapsedTime / 1000);
     done();
   });
   app.get("/metrics", { schema: { hide: true } }, async (_request, reply) => {

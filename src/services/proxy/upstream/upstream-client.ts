@@ -6,7 +6,7 @@ import type { BaseLogger, Logger } from "pino";
 export type Log = Pick<BaseLogger, "info" | "warn" | "debug" | "error">;
 import { Pool, type Dispatcher } from "undici";
 import { redactUrl } from "../../../shared/http/logger.js";
-import { boundSeries, upstreamDuration, upstreamErrors } from "../../../shared/http/metrics.js";
+import { upstreamDuration, upstreamErrors } from "../../../shared/http/metrics.js";
 import { filterResponseHeaders, upstreamRequestHeaders } from "./headers.js";
 import {
   isConnectionError,
@@ -103,9 +103,6 @@ function streamFactory({ statusCode, headers, opaque: state }: Dispatcher.Stream
 
 /** The body of an answer that was delivered: nothing is left to read. */
 const NOT_READ: UpstreamResponse["body"] = Object.assign(Readable.from([]), { text: async () => "", dump: async () => {} });
-
-/** Upstream latency by operation and status (or error kind). */
-const upstreamSeries = boundSeries((operation, status) => upstreamDuration.labels({ operation: operation!, status: status! }));
 
 /**
  * A 2xx answer broke off after it had started to reach the caller (`forward`): the upstream's
@@ -217,13 +214,13 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
         answer = { status: res.statusCode, headers: res.headers, body: res.body, delivered: false };
       }
       const status = answer.status;
-      upstreamSeries(operation, String(status)).observe((headersAt - started) / 1000);
+      upstreamDuration.series(operation, String(status)).observe((headersAt - started) / 1000);
       if (status === 401 || status === 429 || status >= 500) upstreamErrors.inc({ operation, kind: String(status) });
       return answer;
     } catch (err) {
       if (!(err instanceof AnswerCutShort)) {
         const kind = isTimeout(err) ? "timeout" : "connection";
-        upstreamSeries(operation, kind).observe((performance.now() - started) / 1000);
+        upstreamDuration.series(operation, kind).observe((performance.now() - started) / 1000);
         upstreamErrors.inc({ operation, kind });
       }
       throw err;

@@ -86,7 +86,7 @@ export async function forward(
  */
 function deliverRaw(reply: FastifyReply, status: number, headers: Record<string, string>) {
   reply.hijack();
-  return reply.raw.writeHead(status, { ...(reply.getHeaders() as Record<string, string>), ...headers });
+  return reply.raw.writeHead(status, Object.assign(reply.getHeaders() as Record<string, string>, headers)); // getHeaders() is a fresh copy
 }
 
 const MISSING_BODY = [{ loc: ["body"], msg: "Field required", type: "missing" }];

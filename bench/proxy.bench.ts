@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- proxy [--duration 5] [--rounds 5] [--connections 32] [--page-size 25] [--serial 2000]
- *    [--storage postgres|pglite] [--upstream-latency-ms 0] [--load wrk|autocannon]`
+ *    [--storage postgres|pglite] [--upstream-latency-ms 0] [--load wrk|autocannon] [--layout both|shared|dedicated]`
  *
  * The same upstream request, `GET /ats/jobs?page_size=N` of the sandbox's demo integration, four
  * ways in one run: straight to the sandbox (the baseline), through the Hirebridge proxy (bearer JWT
@@ -20,11 +20,21 @@
  *   the requests served (from /proc): what each hop costs, independent of what else the machine
  *   runs;
  * - latency: `--serial` requests one at a time over one keep-alive connection, timed with hrtime
- *   (autocannon's histogram has 1 ms resolution, too coarse for a proxy's added latency).
+ *   (autocannon's histogram has 1 ms resolution, too coarse for a proxy's added latency; wrk's
+ *   single-connection figures were checked and are not usable here: their mean times their count
+ *   came out longer than the run itself). "Added" is the median over the rounds of each round's
+ *   difference to the direct path, as the ratios are.
  *
  * `--upstream-latency-ms` makes the sandbox answer that much later (SANDBOX_LATENCY_MS), as a real
  * upstream across a network does; 0 (the default) is the harshest case for any proxy, since its own
  * CPU is then all there is besides the sandbox's, on the same cores.
+ *
+ * Two CPU layouts, both measured in each round (`--layout` picks one):
+ * - shared: every process may run on every core, so a hop's CPU is taken from the upstream and the
+ *   load generator: throughput then compares the CPU the three cost together;
+ * - dedicated: the hop under test alone on the last core (`taskset`), the sandbox, the load
+ *   generator and the latency client on the others: the shape of a proxy instance in front of an
+ *   upstream on other machines, where throughput compares what each hop can carry on one core.
  *
  * When nginx is not installed (/usr/sbin/nginx), its column is skipped and the table says so.
  * Everything binds to 127.0.0.1 and stops by itself.
@@ -32,7 +42,7 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { setPriority, tmpdir } from "node:os";
+import { availableParallelism, setPriority, tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { Pool } from "undici";
@@ -102,6 +112,7 @@ http.createServer((req, res) => {
 }).listen(Number(port), "127.0.0.1");
 `;
 
+/** A path under test; `pids` are the processes of its hop (none for the direct path). */
 type Target = { name: string; url: string; headers: Record<string, string>; pids: () => number[] };
 
 /** CPU seconds (user + system) a process has used so far; 0 where /proc is not readable. */
@@ -132,6 +143,13 @@ function childrenOf(pid: number): number[] {
 type Load = { requests: number; seconds: number; failures: string | undefined };
 
 const run = promisify(execFile);
+
+type Layout = "shared" | "dedicated";
+
+/** Restricts every thread of `pids` to `cpus` (a taskset list such as "0" or "0-2"). */
+async function pin(pids: number[], cpus: string): Promise<void> {
+  for (const pid of pids) await run("taskset", ["-a", "-p", "-c", cpus, String(pid)]);
+}
 
 /** wrk: one thread, `connections` connections; the count of answers and any failures it reports. */
 async function wrk(target: Target, connections: number, duration: number): Promise<Load> {
@@ -181,6 +199,19 @@ export async function main(args: string[]): Promise<void> {
   const serialCount = Number(option(args, "serial", "2000"));
   const upstreamLatency = Number(option(args, "upstream-latency-ms", "0"));
   const storage = option(args, "storage", "postgres");
+  const cpuCount = availableParallelism();
+  const hasTaskset = await run("taskset", ["--version"]).then(() => true, () => false);
+  const wanted = option(args, "layout", "both");
+  if (!["both", "shared", "dedicated"].includes(wanted)) throw new Error(`--layout: both, shared or dedicated (got ${wanted})`);
+  const layouts = (wanted === "both" ? ["shared", "dedicated"] : [wanted]).filter((layout): layout is Layout => {
+    if (layout !== "dedicated" || (cpuCount >= 2 && hasTaskset)) return true;
+    process.stderr.write(`dedicated layout skipped: it needs 2 cores or more and taskset (${cpuCount} cores, taskset ${hasTaskset ? "present" : "missing"})\n`);
+    return false;
+  });
+  if (layouts.length === 0) throw new Error("no CPU layout to measure");
+  const allCpus = `0-${cpuCount - 1}`;
+  const hopCpu = String(cpuCount - 1);
+  const otherCpus = cpuCount > 2 ? `0-${cpuCount - 2}` : "0";
   const hasWrk = await run("wrk", ["--version"]).then(
     () => true,
     (err: { stdout?: string; stderr?: string }) => /^wrk /m.test(`${err.stdout}${err.stderr}`), // `wrk --version` exits 1
@@ -267,43 +298,75 @@ export async function main(args: string[]): Promise<void> {
     for (const t of targets) await serial(t, 200); // warm-up: JIT, connection pools, the proxy's owner lookup
 
     const load = loadGenerator === "wrk" ? wrk : autocannonLoad;
+
     const sandboxPid = sandbox.child.pid ?? -1;
-    const series = () => new Map<string, number[]>(targets.map((t) => [t.name, []]));
-    const [rps, hopCpu, sandboxCpu, p50, p99] = [series(), series(), series(), series(), series()];
+    const hopPids = () => targets.flatMap((t) => t.pids());
+    /** Puts every process where the layout wants it (wrk, started by this process, inherits its affinity). */
+    const arrange = async (layout: Layout) => {
+      const [hop, others] = layout === "dedicated" ? [hopCpu, otherCpus] : [allCpus, allCpus];
+      await pin(hopPids(), hop);
+      await pin([sandboxPid, process.pid], others);
+    };
+    const key = (layout: Layout, t: Target) => `${layout}:${t.name}`;
+    const series = () => new Map<string, number[]>();
+    const [rps, hopCpuUs, hopBusy, sandboxCpu, p50, p99] = [series(), series(), series(), series(), series(), series()];
+    const push = (map: Map<string, number[]>, k: string, v: number) => map.set(k, [...(map.get(k) ?? []), v]);
     for (let round = 1; round <= rounds; round++) {
-      for (const t of targets) {
-        const pids = t.pids();
-        const cpu = () => pids.reduce((sum, p) => sum + cpuSeconds(p), 0);
-        const [hop0, sandbox0] = [cpu(), cpuSeconds(sandboxPid)];
-        const r = await load(t, connections, duration);
-        if (r.failures) throw new Error(`${t.name}: ${r.failures}`);
-        rps.get(t.name)!.push(r.requests / r.seconds);
-        hopCpu.get(t.name)!.push(((cpu() - hop0) / r.requests) * 1e6);
-        sandboxCpu.get(t.name)!.push(((cpuSeconds(sandboxPid) - sandbox0) / r.requests) * 1e6);
-        const lat = await serial(t, serialCount);
-        p50.get(t.name)!.push(percentile(lat, 50));
-        p99.get(t.name)!.push(percentile(lat, 99));
+      for (const layout of layouts) {
+        if (hasTaskset) await arrange(layout);
+        for (const t of targets) {
+          const pids = t.pids();
+          const cpu = () => pids.reduce((sum, p) => sum + cpuSeconds(p), 0);
+          const [hop0, sandbox0] = [cpu(), cpuSeconds(sandboxPid)];
+          const r = await load(t, connections, duration);
+          if (r.failures) throw new Error(`${t.name}: ${r.failures}`);
+          const k = key(layout, t);
+          push(rps, k, r.requests / r.seconds);
+          push(hopCpuUs, k, ((cpu() - hop0) / r.requests) * 1e6);
+          push(hopBusy, k, ((cpu() - hop0) / r.seconds) * 100);
+          push(sandboxCpu, k, ((cpuSeconds(sandboxPid) - sandbox0) / r.requests) * 1e6);
+          const lat = await serial(t, serialCount);
+          push(p50, k, percentile(lat, 50));
+          push(p99, k, percentile(lat, 99));
+        }
       }
       process.stderr.write(`round ${round}/${rounds} done\n`);
     }
+    if (hasTaskset) await pin([...hopPids(), sandboxPid, process.pid], allCpus);
 
-    const m = (map: Map<string, number[]>, name: string) => median(map.get(name)!);
-    const base = targets[0]!.name;
-    const nginxName = targets.find((t) => t.name.startsWith("nginx"))?.name;
+    const base = targets[0]!;
+    const nginxTarget = targets.find((t) => t.name.startsWith("nginx"));
+    const layoutNote: Record<Layout, string> = {
+      shared: "shared: every process on every core",
+      dedicated: `dedicated: the hop alone on core ${hopCpu}; sandbox, load generator and latency client on core${cpuCount > 2 ? "s" : ""} ${otherCpus}`,
+    };
     const lines = [
       `Proxy benchmark: GET /ats/jobs?page_size=${pageSize} (${bytes} bytes), upstream latency ${upstreamLatency} ms, ${machine()}`,
       `throughput: ${loadGenerator}, ${connections} connections × ${duration} s; latency: ${serialCount} sequential requests; medians of ${rounds} rounds; proxy storage: ${storage}; ${priority}`,
-      "",
-      "| path | req/s | vs direct | vs nginx | hop CPU µs/req | sandbox CPU µs/req | p50 ms | p99 ms | added p50 ms | added p99 ms |",
-      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-      ...targets.map((t) => {
-        const ratio = (other: string | undefined) => (other ? `${((m(rps, t.name) / m(rps, other)) * 100).toFixed(0)}%` : "n/a");
-        const added = (map: Map<string, number[]>) => (t.name === base ? "–" : (m(map, t.name) - m(map, base)).toFixed(3));
-        const hop = t.name === base ? "–" : m(hopCpu, t.name).toFixed(0);
-        return `| ${t.name} | ${m(rps, t.name).toFixed(0)} | ${ratio(base)} | ${ratio(nginxName)} | ${hop} | ${m(sandboxCpu, t.name).toFixed(0)} | ${m(p50, t.name).toFixed(3)} | ${m(p99, t.name).toFixed(3)} | ${added(p50)} | ${added(p99)} |`;
-      }),
-      ...(hasNginx ? [] : ["", `nginx: not installed (${NGINX}); install with \`apt-get install -y nginx\` for the comparison.`]),
     ];
+    for (const layout of layouts) {
+      const m = (map: Map<string, number[]>, t: Target) => median(map.get(key(layout, t))!);
+      lines.push(
+        "",
+        `CPU layout ${layoutNote[layout]}`,
+        "",
+        "| path | req/s | vs direct | vs nginx | hop CPU µs/req | hop CPU % | sandbox CPU µs/req | p50 ms | p99 ms | added p50 ms | added p99 ms |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ...targets.map((t) => {
+          // Per-round comparisons, then their median: the paths of one round are measured seconds
+          // apart, so a shared machine's drift over minutes cancels out of each.
+          const perRound = (map: Map<string, number[]>, other: Target, f: (mine: number, theirs: number) => number) => {
+            const theirs = map.get(key(layout, other))!;
+            return median(map.get(key(layout, t))!.map((v, i) => f(v, theirs[i]!)));
+          };
+          const ratio = (other: Target | undefined) => (other ? `${(perRound(rps, other, (a, b) => a / b) * 100).toFixed(0)}%` : "n/a");
+          const added = (map: Map<string, number[]>) => (t === base ? "–" : perRound(map, base, (a, b) => a - b).toFixed(3));
+          const hop = (map: Map<string, number[]>) => (t === base ? "–" : m(map, t).toFixed(0));
+          return `| ${t.name} | ${m(rps, t).toFixed(0)} | ${ratio(base)} | ${ratio(nginxTarget)} | ${hop(hopCpuUs)} | ${hop(hopBusy)} | ${m(sandboxCpu, t).toFixed(0)} | ${m(p50, t).toFixed(3)} | ${m(p99, t).toFixed(3)} | ${added(p50)} | ${added(p99)} |`;
+        }),
+      );
+    }
+    if (!hasNginx) lines.push("", `nginx: not installed (${NGINX}); install with \`apt-get install -y nginx\` for the comparison.`);
     process.stdout.write(`${lines.join("\n")}\n`);
   } finally {
     for (const c of children.reverse()) await c.stop();

@@ -183,12 +183,13 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
   ): Promise<Answer> {
     const started = performance.now();
     const state: StreamState | undefined = deliver ? { deliver, apiKey: opts.apiKey, headersAt: 0, chunks: [], answer: undefined } : undefined;
-    let headersAt = 0;
+    // When the answer's headers arrived (0 until then): a streamed attempt's state records it itself.
+    const timing: { headersAt: number } = state ?? { headersAt: 0 };
     let timer: NodeJS.Timeout | undefined;
     if (precise) {
       const abort = new AbortController();
       timer = setTimeout(() => {
-        if (!headersAt && !state?.headersAt) abort.abort(new HeadersDeadlineError());
+        if (!timing.headersAt) abort.abort(new HeadersDeadlineError());
       }, remainingMs);
       request.signal = abort.signal;
     } else if (remainingMs < opts.timeoutMs) {
@@ -209,15 +210,14 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
           throw err;
         }
         if (!state.answer) throw new Error("upstream answered without a final status");
-        headersAt = state.headersAt;
         answer = state.answer.delivered ? state.answer : { ...state.answer, body: textBody(Buffer.concat(state.chunks).toString("utf8")) };
       } else {
         const res = await pool.request(request);
-        headersAt = performance.now();
+        timing.headersAt = performance.now();
         answer = { status: res.statusCode, headers: res.headers, body: res.body, delivered: false };
       }
       const status = answer.status;
-      upstreamDuration.series(operation, String(status)).observe((headersAt - started) / 1000);
+      upstreamDuration.series(operation, String(status)).observe((timing.headersAt - started) / 1000);
       if (status === 401 || status === 429 || status >= 500) upstreamErrors.inc({ operation, kind: String(status) });
       return answer;
     } catch (err) {

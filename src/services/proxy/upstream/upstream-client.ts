@@ -221,11 +221,9 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
       if (status === 401 || status === 429 || status >= 500) upstreamErrors.inc({ operation, kind: String(status) });
       return answer;
     } catch (err) {
-      if (!(err instanceof AnswerCutShort)) {
-        const kind = isTimeout(err) ? "timeout" : "connection";
-        upstreamDuration.series(operation, kind).observe((performance.now() - started) / 1000);
-        upstreamErrors.inc({ operation, kind });
-      }
+      const kind = isTimeout(err) ? "timeout" : "connection";
+      upstreamDuration.series(operation, kind).observe((performance.now() - started) / 1000);
+      upstreamErrors.inc({ operation, kind });
       throw err;
     } finally {
       if (timer) clearTimeout(timer);

@@ -43,7 +43,16 @@ export type {
   RelinkRequest,
   UsersQuery,
 } from "../contracts/proxy/index.js";
-export type { IntegrationSyncs, SyncAllQuery, SyncRun, WebhookResponse, WriteBack } from "../contracts/proxy/webhooks.js";
+export type {
+  IntegrationList,
+  IntegrationListQuery,
+  IntegrationSummary,
+  IntegrationSyncs,
+  SyncAllQuery,
+  SyncRun,
+  WebhookResponse,
+  WriteBack,
+} from "../contracts/proxy/webhooks.js";
 export type {
   Application,
   ApplicationStage,

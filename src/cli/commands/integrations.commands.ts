@@ -1,4 +1,9 @@
-import { ConnectCreateLinkRequestSchema, RelinkRequestSchema, type ConnectCreateLinkRequest } from "../../contracts/proxy/index.js";
+import {
+  ConnectCreateLinkRequestSchema,
+  RelinkRequestSchema,
+  type ConnectCreateLinkRequest,
+  type IntegrationSummary,
+} from "../../contracts/proxy/index.js";
 import type { CustomField, IntegrationField } from "../../contracts/upstream/integration-records.js";
 import { CliError, EXIT } from "../cli-errors.js";
 import type { Column } from "../output.js";
@@ -23,10 +28,34 @@ const CUSTOM_FIELD_COLUMNS: Column<CustomField>[] = [
   { header: "MAPPED TO", value: (f) => (f.integration_field ? `${f.integration_field.key} (${f.integration_field.id})` : null) },
 ];
 
+const SUMMARY_COLUMNS: Column<IntegrationSummary>[] = [
+  { header: "ID", value: (i) => i.id },
+  { header: "TOOL", value: (i) => i.tool },
+  { header: "CATEGORY", value: (i) => i.category },
+  { header: "STATE", value: (i) => i.state },
+  { header: "JOBS SYNC", value: (i) => i.last_sync.jobs?.state ?? null },
+  { header: "APPLICATIONS SYNC", value: (i) => i.last_sync.applications?.state ?? null },
+  { header: "PENDING WRITE-BACKS", value: (i) => i.pending_write_backs },
+  { header: "CREATED", value: (i) => i.created_at },
+];
+
 const ON_OFF = /^(on|off|true|false)$/i;
 
 export const registerIntegrationCommands: RegisterCommands = (program, run) => {
   const integrations = program.command("integrations").description("ATS integrations: details, connecting, fields, mappings, deletion.");
+
+  const list = integrations
+    .command("list")
+    .description("List your organisation's integrations: tool, state, last sync of jobs and applications, write-backs waiting.")
+    .action(
+      run(async (ctx) => {
+        const hb = await ctx.client();
+        const items: IntegrationSummary[] = [];
+        for await (const i of hb.integrations.iterate()) items.push(i);
+        ctx.out.table(items, SUMMARY_COLUMNS);
+      }),
+    );
+  examples(list, ["hirebridge integrations list", "hirebridge --json integrations list | jq '.[].id'"]);
 
   const show = integrations
     .command("show")

@@ -5,6 +5,7 @@ import type {
   IntegrationFieldUpdate,
   RelinkRequest,
 } from "../../contracts/proxy/integrations.js";
+import type { IntegrationList, IntegrationListQuery, IntegrationSummary } from "../../contracts/proxy/webhooks.js";
 import type { UpstreamSuccess } from "../../contracts/upstream/envelopes.js";
 import type {
   CustomField,
@@ -13,12 +14,13 @@ import type {
   LinkResult,
 } from "../../contracts/upstream/integration-records.js";
 import type { RequestOptions } from "../core/http-client.js";
+import { paginate } from "../core/paginate.js";
 import { path } from "../core/url.js";
 import type { ProxyContext } from "./context.js";
 import { ListResource } from "./list-resource.js";
 
 /** A list under one integration (`/integrations/{id}/…`): the id is bound, the query is paging only. */
-class IntegrationList<Q extends object, T> {
+class IntegrationSubList<Q extends object, T> {
   constructor(
     private readonly ctx: ProxyContext,
     private readonly suffix: string,
@@ -39,13 +41,33 @@ class IntegrationList<Q extends object, T> {
 /** Integration management: details, delete, relink, integration fields and custom-field mappings. */
 export class IntegrationsResource {
   /** The integration's fields (`page_size` up to 2000), including their mapping to custom fields. */
-  readonly fields: IntegrationList<IntegrationFieldsQuery, IntegrationField>;
+  readonly fields: IntegrationSubList<IntegrationFieldsQuery, IntegrationField>;
   /** The integration's custom fields (`page_size` up to 250), with the integration field each maps to. */
-  readonly customFields: IntegrationList<CustomFieldsQuery, CustomField>;
+  readonly customFields: IntegrationSubList<CustomFieldsQuery, CustomField>;
 
   constructor(private readonly ctx: ProxyContext) {
-    this.fields = new IntegrationList(ctx, "/integration-fields");
-    this.customFields = new IntegrationList(ctx, "/custom-fields");
+    this.fields = new IntegrationSubList(ctx, "/integration-fields");
+    this.customFields = new IntegrationSubList(ctx, "/custom-fields");
+  }
+
+  /**
+   * Your organisation's integrations (Hirebridge's records: tool, category, state, the newest sync
+   * run of each model, write-backs still to go out), oldest first; one page when `limit` is given.
+   * @example
+   * const { items } = await hb.integrations.list();
+   * for (const i of items) console.log(i.id, i.state, i.last_sync.applications?.state);
+   */
+  list(query: IntegrationListQuery = {}, options?: RequestOptions): Promise<IntegrationList> {
+    return this.ctx.http.request({ method: "GET", baseUrl: this.ctx.baseUrl, path: "/integrations", query }, options);
+  }
+
+  /** Every integration of your organisation, fetched `pageSize` at a time (default 100) as you iterate. */
+  iterate(query: { pageSize?: number } = {}, options?: RequestOptions): AsyncGenerator<IntegrationSummary, void, undefined> {
+    const { pageSize = 100 } = query;
+    return paginate(async (cursor) => {
+      const page = await this.list({ limit: pageSize, ...(cursor ? { cursor } : {}) }, options);
+      return { items: page.items, next: page.next_cursor };
+    });
   }
 
   /**

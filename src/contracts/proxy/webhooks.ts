@@ -91,3 +91,40 @@ export type IntegrationSyncs = Static<typeof IntegrationSyncsSchema>;
 export const IntegrationSyncsQuerySchema = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
 });
+
+/** `GET /integrations`: the caller's organisation's integrations, oldest first, cursor-paginated like the recruiting API's lists. */
+export const IntegrationListQuerySchema = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: "Page size; without it the answer holds every integration." })),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 400, description: "`next_cursor` of the previous page (opaque)." })),
+  },
+  { description: "Unknown query parameters are ignored." },
+);
+export type IntegrationListQuery = Static<typeof IntegrationListQuerySchema>;
+
+export const IntegrationSummarySchema = Type.Object(
+  {
+    id: Type.String(),
+    tool: Type.String({ description: "The upstream's tool id (e.g. `greenhouse`)." }),
+    category: Nullable(Type.String(), { description: "HRIS, ATS or ASSESSMENT, as last reported by the upstream." }),
+    state: Nullable(Type.String(), { description: "ACTIVE, INVALID or INACTIVE, as last reported by the upstream (null before the first report)." }),
+    setup_status: Nullable(Type.String()),
+    created_at: DateTime({ description: "When Hirebridge first recorded the integration." }),
+    last_sync: Type.Object(
+      { jobs: Nullable(SyncRunSchema), applications: Nullable(SyncRunSchema) },
+      { description: "The newest sync run of each model (null: none yet)." },
+    ),
+    pending_write_backs: Type.Integer({ description: "Interview results not yet written back to the ATS (pending or paused)." }),
+  },
+  { title: "IntegrationSummary" },
+);
+export type IntegrationSummary = Static<typeof IntegrationSummarySchema>;
+
+export const IntegrationListSchema = Type.Object(
+  {
+    items: Type.Array(IntegrationSummarySchema),
+    next_cursor: Type.Optional(Nullable(Type.String(), { description: "Cursor of the next page; null on the last one. Present only when `limit` was given." })),
+  },
+  { title: "IntegrationList" },
+);
+export type IntegrationList = Static<typeof IntegrationListSchema>;

@@ -57,6 +57,13 @@ describe("CLI: integrations, ATS reads, sync", () => {
     assert.match(activated.stdout, new RegExp(`^id\\s+${integration_id}$`, "m"));
     assert.match(activated.stdout, /^tool\s+lever$/m);
 
+    const listed = await cli.run(["integrations", "list"]);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, /^ID\s+TOOL\s+CATEGORY\s+STATE/m);
+    assert.match(listed.stdout, new RegExp(`^${integration_id}\\s+lever\\s`, "m"));
+    const json = await cli.json<{ id: string; pending_write_backs: number }[]>(["integrations", "list"]);
+    assert.ok(json.some((i) => i.id === integration_id && i.pending_write_backs === 0));
+
     const missing = await cli.run(["integrations", "connect-link", "--end-user-email", "it@acme.example"]);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /required option '--end-user-organization-name <value>' not specified/);

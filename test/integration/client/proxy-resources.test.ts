@@ -120,6 +120,19 @@ describe("SDK: integration proxy resources", () => {
     assert.equal(activated.data.id, integration_id);
     assert.equal(activated.data.tool, "lever");
     assert.equal((await hb.integrations.get(integration_id)).data.id, integration_id);
+
+    // The organisation's list has it (and the demo integration, recorded once a call named it), page by page as well as at once.
+    await hb.integrations.get(integration);
+    const { items } = await hb.integrations.list();
+    const listed = items.find((i) => i.id === integration_id);
+    assert.equal(listed?.tool, "lever");
+    assert.ok(items.some((i) => i.id === integration), "the demo integration is listed too");
+    const iterated = [];
+    for await (const i of hb.integrations.iterate({ pageSize: 1 })) iterated.push(i.id);
+    assert.deepEqual(iterated, items.map((i) => i.id));
+    const page = await hb.integrations.list({ limit: 1 });
+    assert.equal(page.items.length, 1);
+    assert.equal(typeof page.next_cursor, "string");
   });
 
   test("delete removes the integration: afterwards it is NotFoundError", async () => {

@@ -1,4 +1,6 @@
-import { and, eq, isNull, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
+import { keysetTimestamp, type KeysetCursor } from "../../../shared/db/keyset-cursor.js";
+import { syncRuns, writeBacks, type SyncModel, type SyncRunRow } from "../../sync/sync.schema.js";
 import type { Queryable } from "../../../shared/db/database.js";
 import { integrations, type IntegrationRow } from "./integrations.schema.js";
 
@@ -88,3 +90,58 @@ export async function setIntegrationState(q: Queryable, id: string, state: Integ
     .returning({ id: integrations.id });
   return rows.length > 0;
 }
+
+/**
+ * One page of an organisation's live integrations, oldest first (keyset on created_at, id), with
+ * the newest sync run of each model and the count of write-backs still to go out. Three queries
+ * whatever the page size: the page, the runs of its integrations, their write-back counts.
+ */
+export async function listIntegrations(
+  q: Queryable,
+  orgId: string,
+  opts: { limit?: number | undefined; after?: KeysetCursor | undefined } = {},
+): Promise<{ rows: IntegrationListRow[]; last: KeysetCursor | null; more: boolean }> {
+  const where: SQL[] = [eq(integrations.orgId, orgId), isNull(integrations.deletedAt)];
+  if (opts.after) {
+    where.push(sql`(${integrations.createdAt}, ${integrations.id}) > (${opts.after.createdAt}::timestamptz, ${opts.after.id})`);
+  }
+  const base = q
+    .select({ row: integrations, cursorAt: keysetTimestamp(integrations.createdAt) })
+    .from(integrations)
+    .where(and(...where))
+    .orderBy(asc(integrations.createdAt), asc(integrations.id));
+  // One extra row tells whether another page exists without a count query.
+  const found = opts.limit === undefined ? await base : await base.limit(opts.limit + 1);
+  const more = opts.limit !== undefined && found.length > opts.limit;
+  const page = more ? found.slice(0, opts.limit) : found;
+  const ids = page.map((r) => r.row.id);
+  if (ids.length === 0) return { rows: [], last: null, more: false };
+  const [runs, pending] = await Promise.all([
+    q
+      .selectDistinctOn([syncRuns.integrationId, syncRuns.model])
+      .from(syncRuns)
+      .where(inArray(syncRuns.integrationId, ids))
+      .orderBy(syncRuns.integrationId, syncRuns.model, desc(syncRuns.createdAt), desc(syncRuns.id)),
+    q
+      .select({ integrationId: writeBacks.integrationId, count: sql<number>`count(*)::int` })
+      .from(writeBacks)
+      .where(and(inArray(writeBacks.integrationId, ids), inArray(writeBacks.state, ["pending", "paused"])))
+      .groupBy(writeBacks.integrationId),
+  ]);
+  const rows = page.map(({ row }) => ({
+    integration: row,
+    lastSync: {
+      jobs: runs.find((r) => r.integrationId === row.id && r.model === "jobs") ?? null,
+      applications: runs.find((r) => r.integrationId === row.id && r.model === "applications") ?? null,
+    },
+    pendingWriteBacks: pending.find((p) => p.integrationId === row.id)?.count ?? 0,
+  }));
+  const tail = page.at(-1)!;
+  return { rows, last: { createdAt: tail.cursorAt, id: tail.row.id }, more };
+}
+
+export type IntegrationListRow = {
+  integration: IntegrationRow;
+  lastSync: Record<SyncModel, SyncRunRow | null>;
+  pendingWriteBacks: number;
+};

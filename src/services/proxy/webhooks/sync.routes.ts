@@ -1,9 +1,13 @@
 import { Type } from "@sinclair/typebox";
 import {
+  IntegrationListQuerySchema,
+  IntegrationListSchema,
   IntegrationSyncsQuerySchema,
   IntegrationSyncsSchema,
   SyncAllQuerySchema,
   WebhookResponseSchema,
+  type IntegrationList,
+  type IntegrationListQuery,
   type IntegrationSyncs,
   type SyncAllQuery,
   type WebhookResponse,
@@ -12,6 +16,9 @@ import { proxyErrorResponses } from "../../../contracts/proxy/common.js";
 import { listSyncRuns } from "../../sync/sync-runs.repository.js";
 import { listWriteBacks } from "../../sync/write-backs.repository.js";
 import type { SyncModel, SyncRunRow, WriteBackRow } from "../../sync/sync.schema.js";
+import { decodeKeysetCursor, encodeKeysetCursor } from "../../../shared/db/keyset-cursor.js";
+import { validationError } from "../../../shared/errors.js";
+import { listIntegrations, type IntegrationListRow } from "../integrations/integrations.repository.js";
 import type { ProxyRoutes } from "../proxy-deps.js";
 import { callerOrg } from "../routes/forward.js";
 
@@ -56,7 +63,29 @@ function toWriteBack(w: WriteBackRow) {
   };
 }
 
-/** The bulk-sync trigger and the sync-run history, both behind the bearer JWT and tenant-checked. */
+function toIntegrationSummary({ integration: i, lastSync, pendingWriteBacks }: IntegrationListRow) {
+  return {
+    id: i.id,
+    tool: i.tool,
+    category: i.category,
+    state: i.status,
+    setup_status: i.setupStatus,
+    created_at: i.createdAt.toISOString(),
+    last_sync: {
+      jobs: lastSync.jobs ? toSyncRun(lastSync.jobs) : null,
+      applications: lastSync.applications ? toSyncRun(lastSync.applications) : null,
+    },
+    pending_write_backs: pendingWriteBacks,
+  };
+}
+
+// Integration ids are the upstream's (`tool:id`): printable, bounded.
+const INTEGRATION_ID = /^[\x21-\x7e]{1,200}$/;
+
+/**
+ * Hirebridge's own view of the caller's integrations (the list, the bulk-sync trigger and the
+ * sync-run history), behind the bearer JWT and tenant-checked; none of it calls the upstream.
+ */
 export const syncRoutes: ProxyRoutes = async (app, { deps }) => {
   app.post(
     "/webhooks/sync-all",
@@ -77,6 +106,30 @@ export const syncRoutes: ProxyRoutes = async (app, { deps }) => {
       const models: SyncModel[] = type === "JOBS" ? ["jobs"] : type === "APPLICATIONS" ? ["applications"] : ["jobs", "applications"];
       const run = await deps.sync.engine.start({ integrationId: integration_id, orgId, models, type: "FULL", trigger: "sync-all" });
       return { received: true, processed: false, message: run.id };
+    },
+  );
+
+  app.get(
+    "/integrations",
+    {
+      schema: {
+        tags: ["Integrations"],
+        summary: "The caller's organisation's integrations",
+        description:
+          "Every live integration of the caller's organisation, oldest first, with its tool, category, state, the newest sync run of each model and the number of write-backs still to go out. With `limit`, one page and a `next_cursor`. Hirebridge's own records: the upstream is not called.",
+        querystring: IntegrationListQuerySchema,
+        response: { 200: IntegrationListSchema, 401: proxyErrorResponses[401], 403: proxyErrorResponses[403], 422: proxyErrorResponses[422] },
+      },
+    },
+    async (request): Promise<IntegrationList> => {
+      const orgId = callerOrg(request);
+      const { limit, cursor } = request.query as IntegrationListQuery;
+      const after = cursor === undefined ? undefined : decodeKeysetCursor(cursor, (id) => INTEGRATION_ID.test(id));
+      if (after === null) throw validationError([{ loc: ["query", "cursor"], msg: "Invalid cursor", type: "value_error" }]);
+      const page = await listIntegrations(deps.database.db, orgId, { limit, after });
+      const answer: IntegrationList = { items: page.rows.map(toIntegrationSummary) };
+      if (limit !== undefined) answer.next_cursor = page.more && page.last ? encodeKeysetCursor(page.last) : null;
+      return answer;
     },
   );
 

@@ -1,4 +1,5 @@
 import { and, asc, eq, sql, type SQL } from "drizzle-orm";
+import { keysetTimestamp, type KeysetCursor } from "../../../shared/db/keyset-cursor.js";
 import type { Position, PositionState, PositionUpdate } from "../../../contracts/recruiting/positions.js";
 import type { Queryable } from "../../../shared/db/database.js";
 import { positions, type PositionRow } from "./positions.schema.js";
@@ -90,7 +91,7 @@ export async function positionExists(q: Queryable, orgId: string, id: string, lo
 }
 
 /** Position cursor: the exact (created_at, id) of the last row, created_at to the microsecond. */
-export type PositionCursor = { createdAt: string; id: string };
+export type PositionCursor = KeysetCursor;
 
 export async function listPositions(
   q: Queryable,
@@ -105,7 +106,7 @@ export async function listPositions(
   const base = q
     .select({
       row: positions,
-      cursorAt: sql<string>`to_char(${positions.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
+      cursorAt: keysetTimestamp(positions.createdAt),
     })
     .from(positions)
     .where(and(...where))

@@ -16,6 +16,9 @@ export const TokenFormSchema = Type.Object(
     password: Type.Optional(Type.String()),
     refresh_token: Type.Optional(Type.String()),
     scope: Type.Optional(Type.String()),
+    code: Type.Optional(Type.String()),
+    redirect_uri: Type.Optional(Type.String()),
+    code_verifier: Type.Optional(Type.String()),
   },
   { additionalProperties: true },
 );

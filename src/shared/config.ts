@@ -26,6 +26,7 @@ export const ConfigSchema = Type.Object({
   API_PORT: Port(8001, "Recruiting API port."),
   AUTH_PORT: Port(8080, "Embedded token service port."),
   SANDBOX_PORT: Port(8090, "Upstream sandbox port."),
+  CONSOLE_PORT: Port(8002, "Operator console port (the web console; signs in as client `hirebridge-console`)."),
   PUBLIC_HOST: Type.Optional(
     Type.String({ description: "Host name used in URLs the services print and issue (default: HOST)." }),
   ),
@@ -205,6 +206,8 @@ export function serviceUrls(config: Config) {
     sandbox: sandboxBase,
     upstream: config.UPSTREAM_BASE_URL ?? sandboxBase,
     webhookReceiver: config.SANDBOX_WEBHOOK_URL ?? `${origin(config.PROXY_PORT)}/api/v1/webhooks/upstream`,
+    /** The operator console's origin; its sign-in comes back to `${console}/auth/callback`. */
+    console: origin(config.CONSOLE_PORT),
     /** Base of the interview links the recruiting API issues (and the sync engine, for synced candidates). */
     interview: config.INTERVIEW_BASE_URL ?? `${origin(config.API_PORT)}/interview`,
   };

@@ -12,6 +12,7 @@ import { keysRoutes } from "./admin/keys.routes.js";
 import { usersRoutes } from "./admin/users.routes.js";
 import { bootstrap } from "./bootstrap.js";
 import { purgeExpired } from "./maintenance.js";
+import { loginRoutes } from "./oidc/login.routes.js";
 import { oidcRoutes } from "./oidc/oidc.routes.js";
 import { tokenRoutes } from "./oidc/token.routes.js";
 import { createTokenContext, type TokenContext } from "./token-context.js";
@@ -63,7 +64,7 @@ function allowCors(app: FastifyInstance): void {
  */
 export async function buildTokenApp(deps: TokenAppDeps): Promise<TokenApp> {
   const urls = deps.urls ?? serviceUrls(deps.config);
-  const context = createTokenContext({ ...deps, authOrigin: urls.authOrigin });
+  const context = createTokenContext({ ...deps, authOrigin: urls.authOrigin, consoleRedirectUri: `${urls.console}/auth/callback` });
   await bootstrap(context);
 
   const app = createApp({
@@ -98,6 +99,7 @@ export async function buildTokenApp(deps: TokenAppDeps): Promise<TokenApp> {
       allowCors(oidc);
       await oidc.register(tokenRoutes(context));
       await oidc.register(oidcRoutes(context));
+      await oidc.register(loginRoutes(context));
     },
     { prefix: "/realms/:realm" },
   );

@@ -5,7 +5,7 @@ const KEEP_ENDED_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Removes what can never be used again: sessions past their idle or maximum lifespan or ended a
- * day ago, and retired signing keys whose tokens have all expired. Run periodically by the service.
+ * day ago, retired signing keys whose tokens have all expired, and authorization codes. Run periodically by the service.
  */
 export async function purgeExpired(ctx: TokenContext): Promise<{ sessions: number; keys: number }> {
   const now = ctx.now();
@@ -15,5 +15,7 @@ export async function purgeExpired(ctx: TokenContext): Promise<{ sessions: numbe
     new Date(now - ctx.config.SESSION_MAX_LIFESPAN * 1000 - KEEP_ENDED_MS),
   );
   const keys = await ctx.keys.deleteExpired();
+  // Spent or expired authorization codes, kept as long as ended sessions so a replay still ends its session.
+  await ctx.codes.deleteExpired(new Date(now - KEEP_ENDED_MS));
   return { sessions, keys };
 }

@@ -16,7 +16,15 @@ export type Client = {
   clientId: string;
   /** Keycloak's "Direct access grants" switch: may use the password grant. */
   directAccessGrants: boolean;
+  /**
+   * Keycloak's "Standard flow" (authorization code), with its valid redirect URIs, matched exactly,
+   * and PKCE required with S256 ("Proof Key for Code Exchange Code Challenge Method": S256).
+   */
+  standardFlow?: { redirectUris: readonly string[] };
 };
+
+/** The operator console's public client: authorization code + PKCE, no password grant. */
+export const CONSOLE_CLIENT_ID = "hirebridge-console";
 
 export type Realm = {
   name: string;
@@ -45,8 +53,11 @@ function realm(authOrigin: string, name: string, extraClients: Client[]): Realm 
   };
 }
 
-export function buildRealms(authOrigin: string, appRealm: string, appClientId: string): Realms {
-  const app = realm(authOrigin, appRealm, [{ clientId: appClientId, directAccessGrants: true }]);
+export function buildRealms(authOrigin: string, appRealm: string, appClientId: string, consoleRedirectUri: string): Realms {
+  const app = realm(authOrigin, appRealm, [
+    { clientId: appClientId, directAccessGrants: true },
+    { clientId: CONSOLE_CLIENT_ID, directAccessGrants: false, standardFlow: { redirectUris: [consoleRedirectUri] } },
+  ]);
   const master = appRealm === MASTER_REALM ? app : realm(authOrigin, MASTER_REALM, []);
   const byName = new Map([app, master].map((r) => [r.name, r]));
   return { get: (name) => byName.get(name), app, master, all: [...byName.values()] };

@@ -4,6 +4,7 @@ import type { Database } from "../../shared/db/database.js";
 import { defaultParams, dummyHash, type ScryptParams } from "./password-hash.js";
 import { buildRealms, type Realms } from "./realms.js";
 import { createKeyStore, type KeyStore } from "./signing-keys.js";
+import { authorizationCodesRepository, type AuthorizationCodesRepository } from "./storage/authorization-codes.repository.js";
 import { loginFailuresRepository, type LoginFailuresRepository } from "./storage/login-failures.repository.js";
 import { sessionsRepository, type SessionsRepository } from "./storage/sessions.repository.js";
 import { signingKeysRepository } from "./storage/signing-keys.repository.js";
@@ -18,6 +19,7 @@ export type TokenContext = {
   users: UsersRepository;
   sessions: SessionsRepository;
   failures: LoginFailuresRepository;
+  codes: AuthorizationCodesRepository;
   /** The service's clock in ms; tests move it to expire tokens and sessions. */
   now: () => number;
   hashParams: ScryptParams;
@@ -31,6 +33,8 @@ export type TokenContextDeps = {
   database: Database;
   /** `{origin}` the realms live under, e.g. http://127.0.0.1:8080 */
   authOrigin: string;
+  /** Where the operator console's sign-in comes back (`{console}/auth/callback`). */
+  consoleRedirectUri: string;
   now?: () => number;
 };
 
@@ -48,7 +52,7 @@ export function createTokenContext(deps: TokenContextDeps): TokenContext {
   return {
     config,
     logger: deps.logger,
-    realms: buildRealms(deps.authOrigin, config.AUTH_REALM, config.AUTH_CLIENT_ID),
+    realms: buildRealms(deps.authOrigin, config.AUTH_REALM, config.AUTH_CLIENT_ID, deps.consoleRedirectUri),
     keys: createKeyStore({
       repo: signingKeysRepository(database.db),
       now,
@@ -57,6 +61,7 @@ export function createTokenContext(deps: TokenContextDeps): TokenContext {
     users: usersRepository(database.db),
     sessions: sessionsRepository(database.db),
     failures: loginFailuresRepository(database.db),
+    codes: authorizationCodesRepository(database.db),
     now,
     hashParams,
     dummyHash: () => (dummy ??= dummyHash(hashParams)),

@@ -43,6 +43,8 @@ export type IssueInput = {
   session: { id: string; startedAt: Date; scope: string };
   /** The jti the new refresh token must carry: the session's current refresh token id. */
   refreshJti: string;
+  /** The `nonce` of the authorization request, echoed in the ID token (OpenID Connect Core §3.1.2.1). */
+  nonce?: string | null | undefined;
 };
 
 /**
@@ -98,6 +100,7 @@ export async function issueTokens(ctx: TokenContext, input: IssueInput): Promise
       aud: clientId,
       typ: "ID",
       acr: "1",
+      ...(input.nonce ? { nonce: input.nonce } : {}),
       ...profile,
     });
   }

@@ -1,5 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { OAuthErrorSchema, TokenFormSchema, TokenResponseSchema, type TokenForm, type TokenResponse } from "../../../contracts/token.js";
+import { authorizationCodeGrant } from "../grants/authorization-code-grant.js";
 import { passwordGrant } from "../grants/password-grant.js";
 import { refreshGrant } from "../grants/refresh-grant.js";
 import { resolveClient } from "../grants/resolve-client.js";
@@ -8,7 +9,7 @@ import type { TokenContext } from "../token-context.js";
 import { invalidRequest, oauthError } from "../token-errors.js";
 
 type Grant = (ctx: TokenContext, realm: Realm, client: Client, form: TokenForm) => Promise<TokenResponse>;
-const GRANTS: Record<string, Grant> = { password: passwordGrant, refresh_token: refreshGrant };
+const GRANTS: Record<string, Grant> = { password: passwordGrant, refresh_token: refreshGrant, authorization_code: authorizationCodeGrant };
 
 export const RealmParamsSchema = Type.Object({ realm: Type.String() });
 
@@ -19,7 +20,7 @@ export function tokenRoutes(ctx: TokenContext): FastifyPluginAsyncTypebox {
       "/protocol/openid-connect/token",
       {
         schema: {
-          summary: "Token endpoint (password and refresh_token grants)",
+          summary: "Token endpoint (password, refresh_token and authorization_code grants)",
           consumes: ["application/x-www-form-urlencoded"],
           params: RealmParamsSchema,
           body: TokenFormSchema,

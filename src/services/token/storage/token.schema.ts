@@ -47,7 +47,7 @@ export const tokenSessions = pgTable("token_sessions", {
   endedReason: text("ended_reason").$type<SessionEndReason>(),
 });
 export type SessionRow = typeof tokenSessions.$inferSelect;
-export type SessionEndReason = "logout" | "admin_logout" | "reuse";
+export type SessionEndReason = "logout" | "admin_logout" | "reuse" | "code_reuse";
 
 export const tokenSigningKeys = pgTable("token_signing_keys", {
   kid: text("kid").primaryKey(),
@@ -59,3 +59,20 @@ export const tokenSigningKeys = pgTable("token_signing_keys", {
   publishUntil: at("publish_until"),
 });
 export type SigningKeyRow = typeof tokenSigningKeys.$inferSelect;
+
+/** migrations/0110_authorization_codes.sql */
+export const tokenAuthorizationCodes = pgTable("token_authorization_codes", {
+  codeHash: text("code_hash").primaryKey(),
+  realm: text("realm").notNull(),
+  clientId: text("client_id").notNull(),
+  userId: uuid("user_id").notNull(),
+  redirectUri: text("redirect_uri").notNull(),
+  codeChallenge: text("code_challenge").notNull(),
+  scope: text("scope").notNull(),
+  nonce: text("nonce"),
+  authTime: at("auth_time").notNull(),
+  expiresAt: at("expires_at").notNull(),
+  usedAt: at("used_at"),
+  sessionId: uuid("session_id"),
+});
+export type AuthorizationCodeRow = typeof tokenAuthorizationCodes.$inferSelect;

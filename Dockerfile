@@ -17,7 +17,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
-RUN npm run typecheck && npm run test:unit
+RUN npm run typecheck && npm run test:unit && npm run build:console
 
 # --- Runtime: non-root, read-only application files, a writable data directory. ---
 FROM node:24-bookworm-slim AS runtime
@@ -30,13 +30,15 @@ COPY package.json package-lock.json tsconfig.json ./
 COPY bin ./bin
 COPY src ./src
 COPY migrations ./migrations
+# The operator console's built files (static; built in the check stage, which has the build tools).
+COPY --from=check /app/console/dist ./console/dist
 COPY deploy/healthcheck.mjs ./deploy/healthcheck.mjs
 # Embedded storage (PGlite) when DATABASE_URL is unset; owned by the unprivileged `node` user (uid 1000).
 RUN mkdir -p /data && chown node:node /data
 VOLUME ["/data"]
 USER node
-# proxy, recruiting API, token service, sandbox (the ConfigSchema defaults)
-EXPOSE 8000 8001 8080 8090
+# proxy, recruiting API, console, token service, sandbox (the ConfigSchema defaults)
+EXPOSE 8000 8001 8002 8080 8090
 # /healthz of the services named in the container's command (deploy/healthcheck.mjs).
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 CMD ["node", "deploy/healthcheck.mjs"]
 # `serve` drains in-flight requests on SIGTERM (up to 15 s); give containers a stop timeout above that.

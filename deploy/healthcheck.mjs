@@ -4,7 +4,7 @@
  * exit 0 only when all answer 200 within the timeout. Plain JavaScript with no imports beyond Node,
  * so a check costs one short-lived `node` and no TypeScript loader.
  *
- * Usage: `node deploy/healthcheck.mjs [all | token | api | proxy | sandbox ...]`. Without arguments
+ * Usage: `node deploy/healthcheck.mjs [all | token | api | proxy | sandbox | console ...]`. Without arguments
  * it reads what PID 1 was started with (`… src/cli/main.ts serve api`), so the image's one
  * HEALTHCHECK fits whatever command the container runs. Ports come from the same variables and
  * defaults as src/shared/config.ts (a test keeps the two equal).
@@ -19,6 +19,7 @@ export const SERVICE_PORTS = {
   api: ["API_PORT", 8001],
   proxy: ["PROXY_PORT", 8000],
   sandbox: ["SANDBOX_PORT", 8090],
+  console: ["CONSOLE_PORT", 8002],
 };
 
 /** The services of a `serve` command line; `serve` alone or `serve all` means every service. */

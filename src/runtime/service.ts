@@ -4,9 +4,9 @@ import type { Database } from "../shared/db/database.js";
 import type { App } from "../shared/http/create-app.js";
 import type { JobQueue } from "../services/sync/queue.js";
 
-export type ServiceName = "token" | "api" | "proxy" | "sandbox";
+export type ServiceName = "token" | "api" | "proxy" | "sandbox" | "console";
 /** Start order: the token service first so the others' discovery finds it. */
-export const SERVICE_ORDER: ServiceName[] = ["token", "sandbox", "api", "proxy"];
+export const SERVICE_ORDER: ServiceName[] = ["token", "sandbox", "api", "proxy", "console"];
 
 /** What the launcher hands every service: parsed config, shared storage, one logger. */
 export type ServiceContext = {

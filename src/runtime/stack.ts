@@ -13,9 +13,10 @@ const FACTORIES: Partial<Record<ServiceName, () => Promise<ServiceFactory>>> = {
   api: async () => (await import("../services/recruiting/service.js")).createRecruitingService,
   sandbox: async () => (await import("../services/sandbox/service.js")).createSandboxService,
   proxy: async () => (await import("../services/proxy/service.js")).createProxyService,
+  console: async () => (await import("../services/console/service.js")).createConsoleService,
 };
 export { SERVICE_ORDER } from "./service.js";
-const NEEDS_STORAGE: Record<ServiceName, boolean> = { token: true, sandbox: false, api: true, proxy: true };
+const NEEDS_STORAGE: Record<ServiceName, boolean> = { token: true, sandbox: false, api: true, proxy: true, console: false };
 
 export type RunningStack = {
   services: BuiltService[];

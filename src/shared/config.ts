@@ -93,7 +93,7 @@ export const ConfigSchema = Type.Object({
   }),
   CORS_ORIGINS: Type.String({
     default: "*",
-    description: "Origins allowed to call the recruiting API and the proxy from a browser: `*`, or a comma-separated list (bearer tokens, no cookies).",
+    description: "Origins allowed to call the recruiting API and the proxy from a browser: `*`, or a comma-separated list (bearer tokens, no cookies); the operator console's origin is always allowed.",
   }),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 1048576, description: "Largest request body accepted; larger answers 413." }),
   REQUEST_TIMEOUT_MS: Type.Integer({
@@ -213,3 +213,11 @@ export function serviceUrls(config: Config) {
   };
 }
 export type ServiceUrls = ReturnType<typeof serviceUrls>;
+
+/** The browser origins the recruiting API and the proxy answer: CORS_ORIGINS, and the operator console's whenever it is a list. */
+export function corsOriginsOf(config: Config): string {
+  const list = config.CORS_ORIGINS.split(",").map((o) => o.trim()).filter(Boolean);
+  if (list.includes("*")) return "*";
+  const consoleOrigin = serviceUrls(config).console;
+  return [...new Set([...list, consoleOrigin])].join(",");
+}

@@ -5,7 +5,7 @@ import { examples } from "../program.js";
 export const registerServeCommand: RegisterCommands = (program, run) => {
   const cmd = program
     .command("serve")
-    .description("Start services: all (default), or any of token, sandbox, api, proxy. Runs until SIGINT/SIGTERM.")
+    .description("Start services: all (default), or any of token, sandbox, api, proxy, console. Runs until SIGINT/SIGTERM.")
     .argument("[services...]", "services to start")
     .action(
       run(async (_ctx, services) => {

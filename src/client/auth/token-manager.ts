@@ -88,6 +88,24 @@ export class TokenManager {
     return this.shared(() => this.passwordLogin(), signal);
   }
 
+  /**
+   * Completes a browser sign-in (authorization code with PKCE, RFC 7636): exchanges the code the
+   * identity provider redirected back with, and keeps the session it yields. From then on the
+   * session follows the same lifecycle as a password login's (refresh ahead of expiry, rotation).
+   * @example
+   * await hb.auth.signInWithCode({ code, redirectUri: `${location.origin}/auth/callback`, codeVerifier });
+   */
+  async signInWithCode(input: { code: string; redirectUri: string; codeVerifier: string }, signal?: AbortSignal): Promise<Session> {
+    const form = { grant_type: "authorization_code", code: input.code, redirect_uri: input.redirectUri, code_verifier: input.codeVerifier };
+    return this.shared(async () => {
+      try {
+        return await requestGrant(this.opts.endpoint, form, this.opts.clock.now());
+      } catch (err) {
+        throw err instanceof OAuthError ? loginFailure(err) : err;
+      }
+    }, signal);
+  }
+
   /** Replaces the session (for example with tokens obtained elsewhere). */
   async setSession(input: SessionInput | null): Promise<void> {
     const session = input ? completeSession(input, this.opts.clock.now()) : null;

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { bearerAuth } from "../../shared/auth/bearer.plugin.js";
 import type { Verify } from "../../shared/auth/verify-jwt.js";
-import { serviceUrls, type Config } from "../../shared/config.js";
+import { corsOriginsOf, serviceUrls, type Config } from "../../shared/config.js";
 import type { Database } from "../../shared/db/database.js";
 import { createApp, type App } from "../../shared/http/create-app.js";
 import { registerProtection } from "../../shared/http/protection.js";
@@ -70,7 +70,7 @@ export async function buildProxyApp(opts: ProxyAppOptions): Promise<App> {
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
     trustProxy: config.TRUST_PROXY,
   });
-  await registerProtection(app, { perMinute: config.RATE_LIMIT_PER_MINUTE, redisUrl: config.REDIS_URL, by: "principal", name: "proxy", corsOrigins: config.CORS_ORIGINS });
+  await registerProtection(app, { perMinute: config.RATE_LIMIT_PER_MINUTE, redisUrl: config.REDIS_URL, by: "principal", name: "proxy", corsOrigins: corsOriginsOf(config) });
   const upstream =
     opts.upstream ??
     createUpstreamClient({

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { bearerAuth } from "../../shared/auth/bearer.plugin.js";
 import type { Verify } from "../../shared/auth/verify-jwt.js";
-import { serviceUrls, type Config } from "../../shared/config.js";
+import { corsOriginsOf, serviceUrls, type Config } from "../../shared/config.js";
 import type { Database } from "../../shared/db/database.js";
 import { createApp, type App } from "../../shared/http/create-app.js";
 import { registerProtection } from "../../shared/http/protection.js";
@@ -41,7 +41,7 @@ export async function buildRecruitingApp(deps: RecruitingDeps): Promise<App> {
     requestTimeoutMs: deps.config.REQUEST_TIMEOUT_MS,
     trustProxy: deps.config.TRUST_PROXY,
   });
-  await registerProtection(app, { perMinute: deps.config.RATE_LIMIT_PER_MINUTE, redisUrl: deps.config.REDIS_URL, by: "principal", name: "api", corsOrigins: deps.config.CORS_ORIGINS });
+  await registerProtection(app, { perMinute: deps.config.RATE_LIMIT_PER_MINUTE, redisUrl: deps.config.REDIS_URL, by: "principal", name: "api", corsOrigins: corsOriginsOf(deps.config) });
   await registerOpenApi(app, {
     title: "Hirebridge recruiting API",
     description:

@@ -37,7 +37,8 @@ export async function startEmbeddedStack(): Promise<EmbeddedStack> {
     SANDBOX_APPLICATIONS: 40,
   });
   const database = await freshDatabase("pglite");
-  const stack = await startStack(config, SERVICE_ORDER, silentLogger(), { database });
+  // The operator console (static files of its own build) has its own end-to-end test.
+  const stack = await startStack(config, SERVICE_ORDER.filter((s) => s !== "console"), silentLogger(), { database });
   const urls = serviceUrls(config);
   const integrations = (await (await fetch(`${urls.sandboxOrigin}/sandbox/integrations`)).json()) as { demo_integration_id: string };
   return {

@@ -1,0 +1,301 @@
+import type { Candidate, Hirebridge, Interview, Position, PositionUpdate } from "hirebridge/client";
+import { Value } from "@sinclair/typebox/value";
+import { PositionUpdateSchema } from "../../../src/contracts/recruiting/positions.js";
+import { useState } from "preact/hooks";
+import { describeError } from "../errors.js";
+import { BarChart, ErrorNote, Link, StateBadge, useLoad } from "../ui.js";
+
+export function PositionsPage(props: { hb: Hirebridge }) {
+  const list = useLoad(() => props.hb.positions.list(), []);
+  return (
+    <>
+      <h1>Positions</h1>
+      <ErrorNote error={list.error} />
+      {list.value && list.value.items.length === 0 && <p>No position yet. Connect an ATS: its jobs become positions.</p>}
+      {list.value && list.value.items.length > 0 && (
+        <div class="table-wrap">
+          <table>
+            <caption class="sr-only">Your organisation's positions</caption>
+            <thead>
+              <tr>
+                <th scope="col">Position</th>
+                <th scope="col">State</th>
+                <th scope="col">Linked job</th>
+                <th scope="col">Candidate stage</th>
+                <th scope="col">Moves applications</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.value.items.map((p) => (
+                <tr key={p.id}>
+                  <td>
+                    <Link href={`/positions/${p.id}`}>{p.name}</Link>
+                  </td>
+                  <td>
+                    <StateBadge state={p.state} />
+                  </td>
+                  <td>{p.upstream_job_id_id ? `${p.upstream_job_id_id} (${p.upstream_integration_id ?? "?"})` : <span class="muted">not linked</span>}</td>
+                  <td>{p.candidate_stage ?? "–"}</td>
+                  <td>{p.auto_update_stages ? "yes" : "no"}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}
+
+type Stage = { id: string; name: string };
+const STAGE_FIELDS = [
+  ["candidate_stage", "Candidate stage (its applications become candidates)"],
+  ["passed_stage", "Passed stage (interview score at or above the minimum)"],
+  ["rejected_stage", "Rejected stage (score below the minimum)"],
+  ["needs_reviewed_stage", "Needs-review stage (interview errored or cancelled)"],
+] as const;
+type StageField = (typeof STAGE_FIELDS)[number][0];
+
+/** The stage a stored value names (by id first, then by name, case-insensitively), as the sync engine matches it. */
+const matchStage = (stages: Stage[], value: string | null | undefined) =>
+  value ? (stages.find((s) => s.id === value) ?? stages.find((s) => s.name.toLowerCase() === value.toLowerCase())) : undefined;
+
+function StageMapping(props: { hb: Hirebridge; position: Position; onSaved: (p: Position) => void }) {
+  const { hb, position } = props;
+  const stages = useLoad(async () => {
+    const { data } = await hb.ats.jobs.list({ integration_id: position.upstream_integration_id!, ids: position.upstream_job_id_id! });
+    return (data.results[0]?.stages ?? []).map((s) => ({ id: s.id, name: s.name }) as Stage);
+  }, [position.id]);
+  const initial = () => {
+    const form: Record<string, string> = {};
+    for (const [field] of STAGE_FIELDS) {
+      const current = position[field];
+      form[field] = matchStage(stages.value ?? [], current)?.id ?? current ?? "";
+    }
+    return form;
+  };
+  const [form, setForm] = useState<Record<string, string> | null>(null);
+  const [minScore, setMinScore] = useState(position.min_score === undefined ? "" : String(position.min_score));
+  const [auto, setAuto] = useState(position.auto_update_stages);
+  const [problems, setProblems] = useState<Record<string, string>>({});
+  const [error, setError] = useState<unknown>(null);
+  const [status, setStatus] = useState("");
+  const [busy, setBusy] = useState(false);
+  if (stages.error) return <ErrorNote error={stages.error} />;
+  if (!stages.value) return <p role="status">Loading the job's stages from the ATS…</p>;
+  const values = form ?? initial();
+
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setStatus("");
+    setError(null);
+    const body: Record<string, unknown> = { auto_update_stages: auto };
+    for (const [field] of STAGE_FIELDS) {
+      const original = matchStage(stages.value!, position[field])?.id ?? position[field] ?? "";
+      if (values[field] !== original) body[field] = values[field] === "" ? null : values[field];
+    }
+    if (minScore.trim() !== "") body.min_score = Number(minScore);
+    // The API's own schema: what it would refuse is refused here, with the same locations.
+    const found: Record<string, string> = {};
+    for (const issue of Value.Errors(PositionUpdateSchema, body)) found[issue.path.split("/")[1] ?? "form"] ??= issue.message;
+    if (minScore.trim() !== "" && !Number.isInteger(Number(minScore))) found.min_score = "Expected a whole number";
+    setProblems(found);
+    if (Object.keys(found).length) return;
+    setBusy(true);
+    try {
+      const saved = await hb.positions.update(position.id, body as PositionUpdate);
+      setStatus("Saved.");
+      props.onSaved(saved);
+    } catch (err) {
+      // The form keeps what was typed; the answer says what to change.
+      setError(err);
+      const fields: Record<string, string> = {};
+      for (const f of describeError(err).fields) if (f.field) fields[f.field] = f.message;
+      setProblems(fields);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form onSubmit={save} class="form-grid" aria-labelledby="mapping-title" noValidate>
+      {STAGE_FIELDS.map(([field, label]) => {
+        const value = values[field] ?? "";
+        const known = stages.value!.some((s) => s.id === value);
+        return (
+          <>
+            <label for={field}>{label}</label>
+            <div>
+              <select
+                id={field}
+                name={field}
+                value={value}
+                aria-invalid={problems[field] ? "true" : undefined}
+                aria-describedby={problems[field] ? `${field}-problem` : undefined}
+                onChange={(e) => setForm({ ...values, [field]: e.currentTarget.value })}
+              >
+                <option value="">(none)</option>
+                {stages.value!.map((s) => (
+                  <option value={s.id} key={s.id}>
+                    {s.name}
+                  </option>
+                ))}
+                {value && !known && <option value={value}>{value} (not a stage of this job)</option>}
+              </select>
+              {problems[field] && (
+                <p class="field-problem" id={`${field}-problem`}>
+                  {problems[field]}
+                </p>
+              )}
+            </div>
+          </>
+        );
+      })}
+      <label for="min_score">Minimum score to pass</label>
+      <div>
+        <input
+          id="min_score"
+          name="min_score"
+          inputMode="numeric"
+          value={minScore}
+          aria-invalid={problems.min_score ? "true" : undefined}
+          aria-describedby={problems.min_score ? "min_score-problem" : undefined}
+          onInput={(e) => setMinScore(e.currentTarget.value)}
+        />
+        {problems.min_score && (
+          <p class="field-problem" id="min_score-problem">
+            {problems.min_score}
+          </p>
+        )}
+      </div>
+      <span />
+      <label class="check">
+        <input type="checkbox" id="auto_update_stages" checked={auto} onChange={(e) => setAuto(e.currentTarget.checked)} /> Move applications in the ATS when
+        their interview ends
+      </label>
+      <span />
+      <div class="row">
+        <button type="submit" disabled={busy}>
+          {busy ? "Saving…" : "Save stage mapping"}
+        </button>
+      </div>
+      <span />
+      <div>
+        <p role="status" class="status">
+          {status}
+        </p>
+        <ErrorNote error={error} />
+      </div>
+    </form>
+  );
+}
+
+type Row = { candidate: Candidate; interview: Interview | null; error: unknown };
+
+/** Each candidate with its interview record, six requests at a time. */
+async function candidatesWithInterviews(hb: Hirebridge, positionId: string): Promise<Row[]> {
+  const candidates = await hb.candidates.list(positionId);
+  const rows: Row[] = candidates.map((candidate) => ({ candidate, interview: null, error: null }));
+  let next = 0;
+  const worker = async () => {
+    while (next < rows.length) {
+      const row = rows[next++]!;
+      try {
+        row.interview = await hb.interviews.get(positionId, row.candidate.id);
+      } catch (err) {
+        row.error = err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 6 }, worker));
+  return rows;
+}
+
+const STATUSES = ["not_started", "completed", "graded", "errored", "cancelled"] as const;
+
+export function PositionPage(props: { hb: Hirebridge; id: string }) {
+  const { hb, id } = props;
+  const position = useLoad(() => hb.positions.get(id), [id]);
+  const [saved, setSaved] = useState<Position | null>(null);
+  const rows = useLoad(() => candidatesWithInterviews(hb, id), [id], 10000);
+  const p = saved ?? position.value;
+  return (
+    <>
+      <p>
+        <Link href="/positions">← Positions</Link>
+      </p>
+      <ErrorNote error={position.error} />
+      {p && (
+        <>
+          <h1>{p.name}</h1>
+          <p>
+            <StateBadge state={p.state} />{" "}
+            {p.upstream_job_id_id ? (
+              <>
+                linked to job <code>{p.upstream_job_id_id}</code> of <Link href={`/integrations/${encodeURIComponent(p.upstream_integration_id ?? "")}`}>{p.upstream_integration_id}</Link>
+              </>
+            ) : (
+              "not linked to an ATS job"
+            )}
+          </p>
+          <section aria-labelledby="mapping-title" class="panel">
+            <h2 id="mapping-title">Stage mapping</h2>
+            {p.upstream_job_id_id && p.upstream_integration_id ? (
+              <StageMapping hb={hb} position={p} onSaved={setSaved} key={p.id} />
+            ) : (
+              <p>Only a position linked to an ATS job has stages to map.</p>
+            )}
+          </section>
+        </>
+      )}
+      <section aria-labelledby="candidates-title">
+        <h2 id="candidates-title">Candidates</h2>
+        <ErrorNote error={rows.error} />
+        {rows.value && (
+          <>
+            <BarChart
+              title="Candidates by interview status"
+              bars={STATUSES.map((s) => ({ label: s.replace("_", " "), value: rows.value!.filter((r) => r.interview?.status === s).length }))}
+            />
+            {rows.value.length === 0 && <p>No candidate yet.</p>}
+            {rows.value.length > 0 && (
+              <div class="table-wrap">
+                <table>
+                  <caption class="sr-only">Candidates of {p?.name ?? "the position"}</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Candidate</th>
+                      <th scope="col">Interview</th>
+                      <th scope="col">Score</th>
+                      <th scope="col">Feedback</th>
+                      <th scope="col">Transcript</th>
+                      <th scope="col">Recording</th>
+                      <th scope="col">ATS application</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {rows.value.map(({ candidate: c, interview: i, error }) => (
+                      <tr key={c.id} data-candidate={c.id}>
+                        <td>
+                          {c.name}
+                          <br />
+                          <span class="muted">{c.email}</span>
+                        </td>
+                        <td>{error ? <span class="error-text">{describeError(error).message}</span> : <StateBadge state={i?.status} />}</td>
+                        <td>{i?.score ?? c.score ?? "–"}</td>
+                        <td class="feedback">{i?.feedback ?? c.feedback ?? "–"}</td>
+                        <td>{i?.transcript_link ? <a href={i.transcript_link} rel="noopener noreferrer" target="_blank">transcript</a> : "–"}</td>
+                        <td>{i?.recording_link ? <a href={i.recording_link} rel="noopener noreferrer" target="_blank">recording</a> : "–"}</td>
+                        <td>{c.upstream_application_id ? <code>{c.upstream_application_id}</code> : <span class="muted">not linked</span>}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          </>
+        )}
+      </section>
+    </>
+  );
+}

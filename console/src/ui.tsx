@@ -1,0 +1,100 @@
+import type { ComponentChildren } from "preact";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { describeError } from "./errors.js";
+
+/** Client-side navigation: pushes the path and tells the app to render it. */
+export function navigate(path: string): void {
+  history.pushState(null, "", path);
+  dispatchEvent(new PopStateEvent("popstate"));
+}
+
+export function Link(props: { href: string; children: ComponentChildren; class?: string }) {
+  return (
+    <a
+      href={props.href}
+      class={props.class}
+      onClick={(e) => {
+        if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
+        e.preventDefault();
+        navigate(props.href);
+      }}
+    >
+      {props.children}
+    </a>
+  );
+}
+
+/** An error said in words, announced to screen readers. */
+export function ErrorNote(props: { error: unknown }) {
+  if (!props.error) return null;
+  return (
+    <p class="error" role="alert">
+      {describeError(props.error).message}
+    </p>
+  );
+}
+
+/** Loads `load()` when `deps` change (and every `pollMs` while given); keeps the last good value while reloading. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[], pollMs?: number | null) {
+  const [value, setValue] = useState<T | undefined>(undefined);
+  const [error, setError] = useState<unknown>(null);
+  const [tick, setTick] = useState(0);
+  const alive = useRef(true);
+  useEffect(() => () => void (alive.current = false), []);
+  useEffect(() => {
+    let stop = false;
+    load().then(
+      (v) => {
+        if (stop || !alive.current) return;
+        setValue(v);
+        setError(null);
+      },
+      (err: unknown) => !stop && alive.current && setError(err),
+    );
+    return () => void (stop = true);
+  }, [...deps, tick]);
+  useEffect(() => {
+    if (!pollMs) return;
+    const t = setTimeout(() => setTick((n) => n + 1), pollMs);
+    return () => clearTimeout(t);
+  }, [pollMs, tick, value]);
+  return { value, error, reload: () => setTick((n) => n + 1) };
+}
+
+export const fmtDate = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : "–");
+export const fmtMs = (ms: number | null | undefined) => (ms === null || ms === undefined ? "–" : ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);
+
+export function StateBadge(props: { state: string | null | undefined }) {
+  const s = props.state ?? "unknown";
+  return <span class={`badge badge-${s.toLowerCase().replace(/[^a-z_]/g, "")}`}>{s}</span>;
+}
+
+/** A bar chart as SVG, labelled for screen readers by its caption and a table-like description. */
+export function BarChart(props: { title: string; bars: { label: string; value: number; tone?: string }[]; unit?: string; height?: number }) {
+  const max = Math.max(1, ...props.bars.map((b) => b.value));
+  const h = props.height ?? 140;
+  const w = Math.max(240, props.bars.length * 44);
+  const summary = props.bars.map((b) => `${b.label}: ${b.value}${props.unit ?? ""}`).join(", ");
+  return (
+    <figure class="chart">
+      <figcaption>{props.title}</figcaption>
+      <svg viewBox={`0 0 ${w} ${h + 34}`} role="img" aria-label={`${props.title}. ${summary || "No data yet."}`} preserveAspectRatio="xMinYMin meet">
+        {props.bars.map((b, i) => {
+          const bh = Math.round((b.value / max) * h);
+          const x = i * 44 + 8;
+          return (
+            <g key={i}>
+              <rect x={x} y={h - bh + 14} width="30" height={Math.max(bh, 1)} class={`bar ${b.tone ?? ""}`} />
+              <text x={x + 15} y={h - bh + 10} text-anchor="middle" class="bar-value">
+                {b.value}
+              </text>
+              <text x={x + 15} y={h + 28} text-anchor="middle" class="bar-label">
+                {b.label}
+              </text>
+            </g>
+          );
+        })}
+      </svg>
+    </figure>
+  );
+}

@@ -1,8 +1,8 @@
 import type { Candidate, Hirebridge, Interview, Position, PositionUpdate } from "hirebridge/client";
-import { Value } from "@sinclair/typebox/value";
 import { PositionUpdateSchema } from "../../../src/contracts/recruiting/positions.js";
 import { useState } from "preact/hooks";
 import { describeError } from "../errors.js";
+import { validateBody } from "../validate.js";
 import { BarChart, ErrorNote, Link, StateBadge, useLoad } from "../ui.js";
 
 export function PositionsPage(props: { hb: Hirebridge }) {
@@ -94,11 +94,11 @@ function StageMapping(props: { hb: Hirebridge; position: Position; onSaved: (p: 
       const original = matchStage(stages.value!, position[field])?.id ?? position[field] ?? "";
       if (values[field] !== original) body[field] = values[field] === "" ? null : values[field];
     }
-    if (minScore.trim() !== "") body.min_score = Number(minScore);
-    // The API's own schema: what it would refuse is refused here, with the same locations.
+    // A number field keeps what was typed: "6.5" or "sixty" goes to the check as the API would see it.
+    if (minScore.trim() !== "") body.min_score = /^-?\d+(\.\d+)?$/.test(minScore.trim()) ? Number(minScore) : minScore.trim();
+    // The API's own contract: what it would refuse is refused here, in its words.
     const found: Record<string, string> = {};
-    for (const issue of Value.Errors(PositionUpdateSchema, body)) found[issue.path.split("/")[1] ?? "form"] ??= issue.message;
-    if (minScore.trim() !== "" && !Number.isInteger(Number(minScore))) found.min_score = "Expected a whole number";
+    for (const issue of validateBody(PositionUpdateSchema, body)) found[String(issue.loc[1] ?? "form")] ??= issue.msg;
     setProblems(found);
     if (Object.keys(found).length) return;
     setBusy(true);

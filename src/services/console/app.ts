@@ -87,8 +87,8 @@ export async function buildConsoleApp(opts: ConsoleAppOptions): Promise<App> {
     // Hashed names: a changed file is a new name, so a copy never needs checking again.
     return send(reply, asset, "public, max-age=31536000, immutable", request.headers["if-none-match"]);
   });
-  app.setNotFoundHandler((request, reply) => {
-    if (request.method !== "GET" && request.method !== "HEAD") return reply.status(404).send({ detail: "Not Found" });
+  // Every other GET is a page of the app (its router reads the path); other methods keep the shared 404.
+  app.get("/*", { schema: { hide: true } }, async (request, reply) => {
     reply.header("content-security-policy", csp).header("x-frame-options", "DENY");
     return send(reply, index, "no-cache", request.headers["if-none-match"]);
   });

@@ -17,7 +17,17 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
-RUN npm run typecheck && npm run test:unit && npm run build:console
+RUN npm run typecheck && npm run test:unit
+
+# --- The operator console's static files (esbuild and Preact are production dependencies). ---
+FROM node:24-bookworm-slim AS console-build
+WORKDIR /app
+COPY --from=prod-deps /app/node_modules ./node_modules
+COPY package.json tsconfig.json ./
+COPY console ./console
+COPY src ./src
+COPY scripts/build-console.ts ./scripts/build-console.ts
+RUN node_modules/.bin/tsx scripts/build-console.ts
 
 # --- Runtime: non-root, read-only application files, a writable data directory. ---
 FROM node:24-bookworm-slim AS runtime
@@ -30,8 +40,7 @@ COPY package.json package-lock.json tsconfig.json ./
 COPY bin ./bin
 COPY src ./src
 COPY migrations ./migrations
-# The operator console's built files (static; built in the check stage, which has the build tools).
-COPY --from=check /app/console/dist ./console/dist
+COPY --from=console-build /app/console/dist ./console/dist
 COPY deploy/healthcheck.mjs ./deploy/healthcheck.mjs
 # Embedded storage (PGlite) when DATABASE_URL is unset; owned by the unprivileged `node` user (uid 1000).
 RUN mkdir -p /data && chown node:node /data

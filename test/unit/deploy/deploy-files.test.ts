@@ -123,7 +123,7 @@ describe("Dockerfile", () => {
   const all = (stage: (typeof stages)[number], op: string) => stage.instructions.filter((i) => i.op === op).map((i) => i.args);
 
   test("is multi-stage on Node 24, ending in the runtime stage", () => {
-    assert.deepEqual(stages.map((s) => s.name), ["prod-deps", "check", "runtime"]);
+    assert.deepEqual(stages.map((s) => s.name), ["prod-deps", "check", "console-build", "runtime"]);
     for (const s of stages) assert.match(s.from, /^node:24-[a-z0-9.-]+$/, s.name);
     assert.match(JSON.parse(text("package.json")).engines.node as string, /^>=24/);
   });
@@ -134,6 +134,8 @@ describe("Dockerfile", () => {
     assert.ok(all(runtime, "COPY").includes("--from=prod-deps /app/node_modules ./node_modules"));
     assert.ok(!all(runtime, "COPY").some((c) => c.startsWith("--from=check")), "nothing of the full install reaches the runtime");
     assert.deepEqual(all(runtime, "RUN").filter((r) => /npm (ci|install)/.test(r)), []);
+    // The console's static build, made from the production dependencies alone.
+    assert.ok(all(runtime, "COPY").includes("--from=console-build /app/console/dist ./console/dist"));
   });
 
   test("everything src/ imports at run time is a production dependency (tsx included)", () => {

@@ -45,9 +45,4 @@ export function describeError(err: unknown): { message: string; fields: FieldPro
   return { message: err instanceof Error ? err.message : String(err), fields: [] };
 }
 
-function detailOf(err: ApiError): string {
-  const body = err.body as { detail?: unknown; error?: { message?: unknown } } | null;
-  if (body && typeof body.detail === "string") return body.detail;
-  if (body && body.error && typeof body.error.message === "string") return body.error.message;
-  return "no further detail";
-}
+const detailOf = (err: ApiError) => err.serverDetail;

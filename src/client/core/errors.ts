@@ -41,6 +41,11 @@ export class ApiError extends HirebridgeError {
     this.path = path;
   }
 
+  /** What the server said went wrong, in one line (its `detail`, error message or description). */
+  get serverDetail(): string {
+    return describeBody(this.body, this.status);
+  }
+
   /** The error class matching `status`; the base class for statuses without one. */
   static fromResponse(status: number, body: unknown, headers: Headers, request: RequestInfo): ApiError {
     const Class = STATUS_CLASSES[status];

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createHash, randomBytes } from "node:crypto";
 import { after, before, test } from "node:test";
+import { AuthenticationError, Hirebridge } from "../../../src/client/index.js";
 import { describeEachDatabase } from "../../helpers/db.js";
 import { buildHarness, claims, type Harness, type NewUser } from "./harness.js";
 
@@ -246,5 +247,38 @@ describeEachDatabase("token service: authorization code + PKCE (the browser sign
     const tampered = await submit({ ...login, authRequest: login.authRequest.slice(0, -4) + "AAAA" }, user.username, user.password);
     assert.equal(tampered.statusCode, 400);
     assert.match(tampered.body, /timed out/);
+  });
+
+  test("the SDK completes the sign-in (signInWithCode), then refreshes and logs out like any session", async () => {
+    const user = await h.newUser();
+    const { verifier, challenge } = pkce();
+    const { code } = await signIn(user, challenge);
+    await h.app.listen({ host: "127.0.0.1", port: 0 });
+    const address = h.app.server.address() as { port: number };
+    const hb = new Hirebridge({ authUrl: `http://127.0.0.1:${address.port}/realms/${h.config.AUTH_REALM}`, clientId: CLIENT, refreshLeewaySeconds: 0 });
+    const session = await hb.auth.signInWithCode({ code, redirectUri, codeVerifier: verifier });
+    assert.equal(claims(session.accessToken).azp, CLIENT);
+    assert.equal(hb.auth.current?.refreshToken, session.refreshToken);
+    hb.auth.invalidate(session.accessToken);
+    const renewed = await hb.auth.getAccessToken();
+    assert.notEqual(renewed, session.accessToken, "a refresh with the rotated token");
+    const replayed = await h.refresh(session.refreshToken, CLIENT);
+    assert.equal(replayed.status, 400, "the first refresh token was rotated away");
+    // That replay ended the session (reuse detection), so the SDK's next refresh is refused and it signs out.
+    hb.auth.invalidate(renewed);
+    await assert.rejects(hb.auth.getAccessToken(), AuthenticationError);
+    assert.equal(hb.auth.current, null);
+
+    const again = pkce();
+    const second = await signIn(user, again.challenge);
+    const hb2 = new Hirebridge({ authUrl: `http://127.0.0.1:${address.port}/realms/${h.config.AUTH_REALM}`, clientId: CLIENT });
+    const s2 = await hb2.auth.signInWithCode({ code: second.code, redirectUri, codeVerifier: again.verifier });
+    await hb2.auth.logout();
+    const afterLogout = await h.refresh(s2.refreshToken, CLIENT);
+    assert.deepEqual([afterLogout.status, afterLogout.body.error_description], [400, "Session not active"]);
+    await assert.rejects(
+      hb2.auth.signInWithCode({ code: second.code, redirectUri, codeVerifier: again.verifier }),
+      (err: unknown) => err instanceof AuthenticationError && err.oauthError === "invalid_grant",
+    );
   });
 });

@@ -98,3 +98,24 @@ export function BarChart(props: { title: string; bars: { label: string; value: n
     </figure>
   );
 }
+
+/** A data table: its caption for screen readers, one header cell per column, the rows as children. */
+export function DataTable(props: { caption: string; headers: string[]; children: ComponentChildren }) {
+  return (
+    <div class="table-wrap">
+      <table>
+        <caption class="sr-only">{props.caption}</caption>
+        <thead>
+          <tr>
+            {props.headers.map((h) => (
+              <th scope="col" key={h}>
+                {h}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{props.children}</tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,6 +1,6 @@
 import type { Hirebridge, SyncRun } from "hirebridge/client";
 import { useState } from "preact/hooks";
-import { BarChart, ErrorNote, Link, StateBadge, fmtDate, fmtMs, useLoad } from "../ui.js";
+import { BarChart, DataTable, ErrorNote, Link, StateBadge, fmtDate, fmtMs, useLoad } from "../ui.js";
 
 const LIVE = new Set(["queued", "running"]);
 const TYPES = [
@@ -79,26 +79,7 @@ export function IntegrationPage(props: { hb: Hirebridge; id: string }) {
                 unit=" s"
               />
             </div>
-            <div class="table-wrap">
-              <table>
-                <caption class="sr-only">Sync runs, newest first</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Model</th>
-                    <th scope="col">Type</th>
-                    <th scope="col">Trigger</th>
-                    <th scope="col">State</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">Updated</th>
-                    <th scope="col">Unlinked</th>
-                    <th scope="col">Skipped</th>
-                    <th scope="col">Failed</th>
-                    <th scope="col">Duration</th>
-                    <th scope="col">Started</th>
-                    <th scope="col">Error</th>
-                  </tr>
-                </thead>
-                <tbody>
+            <DataTable caption="Sync runs, newest first" headers={["Model", "Type", "Trigger", "State", "Created", "Updated", "Unlinked", "Skipped", "Failed", "Duration", "Started", "Error"]}>
                   {runs.map((r) => (
                     <tr key={r.id} data-run-state={r.state} data-model={r.model}>
                       <td>{r.model}</td>
@@ -117,9 +98,7 @@ export function IntegrationPage(props: { hb: Hirebridge; id: string }) {
                       <td class="error-text">{r.last_error ?? ""}</td>
                     </tr>
                   ))}
-                </tbody>
-              </table>
-            </div>
+                </DataTable>
           </>
         )}
       </section>
@@ -127,23 +106,7 @@ export function IntegrationPage(props: { hb: Hirebridge; id: string }) {
         <h2 id="wb-title">Write-backs to the ATS</h2>
         {syncs.value && syncs.value.write_backs.length === 0 && <p>No interview result written back yet.</p>}
         {syncs.value && syncs.value.write_backs.length > 0 && (
-          <div class="table-wrap">
-            <table>
-              <caption class="sr-only">Interview results written back, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Application</th>
-                  <th scope="col">Outcome</th>
-                  <th scope="col">Target stage</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Stage moved</th>
-                  <th scope="col">Result link</th>
-                  <th scope="col">Note</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Error</th>
-                </tr>
-              </thead>
-              <tbody>
+          <DataTable caption="Interview results written back, newest first" headers={["Application", "Outcome", "Target stage", "State", "Stage moved", "Result link", "Note", "Attempts", "Error"]}>
                 {syncs.value.write_backs.map((w) => (
                   <tr key={w.id} data-write-back-state={w.state} data-application={w.application_id}>
                     <td>{w.application_id}</td>
@@ -159,9 +122,7 @@ export function IntegrationPage(props: { hb: Hirebridge; id: string }) {
                     <td class="error-text">{w.last_error ?? ""}</td>
                   </tr>
                 ))}
-              </tbody>
-            </table>
-          </div>
+              </DataTable>
         )}
       </section>
     </>

@@ -1,6 +1,6 @@
 import type { Hirebridge, IntegrationSummary, SyncRun } from "hirebridge/client";
 import { useEffect, useState } from "preact/hooks";
-import { ErrorNote, Link, StateBadge, fmtDate, navigate, useLoad } from "../ui.js";
+import { DataTable, ErrorNote, Link, StateBadge, fmtDate, navigate, useLoad } from "../ui.js";
 
 function lastSync(run: SyncRun | null) {
   if (!run) return <span class="muted">never</span>;
@@ -198,21 +198,7 @@ export function IntegrationsPage(props: { hb: Hirebridge; email: string | null }
       <ErrorNote error={list.error} />
       {list.value && list.value.items.length === 0 && <p>No integration yet. Connect your ATS to bring its jobs and applicants in.</p>}
       {list.value && list.value.items.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Your organisation's integrations</caption>
-            <thead>
-              <tr>
-                <th scope="col">Integration</th>
-                <th scope="col">Tool</th>
-                <th scope="col">State</th>
-                <th scope="col">Last jobs sync</th>
-                <th scope="col">Last applications sync</th>
-                <th scope="col">Write-backs waiting</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
+        <DataTable caption="Your organisation’s integrations" headers={["Integration", "Tool", "State", "Last jobs sync", "Last applications sync", "Write-backs waiting", "Actions"]}>
               {list.value.items.map((i) => (
                 <tr key={i.id}>
                   <td>
@@ -237,9 +223,7 @@ export function IntegrationsPage(props: { hb: Hirebridge; email: string | null }
                   </td>
                 </tr>
               ))}
-            </tbody>
-          </table>
-        </div>
+            </DataTable>
       )}
     </>
   );

@@ -3,7 +3,7 @@ import { PositionUpdateSchema } from "../../../src/contracts/recruiting/position
 import { useState } from "preact/hooks";
 import { describeError } from "../errors.js";
 import { validateBody } from "../validate.js";
-import { BarChart, ErrorNote, Link, StateBadge, useLoad } from "../ui.js";
+import { BarChart, DataTable, ErrorNote, Link, StateBadge, useLoad } from "../ui.js";
 
 export function PositionsPage(props: { hb: Hirebridge }) {
   const list = useLoad(() => props.hb.positions.list(), []);
@@ -13,19 +13,7 @@ export function PositionsPage(props: { hb: Hirebridge }) {
       <ErrorNote error={list.error} />
       {list.value && list.value.items.length === 0 && <p>No position yet. Connect an ATS: its jobs become positions.</p>}
       {list.value && list.value.items.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Your organisation's positions</caption>
-            <thead>
-              <tr>
-                <th scope="col">Position</th>
-                <th scope="col">State</th>
-                <th scope="col">Linked job</th>
-                <th scope="col">Candidate stage</th>
-                <th scope="col">Moves applications</th>
-              </tr>
-            </thead>
-            <tbody>
+        <DataTable caption="Your organisation’s positions" headers={["Position", "State", "Linked job", "Candidate stage", "Moves applications"]}>
               {list.value.items.map((p) => (
                 <tr key={p.id}>
                   <td>
@@ -39,9 +27,7 @@ export function PositionsPage(props: { hb: Hirebridge }) {
                   <td>{p.auto_update_stages ? "yes" : "no"}</td>
                 </tr>
               ))}
-            </tbody>
-          </table>
-        </div>
+            </DataTable>
       )}
     </>
   );
@@ -259,21 +245,7 @@ export function PositionPage(props: { hb: Hirebridge; id: string }) {
             />
             {rows.value.length === 0 && <p>No candidate yet.</p>}
             {rows.value.length > 0 && (
-              <div class="table-wrap">
-                <table>
-                  <caption class="sr-only">Candidates of {p?.name ?? "the position"}</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Candidate</th>
-                      <th scope="col">Interview</th>
-                      <th scope="col">Score</th>
-                      <th scope="col">Feedback</th>
-                      <th scope="col">Transcript</th>
-                      <th scope="col">Recording</th>
-                      <th scope="col">ATS application</th>
-                    </tr>
-                  </thead>
-                  <tbody>
+              <DataTable caption={`Candidates of ${p?.name ?? "the position"}`} headers={["Candidate", "Interview", "Score", "Feedback", "Transcript", "Recording", "ATS application"]}>
                     {rows.value.map(({ candidate: c, interview: i, error }) => (
                       <tr key={c.id} data-candidate={c.id}>
                         <td>
@@ -289,9 +261,7 @@ export function PositionPage(props: { hb: Hirebridge; id: string }) {
                         <td>{c.upstream_application_id ? <code>{c.upstream_application_id}</code> : <span class="muted">not linked</span>}</td>
                       </tr>
                     ))}
-                  </tbody>
-                </table>
-              </div>
+                  </DataTable>
             )}
           </>
         )}

@@ -1,9 +1,8 @@
-import { randomUUID } from "node:crypto";
 import type { TokenForm, TokenResponse } from "../../../contracts/token.js";
 import type { Client, Realm } from "../realms.js";
 import type { TokenContext } from "../token-context.js";
 import { invalidGrant, invalidRequest, oauthError } from "../token-errors.js";
-import { issueTokens } from "./issue-tokens.js";
+import { issueTokens, startSession } from "./issue-tokens.js";
 import { isPkceVerifier, s256Matches } from "./pkce.js";
 
 /**
@@ -35,18 +34,7 @@ export async function authorizationCodeGrant(ctx: TokenContext, realm: Realm, cl
   if (!isPkceVerifier(form.code_verifier)) throw invalidGrant("PKCE verification failed: Invalid code verifier");
   if (!s256Matches(form.code_verifier, code.codeChallenge)) throw invalidGrant("PKCE verification failed: Code mismatch");
 
-  const session = { id: randomUUID(), startedAt: code.authTime, scope: code.scope };
-  const refreshJti = randomUUID();
-  await ctx.sessions.insert({
-    id: session.id,
-    realm: realm.name,
-    userId: user.id,
-    clientId: client.clientId,
-    scope: code.scope,
-    startedAt: code.authTime,
-    lastRefreshAt: now,
-    refreshJti,
-  });
-  await ctx.codes.attachSession(form.code, session.id);
-  return issueTokens(ctx, { realm, clientId: client.clientId, user, session, refreshJti, nonce: code.nonce });
+  const started = await startSession(ctx, { realm, clientId: client.clientId, user, scope: code.scope, startedAt: code.authTime });
+  await ctx.codes.attachSession(form.code, started.session.id);
+  return issueTokens(ctx, { realm, clientId: client.clientId, user, ...started, nonce: code.nonce });
 }

@@ -106,3 +106,26 @@ export async function issueTokens(ctx: TokenContext, input: IssueInput): Promise
   }
   return response;
 }
+
+/**
+ * Starts a login session (one refresh-token family) for `user` at `clientId`: what the password and
+ * authorization-code grants both do before signing the first token set with `issueTokens`.
+ */
+export async function startSession(
+  ctx: TokenContext,
+  input: { realm: Realm; clientId: string; user: UserRow; scope: string; startedAt: Date },
+): Promise<Pick<IssueInput, "session" | "refreshJti">> {
+  const session = { id: randomUUID(), startedAt: input.startedAt, scope: input.scope };
+  const refreshJti = randomUUID();
+  await ctx.sessions.insert({
+    id: session.id,
+    realm: input.realm.name,
+    userId: input.user.id,
+    clientId: input.clientId,
+    scope: input.scope,
+    startedAt: input.startedAt,
+    lastRefreshAt: new Date(ctx.now()),
+    refreshJti,
+  });
+  return { session, refreshJti };
+}

@@ -1,10 +1,9 @@
-import { randomUUID } from "node:crypto";
 import type { TokenForm, TokenResponse } from "../../../contracts/token.js";
 import { authenticate } from "../authenticate.js";
 import type { Client, Realm } from "../realms.js";
 import type { TokenContext } from "../token-context.js";
 import { invalidRequest, oauthError } from "../token-errors.js";
-import { grantedScope, issueTokens } from "./issue-tokens.js";
+import { grantedScope, issueTokens, startSession } from "./issue-tokens.js";
 
 /**
  * grant_type=password (Keycloak's "direct access grant"): checks the credentials, starts a
@@ -19,18 +18,6 @@ export async function passwordGrant(ctx: TokenContext, realm: Realm, client: Cli
   const scope = grantedScope(form.scope);
   const user = await authenticate(ctx, realm, form.username, form.password);
 
-  const now = new Date(ctx.now());
-  const session = { id: randomUUID(), startedAt: now, scope };
-  const refreshJti = randomUUID();
-  await ctx.sessions.insert({
-    id: session.id,
-    realm: realm.name,
-    userId: user.id,
-    clientId: client.clientId,
-    scope,
-    startedAt: now,
-    lastRefreshAt: now,
-    refreshJti,
-  });
-  return issueTokens(ctx, { realm, clientId: client.clientId, user, session, refreshJti });
+  const started = await startSession(ctx, { realm, clientId: client.clientId, user, scope, startedAt: new Date(ctx.now()) });
+  return issueTokens(ctx, { realm, clientId: client.clientId, user, ...started });
 }

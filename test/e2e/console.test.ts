@@ -244,7 +244,35 @@ test("the console: sign in, connect an ATS, watch its first sync, map stages, se
   assert.match(application.notes[0]!.content, /88/);
   assert.equal(application.result_links.length, 1);
 
-  // 8. Readable at a phone's width; sign-out ends the session at the token service.
+  // 8. Reconnect it through the same embedded flow (relink), then delete another one after typing its id.
+  await page.getByRole("link", { name: "Integrations", exact: true }).click();
+  await page.getByRole("button", { name: `Reconnect ${integrationId}` }).click();
+  const relink = page.frameLocator('iframe[title="ATS reconnection flow"]');
+  await relink.getByRole("heading", { name: "Reconnect your integration" }).waitFor();
+  await relink.getByRole("button", { name: "Connect" }).click();
+  await page.getByRole("heading", { name: `Reconnect ${integrationId}` }).waitFor({ state: "detached" });
+  const spare = (await (
+    await fetch(`${origin(ports.sandbox)}/sandbox/integrations`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ org_id: "6d3f1e2a-9b4c-4f7e-8a1d-2c5b7e9f0a13", tool: "greenhouse", applications: 1 }),
+    })
+  ).json()) as { id: string };
+  await page.getByRole("link", { name: spare.id }).waitFor({ timeout: 30_000 }); // recorded from its integration-created webhook
+  await page.getByRole("button", { name: `Delete ${spare.id}` }).click();
+  const confirmDelete = page.getByRole("button", { name: "Delete the integration" });
+  assert.equal(await confirmDelete.isDisabled(), true, "disabled until the id is typed");
+  await page.getByLabel("Type the integration id to confirm").fill(spare.id);
+  await shot("delete-confirmation");
+  await confirmDelete.click();
+  await page.getByRole("link", { name: spare.id }).waitFor({ state: "detached" });
+  const gone = await hb.integrations.get(spare.id, { bypassCache: true }).then(
+    () => "still there",
+    (err: Error) => err.name,
+  );
+  assert.equal(gone, "NotFoundError");
+
+  // 9. Readable at a phone's width; sign-out ends the session at the token service.
   await page.setViewportSize({ width: 390, height: 844 });
   await page.getByRole("link", { name: "Integrations", exact: true }).click();
   await page.getByRole("link", { name: integrationId }).waitFor();

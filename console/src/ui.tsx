@@ -73,7 +73,9 @@ export function StateBadge(props: { state: string | null | undefined }) {
 export function BarChart(props: { title: string; bars: { label: string; value: number; tone?: string }[]; unit?: string; height?: number }) {
   const max = Math.max(1, ...props.bars.map((b) => b.value));
   const h = props.height ?? 140;
-  const w = Math.max(240, props.bars.length * 44);
+  // Each bar gets a slot wide enough for its label (about 7 units a character at this font size).
+  const slot = Math.max(44, ...props.bars.map((b) => b.label.length * 7 + 10));
+  const w = Math.max(240, props.bars.length * slot);
   const summary = props.bars.map((b) => `${b.label}: ${b.value}${props.unit ?? ""}`).join(", ");
   return (
     <figure class="chart">
@@ -81,7 +83,7 @@ export function BarChart(props: { title: string; bars: { label: string; value: n
       <svg viewBox={`0 0 ${w} ${h + 34}`} role="img" aria-label={`${props.title}. ${summary || "No data yet."}`} preserveAspectRatio="xMinYMin meet">
         {props.bars.map((b, i) => {
           const bh = Math.round((b.value / max) * h);
-          const x = i * 44 + 8;
+          const x = i * slot + (slot - 30) / 2;
           return (
             <g key={i}>
               <rect x={x} y={h - bh + 14} width="30" height={Math.max(bh, 1)} class={`bar ${b.tone ?? ""}`} />

@@ -108,7 +108,7 @@ before(async () => {
   });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   watch(page);
-});
+}, { timeout: 240_000 });
 
 after(async () => {
   await browser?.close();

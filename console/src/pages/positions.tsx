@@ -5,6 +5,33 @@ import { describeError } from "../errors.js";
 import { validateBody } from "../validate.js";
 import { BarChart, DataTable, ErrorNote, Link, StateBadge, useLoad } from "../ui.js";
 
+const TONES: Record<string, string> = { not_started: "#8a93a6", completed: "#2450d8", graded: "#1e6b35", errored: "#b3261e", cancelled: "#6b4e16" };
+
+/** A position's candidates by interview status, as one stacked bar (its numbers in the label and beside it). */
+function InterviewMix(props: { hb: Hirebridge; positionId: string }) {
+  const rows = useLoad(() => candidatesWithInterviews(props.hb, props.positionId), [props.positionId]);
+  if (rows.error) return <span class="error-text">{describeError(rows.error).message}</span>;
+  if (!rows.value) return <span class="muted">loading…</span>;
+  const counts = STATUSES.map((s) => [s, rows.value!.filter((r) => r.interview?.status === s).length] as const).filter(([, n]) => n > 0);
+  const total = rows.value.length;
+  if (total === 0) return <span class="muted">no candidates</span>;
+  const text = counts.map(([s, n]) => `${n} ${s.replace("_", " ")}`).join(", ");
+  let x = 0;
+  return (
+    <span class="mix">
+      <svg viewBox="0 0 100 10" width="100" height="10" role="img" aria-label={`${total} candidates: ${text}`}>
+        {counts.map(([s, n]) => {
+          const w = (n / total) * 100;
+          const rect = <rect key={s} x={x} y={0} width={w} height={10} fill={TONES[s]} />;
+          x += w;
+          return rect;
+        })}
+      </svg>
+      <span class="mix-text">{text}</span>
+    </span>
+  );
+}
+
 export function PositionsPage(props: { hb: Hirebridge }) {
   const list = useLoad(() => props.hb.positions.list(), []);
   return (
@@ -13,7 +40,7 @@ export function PositionsPage(props: { hb: Hirebridge }) {
       <ErrorNote error={list.error} />
       {list.value && list.value.items.length === 0 && <p>No position yet. Connect an ATS: its jobs become positions.</p>}
       {list.value && list.value.items.length > 0 && (
-        <DataTable caption="Your organisation’s positions" headers={["Position", "State", "Linked job", "Candidate stage", "Moves applications"]}>
+        <DataTable caption="Your organisation’s positions" headers={["Position", "State", "Linked job", "Candidate stage", "Moves applications", "Candidates by interview status"]}>
               {list.value.items.map((p) => (
                 <tr key={p.id}>
                   <td>
@@ -25,6 +52,9 @@ export function PositionsPage(props: { hb: Hirebridge }) {
                   <td>{p.upstream_job_id_id ? `${p.upstream_job_id_id} (${p.upstream_integration_id ?? "?"})` : <span class="muted">not linked</span>}</td>
                   <td>{p.candidate_stage ?? "–"}</td>
                   <td>{p.auto_update_stages ? "yes" : "no"}</td>
+                  <td>
+                    <InterviewMix hb={props.hb} positionId={p.id} />
+                  </td>
                 </tr>
               ))}
             </DataTable>

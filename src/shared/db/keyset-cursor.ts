@@ -30,3 +30,17 @@ export function decodeKeysetCursor(text: string, validId: (id: string) => boolea
 /** created_at as the cursor carries it: UTC, to the microsecond. */
 export const keysetTimestamp = (createdAt: AnyColumn): SQL<string> =>
   sql<string>`to_char(${createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/**
+ * One page out of the rows a keyset query returned when asked for `limit + 1` (the extra row says
+ * whether another page exists, without a count query); `last` is the cursor of the page's end.
+ */
+export function keysetPage<R extends { row: { id: string }; cursorAt: string }>(
+  found: R[],
+  limit: number | undefined,
+): { page: R[]; more: boolean; last: KeysetCursor | null } {
+  const more = limit !== undefined && found.length > limit;
+  const page = more ? found.slice(0, limit) : found;
+  const tail = page.at(-1);
+  return { page, more, last: tail ? { createdAt: tail.cursorAt, id: tail.row.id } : null };
+}

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
-import { keysetTimestamp, type KeysetCursor } from "../../../shared/db/keyset-cursor.js";
+import { keysetPage, keysetTimestamp, type KeysetCursor } from "../../../shared/db/keyset-cursor.js";
 import { syncRuns, writeBacks, type SyncModel, type SyncRunRow } from "../../sync/sync.schema.js";
 import type { Queryable } from "../../../shared/db/database.js";
 import { integrations, type IntegrationRow } from "./integrations.schema.js";
@@ -110,10 +110,8 @@ export async function listIntegrations(
     .from(integrations)
     .where(and(...where))
     .orderBy(asc(integrations.createdAt), asc(integrations.id));
-  // One extra row tells whether another page exists without a count query.
   const found = opts.limit === undefined ? await base : await base.limit(opts.limit + 1);
-  const more = opts.limit !== undefined && found.length > opts.limit;
-  const page = more ? found.slice(0, opts.limit) : found;
+  const { page, more, last } = keysetPage(found, opts.limit);
   const ids = page.map((r) => r.row.id);
   if (ids.length === 0) return { rows: [], last: null, more: false };
   const [runs, pending] = await Promise.all([
@@ -136,8 +134,7 @@ export async function listIntegrations(
     },
     pendingWriteBacks: pending.find((p) => p.integrationId === row.id)?.count ?? 0,
   }));
-  const tail = page.at(-1)!;
-  return { rows, last: { createdAt: tail.cursorAt, id: tail.row.id }, more };
+  return { rows, last, more };
 }
 
 export type IntegrationListRow = {

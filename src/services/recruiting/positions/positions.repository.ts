@@ -1,5 +1,5 @@
 import { and, asc, eq, sql, type SQL } from "drizzle-orm";
-import { keysetTimestamp, type KeysetCursor } from "../../../shared/db/keyset-cursor.js";
+import { keysetPage, keysetTimestamp, type KeysetCursor } from "../../../shared/db/keyset-cursor.js";
 import type { Position, PositionState, PositionUpdate } from "../../../contracts/recruiting/positions.js";
 import type { Queryable } from "../../../shared/db/database.js";
 import { positions, type PositionRow } from "./positions.schema.js";
@@ -113,10 +113,8 @@ export async function listPositions(
     .orderBy(asc(positions.createdAt), asc(positions.id));
   // One extra row tells whether another page exists without a count query.
   const found = opts.limit === undefined ? await base : await base.limit(opts.limit + 1);
-  const more = opts.limit !== undefined && found.length > opts.limit;
-  const page = more ? found.slice(0, opts.limit) : found;
-  const tail = page.at(-1);
-  return { rows: page.map((r) => r.row), last: tail ? { createdAt: tail.cursorAt, id: tail.row.id } : null, more };
+  const { page, more, last } = keysetPage(found, opts.limit);
+  return { rows: page.map((r) => r.row), last, more };
 }
 
 /** Sets only the fields present in `body` in one statement (so parallel updates of different fields both land). */

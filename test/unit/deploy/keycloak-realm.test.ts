@@ -167,4 +167,18 @@ describe("Keycloak realm export", () => {
     assert.deepEqual(demo.attributes, { org_id: [defaults("DEMO_ORG_ID")] });
     assert.deepEqual(demo.credentials, [{ type: "password", value: defaults("DEMO_PASSWORD"), temporary: false }]);
   });
+
+  test("has the operator console's public client: authorization code with PKCE S256 only, the run contract's redirect URI, the org_id mapper", () => {
+    const console = clients.find((c) => c.clientId === "hirebridge-console");
+    assert.ok(console, "client hirebridge-console");
+    assert.equal(console.publicClient, true);
+    assert.equal(console.standardFlowEnabled, true);
+    assert.equal(console.directAccessGrantsEnabled, false);
+    assert.equal(console.implicitFlowEnabled, false);
+    assert.deepEqual(console.redirectUris, [`http://127.0.0.1:${String(defaults("CONSOLE_PORT"))}/auth/callback`]);
+    assert.deepEqual(console.webOrigins, ["+"], "CORS for the redirect URI's origin (token and logout calls from the page)");
+    assert.equal((console.attributes as Record<string, string>)["pkce.code.challenge.method"], "S256");
+    const mappers = console.protocolMappers as Json[];
+    assert.ok(mappers.some((m) => (m.config as Record<string, string>)["claim.name"] === "org_id" && (m.config as Record<string, string>)["access.token.claim"] === "true"));
+  });
 });

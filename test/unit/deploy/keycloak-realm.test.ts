@@ -169,16 +169,16 @@ describe("Keycloak realm export", () => {
   });
 
   test("has the operator console's public client: authorization code with PKCE S256 only, the run contract's redirect URI, the org_id mapper", () => {
-    const console = clients.find((c) => c.clientId === "hirebridge-console");
-    assert.ok(console, "client hirebridge-console");
-    assert.equal(console.publicClient, true);
-    assert.equal(console.standardFlowEnabled, true);
-    assert.equal(console.directAccessGrantsEnabled, false);
-    assert.equal(console.implicitFlowEnabled, false);
-    assert.deepEqual(console.redirectUris, [`http://127.0.0.1:${String(defaults("CONSOLE_PORT"))}/auth/callback`]);
-    assert.deepEqual(console.webOrigins, ["+"], "CORS for the redirect URI's origin (token and logout calls from the page)");
-    assert.equal((console.attributes as Record<string, string>)["pkce.code.challenge.method"], "S256");
-    const mappers = console.protocolMappers as Json[];
+    const consoleClient = clients.find((c) => c.clientId === "hirebridge-console");
+    assert.ok(consoleClient, "client hirebridge-console");
+    assert.equal(consoleClient.publicClient, true);
+    assert.equal(consoleClient.standardFlowEnabled, true);
+    assert.equal(consoleClient.directAccessGrantsEnabled, false);
+    assert.equal(consoleClient.implicitFlowEnabled, false);
+    assert.deepEqual(consoleClient.redirectUris, [`http://127.0.0.1:${String(defaults("CONSOLE_PORT"))}/auth/callback`]);
+    assert.deepEqual(consoleClient.webOrigins, ["+"], "CORS for the redirect URI's origin (token and logout calls from the page)");
+    assert.equal((consoleClient.attributes as Record<string, string>)["pkce.code.challenge.method"], "S256");
+    const mappers = consoleClient.protocolMappers as Json[];
     assert.ok(mappers.some((m) => (m.config as Record<string, string>)["claim.name"] === "org_id" && (m.config as Record<string, string>)["access.token.claim"] === "true"));
   });
 });

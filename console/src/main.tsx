@@ -70,6 +70,12 @@ function App(props: { settings: Settings }) {
     }
   };
 
+  // After a client-side navigation, keyboard and screen-reader users start at the new page's content.
+  const firstPath = useState(path)[0];
+  useEffect(() => {
+    if (path !== firstPath) document.getElementById("main")?.focus();
+  }, [path]);
+
   const me = phase.kind === "signed-in" ? whoAmI(hb) : null;
   return (
     <>

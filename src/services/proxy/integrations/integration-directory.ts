@@ -139,6 +139,18 @@ export class IntegrationDirectory {
     return row;
   }
 
+  /**
+   * The organisation an integration is recorded for (deleted or not), from the memo when it has it;
+   * null when it is not recorded. What the webhook receivers need for each event.
+   */
+  async ownerOf(integrationId: string): Promise<string | null> {
+    const memo = this.#owners.get(integrationId);
+    if (memo && memo.expiresAt > Date.now()) return memo.orgId;
+    const row = await findIntegration(this.opts.db, integrationId);
+    if (row) this.#remember(row);
+    return row?.orgId ?? null;
+  }
+
   find(integrationId: string, q: Queryable = this.opts.db): Promise<IntegrationRow | null> {
     return findIntegration(q, integrationId);
   }

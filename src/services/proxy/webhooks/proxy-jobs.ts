@@ -9,13 +9,16 @@ import { createRecruitingStore, type RecruitingStore } from "../../sync/recruiti
 import { createSyncEngine, type SyncEngine, type SyncJobData } from "../../sync/sync-engine.js";
 import { createWriteBack, type WriteBack } from "../../sync/write-back.js";
 import { addQueueDepthSource, addSyncLagSource, jobFailures } from "../../../shared/http/metrics.js";
-import { processWebhookEvent } from "./webhook-worker.js";
+import { processWebhookEvents } from "./webhook-worker.js";
 
 /** The durable work of the proxy: the queue, the sync engine, write-back, and (optionally) their workers. */
 export type ProxySync = { queue: JobQueue; engine: SyncEngine; writeBack: WriteBack; store: RecruitingStore; stopMetrics: () => void };
 
 /** Whether a job's attempt is its last (pg-boss counts retries from 0). */
 const isLast = (job: { retryCount: number; retryLimit: number }) => job.retryCount >= job.retryLimit;
+
+/** Webhook-event jobs a worker takes at once. */
+const WEBHOOK_BATCH = 200;
 
 /** Longest wait a `Retry-After` may ask for before the queue's own backoff applies instead. */
 const MAX_RETRY_AFTER_MS = 15 * 60_000;
@@ -78,14 +81,19 @@ export async function startProxyJobs(opts: {
   const stopMetrics = () => removeSources.forEach((remove) => remove());
   if (opts.workers) {
     const ctx = { db: database.db, integrations: opts.integrations, engine, writeBack, store, logger };
-    await queue.work<{ eventId: string }>(
+    // Events in batches: the data-changed burst of an import becomes one sync trigger per integration.
+    await queue.workBatch<{ eventId: string }>(
       QUEUES.webhookEvents,
-      (job) =>
-        processWebhookEvent(ctx, job.data.eventId, { last: isLast(job) }).catch((err: unknown) => {
-          jobFailures.inc({ queue: QUEUES.webhookEvents });
+      async (jobs) => {
+        const results = await processWebhookEvents(ctx, jobs).catch((err: unknown) => {
+          jobFailures.inc({ queue: QUEUES.webhookEvents }, jobs.length);
           throw err;
-        }),
-      { concurrency: 4 },
+        });
+        const failures = results.filter((r) => r.status === "failed").length;
+        if (failures) jobFailures.inc({ queue: QUEUES.webhookEvents }, failures);
+        return results;
+      },
+      { concurrency: 2, batchSize: WEBHOOK_BATCH },
     );
     await queue.work<SyncJobData>(
       QUEUES.sync,

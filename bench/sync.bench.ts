@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { dropSchemas } from "../src/shared/db/schemas.js";
 import type { Job } from "../src/contracts/upstream/index.js";
 import { buildProxyApp } from "../src/services/proxy/app.js";
-import { recordIntegration } from "../src/services/proxy/integrations/integrations.repository.js";
+import { findIntegration, recordIntegration } from "../src/services/proxy/integrations/integrations.repository.js";
 import { createUpstreamClient } from "../src/services/proxy/upstream/upstream-client.js";
 import { signWebhookBody } from "../src/services/proxy/webhooks/verify-signature.js";
 import { createAtsReader, type AtsReader } from "../src/services/sync/ats-reader.js";
@@ -130,14 +130,18 @@ async function fullSync(kind: string, sandbox: string, integrationId: string, wr
       for (const j of jobs) linked.push({ id: randomUUID(), upstreamJobIdId: j.upstream_job_id_id, candidateStage: j.candidate_stage, acceptedLanguages: [] });
       return { created: jobs.length, updated: 0 };
     },
-    linkedPositions: async () => linked,
-    upsertCandidates: async (_q, _o, _p, apps) => ({ created: apps.length, updated: 0, skipped: 0 }),
+    linkedPositions: async (_q, _o, _i, page) => {
+      linked.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      return linked.filter((p) => p.candidateStage && (!page.after || p.id > page.after)).slice(0, page.limit);
+    },
+    upsertCandidates: async (_q, _o, apps) => ({ created: apps.length, updated: 0, skipped: 0 }),
   };
   const engine = createSyncEngine({
     db: database.db,
     queue,
     reader,
     store: writes ? real : noWrites,
+    integrations: { find: (id) => findIntegration(database.db, id) },
     logger,
     defaultCandidateStage: "AI Interview",
     checkpointMarginSeconds: 300,

@@ -1,28 +1,23 @@
-import { and, eq, isNotNull } from "drizzle-orm";
+import { and, asc, eq, gt, isNotNull } from "drizzle-orm";
 import type { Queryable } from "../../shared/db/database.js";
 import { positions } from "../recruiting/positions/positions.schema.js";
-import { unlinkIntegration, upsertUpstreamCandidates, upsertUpstreamPositions } from "../recruiting/upstream/index.js";
-import type { MappedApplication, MappedJob } from "./mapping.js";
+import { unlinkIntegration, upsertPositionedCandidates, upsertUpstreamPositions } from "../recruiting/upstream/index.js";
+import type { LinkedPosition, RecruitingStore } from "./ports.js";
 
-export type LinkedPosition = {
-  id: string;
-  upstreamJobIdId: string;
-  candidateStage: string | null;
-  acceptedLanguages: string[];
-};
+export type { LinkedPosition, RecruitingStore } from "./ports.js";
 
 /**
- * The sync engine's view of the recruiting data: the recruiting API's own upserts (keyed on the
- * upstream ids, never touching Hirebridge-owned fields), with the counts a sync run reports.
+ * The sync engine's recruiting store over the recruiting API's own upserts (keyed on the upstream
+ * ids, never touching Hirebridge-owned fields), with the counts a sync run reports.
  */
-export function createRecruitingStore(opts: { interviewBaseUrl: string }) {
+export function createRecruitingStore(opts: { interviewBaseUrl: string }): RecruitingStore {
   return {
-    async upsertPositions(q: Queryable, orgId: string, integrationId: string, jobs: MappedJob[]) {
+    async upsertPositions(q, orgId, integrationId, jobs) {
       const rows = await upsertUpstreamPositions(q, orgId, integrationId, jobs);
       return { created: rows.filter((r) => r.inserted).length, updated: rows.filter((r) => !r.inserted && r.changed).length };
     },
 
-    async linkedPositions(q: Queryable, orgId: string, integrationId: string): Promise<LinkedPosition[]> {
+    async linkedPositions(q, orgId, integrationId, page): Promise<LinkedPosition[]> {
       const rows = await q
         .select({
           id: positions.id,
@@ -31,17 +26,25 @@ export function createRecruitingStore(opts: { interviewBaseUrl: string }) {
           acceptedLanguages: positions.acceptedLanguages,
         })
         .from(positions)
-        .where(and(eq(positions.organizationId, orgId), eq(positions.upstreamIntegrationId, integrationId), isNotNull(positions.upstreamJobIdId)))
-        .orderBy(positions.id);
+        .where(
+          and(
+            eq(positions.organizationId, orgId),
+            eq(positions.upstreamIntegrationId, integrationId),
+            isNotNull(positions.upstreamJobIdId),
+            isNotNull(positions.candidateStage),
+            page.after ? gt(positions.id, page.after) : undefined,
+          ),
+        )
+        .orderBy(asc(positions.id))
+        .limit(page.limit);
       return rows.map((r) => ({ ...r, upstreamJobIdId: r.upstreamJobIdId! }));
     },
 
-    async upsertCandidates(q: Queryable, orgId: string, positionId: string, apps: MappedApplication[], language: string) {
-      const { candidates, skipped } = await upsertUpstreamCandidates(
+    async upsertCandidates(q, orgId, apps) {
+      const { candidates, skipped } = await upsertPositionedCandidates(
         q,
         orgId,
-        positionId,
-        apps.map((a) => ({ ...a, language })),
+        apps.map(({ positionId, ...a }) => ({ ...a, position_id: positionId })),
         opts.interviewBaseUrl,
       );
       return {
@@ -51,7 +54,6 @@ export function createRecruitingStore(opts: { interviewBaseUrl: string }) {
       };
     },
 
-    unlink: (q: Queryable, orgId: string, integrationId: string) => unlinkIntegration(q, orgId, integrationId),
+    unlink: (q, orgId, integrationId) => unlinkIntegration(q, orgId, integrationId),
   };
 }
-export type RecruitingStore = ReturnType<typeof createRecruitingStore>;

@@ -17,6 +17,21 @@ export async function createSyncRun(q: Queryable, run: NewSyncRun): Promise<Sync
   return row!;
 }
 
+/** Serialises the triggers of one (integration, model) for the rest of the caller's transaction. */
+export async function lockSyncKey(q: Queryable, integrationId: string, model: SyncModel): Promise<void> {
+  await q.execute(sql`select pg_advisory_xact_lock(hashtext(${`sync:${integrationId}:${model}`}))`);
+}
+
+/** A trigger joins a queued run: its type (a FULL request upgrades a DELTA) and follow-up models. */
+export async function joinSyncRun(q: Queryable, id: string, patch: Pick<SyncRunRow, "type" | "followUp">): Promise<void> {
+  await q.update(syncRuns).set({ ...patch, updatedAt: new Date() }).where(eq(syncRuns.id, id));
+}
+
+/** Notes a failure the run will resume from (it stays running). */
+export async function noteSyncRunError(q: Queryable, id: string, message: string): Promise<void> {
+  await q.update(syncRuns).set({ lastError: message, updatedAt: new Date() }).where(eq(syncRuns.id, id));
+}
+
 export async function findSyncRun(q: Queryable, id: string, opts: { lock?: boolean } = {}): Promise<SyncRunRow | null> {
   const query = q.select().from(syncRuns).where(eq(syncRuns.id, id));
   const [row] = opts.lock ? await query.for("update") : await query;
@@ -69,9 +84,10 @@ export type PageCounts = { created?: number; updated?: number; unlinked?: number
 /**
  * Records one written page: counts add up and the cursor of the NEXT page is stored, in the same
  * transaction as the page's writes, so a run resumed after a crash neither skips nor double-counts.
+ * False when the run is no longer running (cancelled meanwhile): the caller rolls the page back.
  */
-export async function recordSyncPage(q: Queryable, runId: string, counts: PageCounts, nextCursor: string | null): Promise<void> {
-  await q
+export async function recordSyncPage(q: Queryable, runId: string, counts: PageCounts, nextCursor: string | null): Promise<boolean> {
+  const rows = await q
     .update(syncRuns)
     .set({
       createdCount: sql`${syncRuns.createdCount} + ${counts.created ?? 0}`,
@@ -83,7 +99,9 @@ export async function recordSyncPage(q: Queryable, runId: string, counts: PageCo
       pageCursor: nextCursor,
       updatedAt: new Date(),
     })
-    .where(eq(syncRuns.id, runId));
+    .where(and(eq(syncRuns.id, runId), eq(syncRuns.state, "running")))
+    .returning({ id: syncRuns.id });
+  return rows.length > 0;
 }
 
 export async function listSyncRuns(q: Queryable, integrationId: string, limit = 20): Promise<SyncRunRow[]> {

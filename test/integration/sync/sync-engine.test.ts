@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Job } from "../../../src/contracts/upstream/index.js";
-import { createAtsReader, type AtsReader } from "../../../src/services/sync/ats-reader.js";
+import { createAtsReader, RetryableUpstreamError, type AtsReader } from "../../../src/services/sync/ats-reader.js";
 import { createSyncEngine } from "../../../src/services/sync/sync-engine.js";
 import { findSyncRun, listSyncRuns } from "../../../src/services/sync/sync-runs.repository.js";
 import { createUpstreamClient } from "../../../src/services/proxy/upstream/upstream-client.js";
@@ -43,6 +43,7 @@ describeEachDatabase("sync engine", (getDb) => {
       queue: stack.queue,
       reader: r,
       store: stack.proxy.proxy!.sync.store,
+      integrations: stack.proxy.proxy!.integrations,
       logger: silentLogger(),
       defaultCandidateStage: "AI Interview",
       checkpointMarginSeconds: 60,
@@ -107,6 +108,71 @@ describeEachDatabase("sync engine", (getDb) => {
     const linked = await linkedPositions();
     assert.equal(linked.length, jobs.length);
     assert.deepEqual(new Set(linked.map((p) => p.upstream_job_id_id)), new Set(jobs.map((j) => j.id)));
+  });
+
+  test("an applications sync interrupted in the middle of writing a page resumes there: nothing skipped, nothing written or counted twice", async () => {
+    const engine = engineWith(reader);
+    await engine.start({ integrationId, orgId, models: ["jobs"], type: "FULL", trigger: "sync-all" });
+    await engine.run({ integrationId, model: "jobs" }, { last: false });
+    const candidatesNow = async () =>
+      (
+        await getDb().query<{ position_id: string; upstream_application_id: string }>(
+          "select c.position_id, c.upstream_application_id from candidates c join positions p on p.id = c.position_id where p.upstream_integration_id = $1 order by 1, 2",
+          [integrationId],
+        )
+      ).map((c) => `${c.position_id}/${c.upstream_application_id}`);
+    const forget = () => getDb().query("delete from candidates where position_id in (select id from positions where upstream_integration_id = $1)", [integrationId]);
+    const syncApplications = async (e: ReturnType<typeof engineWith>, last: boolean) => {
+      const run = await e.start({ integrationId, orgId, models: ["applications"], type: "FULL", trigger: "sync-all" });
+      await e.run({ integrationId, model: "applications" }, { last });
+      return run.id;
+    };
+
+    // Reference: the same sync, uninterrupted.
+    await forget();
+    const whole = (await findSyncRun(getDb().db, await syncApplications(engine, false)))!;
+    const expected = await candidatesNow();
+    assert.ok(whole.pages >= 6, `several pages (${whole.pages})`);
+    assert.equal(whole.createdCount, expected.length);
+
+    // The fourth page's transaction breaks after its candidates were written (the worker lost its
+    // connection, say): the page rolls back, the run stays running at the page before.
+    await forget();
+    const store = stack.proxy.proxy!.sync.store;
+    let writes = 0;
+    const breaking = createSyncEngine({
+      db: getDb().db,
+      queue: stack.queue,
+      reader,
+      store: {
+        ...store,
+        upsertCandidates: async (...args) => {
+          const counts = await store.upsertCandidates(...args);
+          if (++writes === 4) throw new RetryableUpstreamError("connection lost mid-page");
+          return counts;
+        },
+      },
+      integrations: stack.proxy.proxy!.integrations,
+      logger: silentLogger(),
+      defaultCandidateStage: "AI Interview",
+      checkpointMarginSeconds: 60,
+      pageSize: 2,
+    });
+    const runId = (await engine.start({ integrationId, orgId, models: ["applications"], type: "FULL", trigger: "sync-all" })).id;
+    await assert.rejects(breaking.run({ integrationId, model: "applications" }, { last: false }), /connection lost/);
+    const broken = (await findSyncRun(getDb().db, runId))!;
+    assert.equal(broken.state, "running");
+    assert.ok(broken.pages >= 3 && broken.pages < whole.pages, `stopped after ${broken.pages} pages`);
+    assert.equal(typeof (JSON.parse(broken.pageCursor!) as { cursor?: unknown }).cursor, "string", "stopped inside a listing, at its next page");
+    const partial = await candidatesNow();
+    assert.ok(partial.length < expected.length, "the broken page's candidates were rolled back");
+
+    await engine.run({ integrationId, model: "applications" }, { last: false });
+    const resumed = (await findSyncRun(getDb().db, runId))!;
+    assert.equal(resumed.state, "succeeded");
+    assert.deepEqual(await candidatesNow(), expected, "the same candidates as the uninterrupted sync");
+    assert.equal(resumed.createdCount, expected.length, "each counted once");
+    assert.equal(resumed.pages, whole.pages, "each page written once");
   });
 
   test("an upstream failure after the last retry fails the run with the error, visible on the runs", async () => {

@@ -9,6 +9,7 @@ import { createRecruitingStore, type RecruitingStore } from "../../sync/recruiti
 import { createSyncEngine, type SyncEngine, type SyncJobData } from "../../sync/sync-engine.js";
 import { createWriteBack, type WriteBack } from "../../sync/write-back.js";
 import { addQueueDepthSource, addSyncLagSource, jobFailures } from "../../../shared/http/metrics.js";
+import { findIntegration } from "../integrations/integrations.repository.js";
 import { processWebhookEvents } from "./webhook-worker.js";
 
 /** The durable work of the proxy: the queue, the sync engine, write-back, and (optionally) their workers. */
@@ -55,6 +56,7 @@ export async function startProxyJobs(opts: {
     queue,
     reader,
     store,
+    integrations: { find: (id) => findIntegration(database.db, id) },
     logger,
     defaultCandidateStage: config.SYNC_DEFAULT_CANDIDATE_STAGE || null,
     checkpointMarginSeconds: config.SYNC_CHECKPOINT_MARGIN_SECONDS,

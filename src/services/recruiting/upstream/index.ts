@@ -4,7 +4,9 @@
  * hook type. All take the caller's transaction.
  */
 export {
+  upsertPositionedCandidates,
   upsertUpstreamCandidates,
+  type PositionedApplication,
   type SkippedApplication,
   type UpsertedCandidate,
   type UpstreamApplication,

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, isNotNull } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNotNull, type SQL } from "drizzle-orm";
 import type { Queryable } from "../../shared/db/database.js";
 import { positions } from "../recruiting/positions/positions.schema.js";
 import { unlinkIntegration, upsertPositionedCandidates, upsertUpstreamPositions } from "../recruiting/upstream/index.js";
@@ -11,33 +11,40 @@ export type { LinkedPosition, RecruitingStore } from "./ports.js";
  * ids, never touching Hirebridge-owned fields), with the counts a sync run reports.
  */
 export function createRecruitingStore(opts: { interviewBaseUrl: string }): RecruitingStore {
+  const linked = (q: Queryable, orgId: string, integrationId: string, ...where: (SQL | undefined)[]) =>
+    q
+      .select({
+        id: positions.id,
+        upstreamJobIdId: positions.upstreamJobIdId,
+        candidateStage: positions.candidateStage,
+        acceptedLanguages: positions.acceptedLanguages,
+      })
+      .from(positions)
+      .where(
+        and(
+          eq(positions.organizationId, orgId),
+          eq(positions.upstreamIntegrationId, integrationId),
+          isNotNull(positions.upstreamJobIdId),
+          isNotNull(positions.candidateStage),
+          ...where,
+        ),
+      )
+      .orderBy(asc(positions.id))
+      .$dynamic();
+  const toLinked = (rows: (Omit<LinkedPosition, "upstreamJobIdId"> & { upstreamJobIdId: string | null })[]): LinkedPosition[] =>
+    rows.map((r) => ({ ...r, upstreamJobIdId: r.upstreamJobIdId! }));
   return {
     async upsertPositions(q, orgId, integrationId, jobs) {
       const rows = await upsertUpstreamPositions(q, orgId, integrationId, jobs);
       return { created: rows.filter((r) => r.inserted).length, updated: rows.filter((r) => !r.inserted && r.changed).length };
     },
 
-    async linkedPositions(q, orgId, integrationId, page): Promise<LinkedPosition[]> {
-      const rows = await q
-        .select({
-          id: positions.id,
-          upstreamJobIdId: positions.upstreamJobIdId,
-          candidateStage: positions.candidateStage,
-          acceptedLanguages: positions.acceptedLanguages,
-        })
-        .from(positions)
-        .where(
-          and(
-            eq(positions.organizationId, orgId),
-            eq(positions.upstreamIntegrationId, integrationId),
-            isNotNull(positions.upstreamJobIdId),
-            isNotNull(positions.candidateStage),
-            page.after ? gt(positions.id, page.after) : undefined,
-          ),
-        )
-        .orderBy(asc(positions.id))
-        .limit(page.limit);
-      return rows.map((r) => ({ ...r, upstreamJobIdId: r.upstreamJobIdId! }));
+    async linkedPositions(q, orgId, integrationId, page) {
+      return toLinked(await linked(q, orgId, integrationId, page.after ? gt(positions.id, page.after) : undefined).limit(page.limit));
+    },
+
+    async positionsOfJobs(q, orgId, integrationId, jobIds) {
+      return jobIds.length ? toLinked(await linked(q, orgId, integrationId, inArray(positions.upstreamJobIdId, jobIds))) : [];
     },
 
     async upsertCandidates(q, orgId, apps) {

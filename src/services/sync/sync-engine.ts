@@ -1,8 +1,8 @@
 import type { Logger } from "pino";
-import type { Application, Job } from "../../contracts/upstream/index.js";
+import type { Application, Job, JobStage } from "../../contracts/upstream/index.js";
 import type { Db } from "../../shared/db/database.js";
 import { mapApplication, mapJob } from "./mapping.js";
-import { isRetryableUpstreamError, type AtsReader, type IntegrationLookup, type PositionedMappedApplication, type RecruitingStore, type SyncQueue } from "./ports.js";
+import { isRetryableUpstreamError, type AtsReader, type IntegrationLookup, type LinkedPosition, type PositionedMappedApplication, type RecruitingStore, type SyncQueue } from "./ports.js";
 import { isFinal } from "./sync-run.states.js";
 import type { SyncModel, SyncRunRow } from "./sync.schema.js";
 import {
@@ -301,11 +301,55 @@ export function createSyncEngine(deps: SyncEngineDeps) {
   }
 
   /**
-   * Applications → candidates: every page of the listing is written with one set-based upsert (all
-   * its positions at once) in one transaction together with the resume point, so a resumed run
-   * continues exactly after the last page written.
+   * An incremental run's applications: only those changed since `updated_after`, in one listing
+   * across all jobs (no walk over every position), each page with the linked positions of the jobs
+   * it names. Resume point: the next page's cursor.
+   */
+  async function* changedApplicationPages(r: SyncRunRow): AsyncGenerator<ReadPage<Application> & { positions: Map<string, LinkedPosition> }> {
+    const query = baseQuery(r);
+    let cursor = parseChangedCursor(r.pageCursor);
+    for (;;) {
+      const page = await deps.reader.page<Application>(r.integrationId, "/ats/applications", cursor ? { ...query, cursor } : query);
+      const jobIds = [...new Set(page.results.map((a) => a.job_id).filter((j): j is string => !!j))];
+      const positions = await deps.store.positionsOfJobs(deps.db, r.orgId, r.integrationId, jobIds);
+      yield { results: page.results, resume: page.next ? JSON.stringify({ changed: page.next }) : null, positions: new Map(positions.map((p) => [p.upstreamJobIdId, p])) };
+      if (!page.next) return;
+      cursor = page.next;
+    }
+  }
+
+  /** Writes a page of applications (already matched to positions) with its counts and resume point. */
+  async function writeApplications(r: SyncRunRow, resume: string | null, apps: PositionedMappedApplication[], skipped: number) {
+    await writePage(r, resume, async (tx) => {
+      const c = apps.length ? await deps.store.upsertCandidates(tx, r.orgId, apps) : { created: 0, updated: 0, skipped: 0 };
+      return { created: c.created, updated: c.updated, skipped: c.skipped + skipped };
+    });
+  }
+
+  /**
+   * Applications → candidates: every page is written with one set-based upsert (all its positions
+   * at once) in one transaction together with the resume point, so a resumed run continues exactly
+   * after the last page written. A full run lists each chunk of positions' candidate stages; an
+   * incremental one reads only the changed applications and keeps those now in their position's
+   * candidate stage (matched by the stage's id, then name).
    */
   async function syncApplications(r: SyncRunRow): Promise<void> {
+    if (r.type === "DELTA" && r.updatedAfter) {
+      for await (const page of readAhead(changedApplicationPages(r))) {
+        const apps: PositionedMappedApplication[] = [];
+        let skipped = 0;
+        for (const app of page.results) {
+          const position = app.job_id ? page.positions.get(app.job_id) : undefined;
+          if (!position || !app.current_stage || app.remote_deleted_at) continue;
+          if (!matchStage([app.current_stage as JobStage], position.candidateStage)) continue;
+          const mapped = mapApplication(app);
+          if (mapped) apps.push({ ...mapped, positionId: position.id, language: position.acceptedLanguages[0] ?? "en" });
+          else skipped++; // no email address
+        }
+        await writeApplications(r, page.resume, apps, skipped);
+      }
+      return;
+    }
     for await (const page of readAhead(applicationPages(r))) {
       const byJob = new Map(page.chunk.map((c) => [c.j, c]));
       const apps: PositionedMappedApplication[] = [];
@@ -317,10 +361,7 @@ export function createSyncEngine(deps: SyncEngineDeps) {
         if (mapped) apps.push({ ...mapped, positionId: entry.p, language: entry.l });
         else skipped++; // no email address
       }
-      await writePage(r, page.resume, async (tx) => {
-        const c = apps.length ? await deps.store.upsertCandidates(tx, r.orgId, apps) : { created: 0, updated: 0, skipped: 0 };
-        return { created: c.created, updated: c.updated, skipped: c.skipped + skipped };
-      });
+      await writeApplications(r, page.resume, apps, skipped);
     }
   }
 
@@ -334,6 +375,17 @@ function parseApplicationsCursor(raw: string | null): ApplicationsCursor | null 
   try {
     const parsed = JSON.parse(raw) as Partial<ApplicationsCursor>;
     return typeof parsed.after === "string" ? (parsed as ApplicationsCursor) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** An incremental applications run's resume point: the cursor of the next page of changes. */
+function parseChangedCursor(raw: string | null): string | null {
+  if (!raw) return null;
+  try {
+    const parsed = JSON.parse(raw) as { changed?: unknown };
+    return typeof parsed.changed === "string" ? parsed.changed : null;
   } catch {
     return null;
   }

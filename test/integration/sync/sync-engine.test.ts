@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import type { Job } from "../../../src/contracts/upstream/index.js";
+import type { Application, Job } from "../../../src/contracts/upstream/index.js";
 import { createAtsReader, RetryableUpstreamError, type AtsReader } from "../../../src/services/sync/ats-reader.js";
 import { createSyncEngine } from "../../../src/services/sync/sync-engine.js";
 import { findSyncRun, listSyncRuns } from "../../../src/services/sync/sync-runs.repository.js";
@@ -173,6 +173,47 @@ describeEachDatabase("sync engine", (getDb) => {
     assert.deepEqual(await candidatesNow(), expected, "the same candidates as the uninterrupted sync");
     assert.equal(resumed.createdCount, expected.length, "each counted once");
     assert.equal(resumed.pages, whole.pages, "each page written once");
+  });
+
+  test("an incremental applications sync reads only the changed applications and adds those now in their candidate stage", async () => {
+    const engine = engineWith(reader);
+    // A full sync first: it sets the checkpoint the incremental run reads from.
+    await engine.start({ integrationId, orgId, models: ["jobs", "applications"], type: "FULL", trigger: "sync-all" });
+    await engine.run({ integrationId, model: "jobs" }, { last: false });
+    await engine.run({ integrationId, model: "applications" }, { last: false });
+    const before = await getDb().query<{ upstream_application_id: string }>(
+      "select upstream_application_id from candidates c join positions p on p.id = c.position_id where p.upstream_integration_id = $1",
+      [integrationId],
+    );
+    const known = new Set(before.map((c) => c.upstream_application_id));
+    // Three applications not yet candidates move into the "AI Interview" stage upstream.
+    const all = (await reader.page<Application>(integrationId, "/ats/applications", { page_size: "250" })).results;
+    const moved: string[] = [];
+    for (const app of all) {
+      if (moved.length === 3) break;
+      if (known.has(app.id) || !app.candidate?.email_addresses?.length || app.remote_deleted_at) continue;
+      const res = await fetch(`${stack.sandbox.origin}/sandbox/integrations/${encodeURIComponent(integrationId)}/applications/${app.id}/stage`, {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ stage_name: "AI Interview" }),
+      });
+      if (res.ok) moved.push(app.id);
+    }
+    assert.equal(moved.length, 3);
+    const calls: Record<string, string>[] = [];
+    const recording: AtsReader = { ...reader, page: async (id, path, query) => (calls.push({ path, ...query }), reader.page(id, path, query)) };
+    const run = await engine.start({ integrationId, orgId, models: ["applications"], type: "DELTA", trigger: "data-changed" });
+    await engineWith(recording).run({ integrationId, model: "applications" }, { last: false });
+    const done = (await findSyncRun(getDb().db, run.id))!;
+    assert.equal(done.state, "succeeded");
+    assert.ok(calls.length >= 1 && calls.every((c) => c.path === "/ats/applications" && c.updated_after && !c.job_ids), JSON.stringify(calls));
+    assert.equal(calls.length, Math.max(1, Math.ceil(3 / 2)), "only the pages of changes were read");
+    const after = await getDb().query<{ upstream_application_id: string }>(
+      "select upstream_application_id from candidates c join positions p on p.id = c.position_id where p.upstream_integration_id = $1",
+      [integrationId],
+    );
+    assert.deepEqual(new Set(after.map((c) => c.upstream_application_id)), new Set([...known, ...moved]));
+    assert.equal(done.createdCount, 3);
   });
 
   test("an upstream failure after the last retry fails the run with the error, visible on the runs", async () => {

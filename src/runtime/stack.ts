@@ -3,7 +3,7 @@ import { serviceUrls, type Config } from "../shared/config.js";
 import { openDatabase, type Database } from "../shared/db/database.js";
 import { migrate } from "../shared/db/migrate.js";
 import { drainConnections } from "../shared/http/drain.js";
-import { openJobQueue, type JobQueue } from "../services/sync/queue.js";
+import { openJobQueue, type JobQueue } from "../shared/jobs/queue.js";
 import { SERVICE_ORDER, type BuiltService, type ServiceFactory, type ServiceName } from "./service.js";
 
 /** Every service, in start order: the token service first so the others' discovery finds it. */

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { buildProxyApp } from "../../src/services/proxy/app.js";
 import { buildRecruitingApp } from "../../src/services/recruiting/app.js";
-import { openJobQueue, type JobQueue } from "../../src/services/sync/queue.js";
+import { openJobQueue, type JobQueue } from "../../src/shared/jobs/queue.js";
 import { writeBackHook } from "../../src/services/sync/write-back.js";
 import type { Database } from "../../src/shared/db/database.js";
 import type { App } from "../../src/shared/http/create-app.js";

@@ -18,10 +18,10 @@ import { connectRoutes } from "./routes/connect.routes.js";
 import { generalRoutes } from "./routes/general.routes.js";
 import { integrationsRoutes } from "./routes/integrations.routes.js";
 import { createUpstreamClient, type UpstreamClient } from "./upstream/upstream-client.js";
-import { openJobQueue, QUEUES, type JobQueue } from "../sync/queue.js";
-import { startProxyJobs } from "./webhooks/proxy-jobs.js";
-import { syncRoutes } from "./webhooks/sync.routes.js";
-import { webhookRoutes } from "./webhooks/webhooks.routes.js";
+import { openJobQueue, QUEUES, type JobQueue } from "../../shared/jobs/queue.js";
+import { startProxyJobs } from "../sync/sync-jobs.js";
+import { syncRoutes } from "../sync/sync.routes.js";
+import { webhookRoutes } from "../sync/webhooks/webhooks.routes.js";
 
 declare module "fastify" {
   interface FastifyInstance {

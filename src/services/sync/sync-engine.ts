@@ -5,7 +5,7 @@ import type { Db } from "../../shared/db/database.js";
 import { findIntegration } from "../proxy/integrations/integrations.repository.js";
 import { isRetryableUpstreamError, type AtsReader } from "./ats-reader.js";
 import { mapApplication, mapJob, type MappedApplication } from "./mapping.js";
-import { QUEUES, type JobQueue } from "./queue.js";
+import { QUEUES, type JobQueue } from "../../shared/jobs/queue.js";
 import type { LinkedPosition, RecruitingStore } from "./recruiting-store.js";
 import { isFinal } from "./sync-run.states.js";
 import { syncRuns, type SyncModel, type SyncRunRow } from "./sync.schema.js";

@@ -9,7 +9,7 @@ import { positions } from "../recruiting/positions/positions.schema.js";
 import type { InterviewEndedEvent } from "../recruiting/upstream/index.js";
 import { isPermanentUpstreamError, type AtsReader } from "./ats-reader.js";
 import { cut } from "./html-to-text.js";
-import { QUEUES, type JobQueue } from "./queue.js";
+import { QUEUES, type JobQueue } from "../../shared/jobs/queue.js";
 import { writeBacks, type WriteBackRow } from "./sync.schema.js";
 import { matchStage } from "./stage-match.js";
 

@@ -2,12 +2,12 @@ import type { FastifyRequest } from "fastify";
 import { WEBHOOK_KINDS, WebhookQuerySchema, WebhookResponseSchema, type WebhookKind, type WebhookResponse } from "../../../contracts/proxy/webhooks.js";
 import { ErrorDetailSchema, HTTPValidationErrorSchema } from "../../../contracts/common.js";
 import { AppError, notFound, validationError } from "../../../shared/errors.js";
-import { QUEUES } from "../../sync/queue.js";
-import type { ProxyRoutes } from "../proxy-deps.js";
+import { QUEUES } from "../../../shared/jobs/queue.js";
+import type { ProxyRoutes } from "../../proxy/proxy-deps.js";
 import { orgOf, WEBHOOK_HANDLERS } from "./webhook-handlers.js";
 import { findWebhookEvent, isProcessed, storeWebhookEvent } from "./webhook-events.repository.js";
 import { isAuthentic } from "./verify-signature.js";
-import type { WebhookEventRow } from "../../sync/sync.schema.js";
+import type { WebhookEventRow } from "../sync.schema.js";
 
 const MAX_EVENT_ID = 200;
 

@@ -9,12 +9,12 @@ import type {
 } from "../../../contracts/upstream/index.js";
 import type { WebhookKind } from "../../../contracts/proxy/webhooks.js";
 import type { Db } from "../../../shared/db/database.js";
-import type { RecruitingStore } from "../../sync/recruiting-store.js";
-import type { SyncEngine } from "../../sync/sync-engine.js";
-import { cancelOpenSyncRuns } from "../../sync/sync-runs.repository.js";
-import type { SyncModel } from "../../sync/sync.schema.js";
-import type { WriteBack } from "../../sync/write-back.js";
-import type { IntegrationDirectory } from "../integrations/integration-directory.js";
+import type { RecruitingStore } from "../recruiting-store.js";
+import type { SyncEngine } from "../sync-engine.js";
+import { cancelOpenSyncRuns } from "../sync-runs.repository.js";
+import type { SyncModel } from "../sync.schema.js";
+import type { WriteBack } from "../write-back.js";
+import type { IntegrationDirectory } from "../../proxy/integrations/integration-directory.js";
 
 export type WebhookWorkContext = {
   db: Db;

@@ -7,13 +7,13 @@ import {
   type IntegrationSyncs,
   type SyncAllQuery,
   type WebhookResponse,
-} from "../../../contracts/proxy/webhooks.js";
-import { proxyErrorResponses } from "../../../contracts/proxy/common.js";
-import { listSyncRuns } from "../../sync/sync-runs.repository.js";
-import { listWriteBacks } from "../../sync/write-backs.repository.js";
-import type { SyncModel, SyncRunRow, WriteBackRow } from "../../sync/sync.schema.js";
-import type { ProxyRoutes } from "../proxy-deps.js";
-import { callerOrg } from "../routes/forward.js";
+} from "../../contracts/proxy/webhooks.js";
+import { proxyErrorResponses } from "../../contracts/proxy/common.js";
+import { listSyncRuns } from "./sync-runs.repository.js";
+import { listWriteBacks } from "./write-backs.repository.js";
+import type { SyncModel, SyncRunRow, WriteBackRow } from "./sync.schema.js";
+import type { ProxyRoutes } from "../proxy/proxy-deps.js";
+import { callerOrg } from "../proxy/routes/forward.js";
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { PgBoss, fromDrizzle, fromPglite, type JobWithMetadata, type QueueOptions } from "pg-boss";
 import type { Logger } from "pino";
-import type { Database, Queryable } from "../../shared/db/database.js";
-import { jobQueueSchema } from "../../shared/db/schemas.js";
+import type { Database, Queryable } from "../db/database.js";
+import { jobQueueSchema } from "../db/schemas.js";
 
 /**
  * The durable job queue (pg-boss) on the same storage as everything else: PGlite by default, the

@@ -1,15 +1,15 @@
 import type { Logger } from "pino";
-import { serviceUrls, type Config } from "../../../shared/config.js";
-import type { Database } from "../../../shared/db/database.js";
-import type { IntegrationDirectory } from "../integrations/integration-directory.js";
-import type { UpstreamClient } from "../upstream/upstream-client.js";
-import { createAtsReader, isRetryableUpstreamError } from "../../sync/ats-reader.js";
-import { QUEUES, type JobQueue, type QueueName } from "../../sync/queue.js";
-import { createRecruitingStore, type RecruitingStore } from "../../sync/recruiting-store.js";
-import { createSyncEngine, type SyncEngine, type SyncJobData } from "../../sync/sync-engine.js";
-import { createWriteBack, type WriteBack } from "../../sync/write-back.js";
-import { addQueueDepthSource, addSyncLagSource, jobFailures } from "../../../shared/http/metrics.js";
-import { processWebhookEvent } from "./webhook-worker.js";
+import { serviceUrls, type Config } from "../../shared/config.js";
+import type { Database } from "../../shared/db/database.js";
+import type { IntegrationDirectory } from "../proxy/integrations/integration-directory.js";
+import type { UpstreamClient } from "../proxy/upstream/upstream-client.js";
+import { createAtsReader, isRetryableUpstreamError } from "./ats-reader.js";
+import { QUEUES, type JobQueue, type QueueName } from "../../shared/jobs/queue.js";
+import { createRecruitingStore, type RecruitingStore } from "./recruiting-store.js";
+import { createSyncEngine, type SyncEngine, type SyncJobData } from "./sync-engine.js";
+import { createWriteBack, type WriteBack } from "./write-back.js";
+import { addQueueDepthSource, addSyncLagSource, jobFailures } from "../../shared/http/metrics.js";
+import { processWebhookEvent } from "./webhooks/webhook-worker.js";
 
 /** The durable work of the proxy: the queue, the sync engine, write-back, and (optionally) their workers. */
 export type ProxySync = { queue: JobQueue; engine: SyncEngine; writeBack: WriteBack; store: RecruitingStore; stopMetrics: () => void };

@@ -19,7 +19,7 @@ import { dropSchemas } from "../src/shared/db/schemas.js";
 import type { Job } from "../src/contracts/upstream/index.js";
 import { buildProxyApp } from "../src/services/proxy/app.js";
 import { recordIntegration } from "../src/services/proxy/integrations/integrations.repository.js";
-import { createUpstreamClient } from "../src/services/proxy/upstream/upstream-client.js";
+import { createUpstreamClient } from "../src/shared/upstream/upstream-client.js";
 import { signWebhookBody } from "../src/services/sync/webhooks/verify-signature.js";
 import { createAtsReader, type AtsReader } from "../src/services/sync/ats-reader.js";
 import { openJobQueue } from "../src/shared/jobs/queue.js";

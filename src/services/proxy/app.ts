@@ -17,7 +17,7 @@ import { atsRoutes } from "./routes/ats.routes.js";
 import { connectRoutes } from "./routes/connect.routes.js";
 import { generalRoutes } from "./routes/general.routes.js";
 import { integrationsRoutes } from "./routes/integrations.routes.js";
-import { createUpstreamClient, type UpstreamClient } from "./upstream/upstream-client.js";
+import { createUpstreamClient, type UpstreamClient } from "../../shared/upstream/upstream-client.js";
 import { openJobQueue, QUEUES, type JobQueue } from "../../shared/jobs/queue.js";
 import { startProxyJobs } from "../sync/sync-jobs.js";
 import { syncRoutes } from "../sync/sync.routes.js";

@@ -4,7 +4,7 @@ import type { Database } from "../../shared/db/database.js";
 import type { App } from "../../shared/http/create-app.js";
 import type { ResponseCache } from "./cache/response-cache.js";
 import type { IntegrationDirectory } from "./integrations/integration-directory.js";
-import type { UpstreamClient } from "./upstream/upstream-client.js";
+import type { UpstreamClient } from "../../shared/upstream/upstream-client.js";
 import type { ProxySync } from "../sync/sync-jobs.js";
 
 /** What every route plugin of the proxy receives (the webhook receivers and sync trigger included). */

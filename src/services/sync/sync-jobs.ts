@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import { serviceUrls, type Config } from "../../shared/config.js";
 import type { Database } from "../../shared/db/database.js";
 import type { IntegrationDirectory } from "../proxy/integrations/integration-directory.js";
-import type { UpstreamClient } from "../proxy/upstream/upstream-client.js";
+import type { UpstreamClient } from "../../shared/upstream/upstream-client.js";
 import { createAtsReader, isRetryableUpstreamError } from "./ats-reader.js";
 import { QUEUES, type JobQueue, type QueueName } from "../../shared/jobs/queue.js";
 import { createRecruitingStore, type RecruitingStore } from "./recruiting-store.js";

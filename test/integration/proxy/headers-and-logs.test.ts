@@ -5,7 +5,7 @@ import { Writable } from "node:stream";
 import { after, before, describe, test } from "node:test";
 import { pino } from "pino";
 import { buildProxyApp } from "../../../src/services/proxy/app.js";
-import { filterResponseHeaders } from "../../../src/services/proxy/upstream/headers.js";
+import { filterResponseHeaders } from "../../../src/shared/upstream/headers.js";
 import { testConfig } from "../../helpers/config.js";
 import { sampleIds, type SampleIds } from "./operation-samples.js";
 import { startProxyHarness, upstreamCalls, type ProxyHarness } from "./proxy-harness.js";

@@ -4,7 +4,7 @@ import type { Job } from "../../../src/contracts/upstream/index.js";
 import { createAtsReader, type AtsReader } from "../../../src/services/sync/ats-reader.js";
 import { createSyncEngine } from "../../../src/services/sync/sync-engine.js";
 import { findSyncRun, listSyncRuns } from "../../../src/services/sync/sync-runs.repository.js";
-import { createUpstreamClient } from "../../../src/services/proxy/upstream/upstream-client.js";
+import { createUpstreamClient } from "../../../src/shared/upstream/upstream-client.js";
 import { silentLogger } from "../../helpers/config.js";
 import { describeEachDatabase } from "../../helpers/db.js";
 import { call, startTestStack, type TestStack } from "../../helpers/stack.js";

@@ -1,5 +1,5 @@
 import type { TObject, TSchema } from "@sinclair/typebox";
-import type { UpstreamMethod } from "../upstream/upstream-client.js";
+import type { UpstreamMethod } from "../../../shared/upstream/upstream-client.js";
 
 export type OperationTag = "General" | "Integrations" | "Unified ATS" | "Connect";
 

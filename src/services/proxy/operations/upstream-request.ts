@@ -1,5 +1,5 @@
 import type { TSchema } from "@sinclair/typebox";
-import type { UpstreamRequest } from "../upstream/upstream-client.js";
+import type { UpstreamRequest } from "../../../shared/upstream/upstream-client.js";
 import type { ProxyOperation } from "./operation.js";
 
 export type OperationInput = {

@@ -7,7 +7,7 @@ import { fastifyPath } from "../operations/operation.js";
 import { routeSchema } from "../operations/describe.js";
 import { toUpstreamRequest } from "../operations/upstream-request.js";
 import type { ProxyDeps } from "../proxy-deps.js";
-import { AnswerCutShort, type UpstreamResponse } from "../upstream/upstream-client.js";
+import { AnswerCutShort, type UpstreamResponse } from "../../../shared/upstream/upstream-client.js";
 import type { App } from "../../../shared/http/create-app.js";
 
 const ORG_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

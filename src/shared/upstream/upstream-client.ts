@@ -5,8 +5,8 @@ import type { BaseLogger, Logger } from "pino";
 /** Any pino-like logger: the service logger or a request logger. */
 export type Log = Pick<BaseLogger, "info" | "warn" | "debug" | "error">;
 import { Pool, type Dispatcher } from "undici";
-import { redactUrl } from "../../../shared/http/logger.js";
-import { upstreamDuration, upstreamErrors } from "../../../shared/http/metrics.js";
+import { redactUrl } from "../http/logger.js";
+import { upstreamDuration, upstreamErrors } from "../http/metrics.js";
 import { filterResponseHeaders, upstreamRequestHeaders } from "./headers.js";
 import {
   isConnectionError,

@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dropSchemas } from "../src/shared/db/schemas.js";
 import type { Job } from "../src/contracts/upstream/index.js";
-import { buildProxyApp } from "../src/services/proxy/app.js";
+import { buildProxyWithSync } from "../src/runtime/wiring.js";
 import { recordIntegration } from "../src/services/proxy/integrations/integrations.repository.js";
 import { createUpstreamClient } from "../src/shared/upstream/upstream-client.js";
 import { signWebhookBody } from "../src/services/sync/webhooks/verify-signature.js";
@@ -62,7 +62,7 @@ async function ingestion(kind: string, sandbox: string, rounds: number, duration
   const integrationId = "greenhouse:benchIntegration0000000001";
   await recordIntegration(database.db, { id: integrationId, orgId: randomUUID(), tool: "greenhouse", category: "ATS", status: "ACTIVE" });
   const queue = await openJobQueue(database, logger);
-  const app = await buildProxyApp({ config, database, logger, verify: createVerifier({ issuer: "http://127.0.0.1:1/none" }), queue, workers: false });
+  const app = await buildProxyWithSync({ config, database, logger, verify: createVerifier({ issuer: "http://127.0.0.1:1/none" }), queue, workers: false });
   const port = await freePort();
   await app.listen({ host: "127.0.0.1", port });
   const base = `http://127.0.0.1:${port}`;

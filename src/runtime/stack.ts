@@ -10,9 +10,9 @@ import { SERVICE_ORDER, type BuiltService, type ServiceFactory, type ServiceName
 // Each service registers one line here as it lands (lazy imports keep `serve sandbox` light).
 const FACTORIES: Partial<Record<ServiceName, () => Promise<ServiceFactory>>> = {
   token: async () => (await import("../services/token/service.js")).createTokenService,
-  api: async () => (await import("../services/recruiting/service.js")).createRecruitingService,
+  api: async () => (await import("./wiring.js")).recruitingServiceWithWriteBack,
   sandbox: async () => (await import("../services/sandbox/service.js")).createSandboxService,
-  proxy: async () => (await import("../services/proxy/service.js")).createProxyService,
+  proxy: async () => (await import("./wiring.js")).proxyServiceWithSync,
 };
 export { SERVICE_ORDER } from "./service.js";
 const NEEDS_STORAGE: Record<ServiceName, boolean> = { token: true, sandbox: false, api: true, proxy: true };

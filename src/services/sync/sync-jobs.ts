@@ -1,7 +1,6 @@
 import type { Logger } from "pino";
 import { serviceUrls, type Config } from "../../shared/config.js";
 import type { Database } from "../../shared/db/database.js";
-import type { IntegrationDirectory } from "../proxy/integrations/integration-directory.js";
 import type { UpstreamClient } from "../../shared/upstream/upstream-client.js";
 import { createAtsReader, isRetryableUpstreamError } from "./ats-reader.js";
 import { QUEUES, type JobQueue, type QueueName } from "../../shared/jobs/queue.js";
@@ -9,10 +8,11 @@ import { createRecruitingStore, type RecruitingStore } from "./recruiting-store.
 import { createSyncEngine, type SyncEngine, type SyncJobData } from "./sync-engine.js";
 import { createWriteBack, type WriteBack } from "./write-back.js";
 import { addQueueDepthSource, addSyncLagSource, jobFailures } from "../../shared/http/metrics.js";
+import type { IntegrationLookup, WriteBackSource } from "./ports.js";
 import { processWebhookEvent } from "./webhooks/webhook-worker.js";
 
-/** The durable work of the proxy: the queue, the sync engine, write-back, and (optionally) their workers. */
-export type ProxySync = { queue: JobQueue; engine: SyncEngine; writeBack: WriteBack; store: RecruitingStore; stopMetrics: () => void };
+/** The sync module's durable work: the queue, the sync engine, write-back, and (optionally) their workers. */
+export type SyncWork = { queue: JobQueue; engine: SyncEngine; writeBack: WriteBack; store: RecruitingStore; stopMetrics: () => void };
 
 /** Whether a job's attempt is its last (pg-boss counts retries from 0). */
 const isLast = (job: { retryCount: number; retryLimit: number }) => job.retryCount >= job.retryLimit;
@@ -35,15 +35,16 @@ async function honouringRetryAfter(queue: JobQueue, name: QueueName, data: objec
   }
 }
 
-export async function startProxyJobs(opts: {
+export async function startSyncJobs(opts: {
   config: Config;
   database: Database;
   logger: Logger;
   upstream: UpstreamClient;
-  integrations: IntegrationDirectory;
+  integrations: IntegrationLookup;
+  source: WriteBackSource;
   queue: JobQueue;
   workers: boolean;
-}): Promise<ProxySync> {
+}): Promise<SyncWork> {
   const { config, database, logger, queue } = opts;
   const reader = createAtsReader(opts.upstream, logger);
   const store = createRecruitingStore({ interviewBaseUrl: serviceUrls(config).interview });
@@ -57,7 +58,7 @@ export async function startProxyJobs(opts: {
     checkpointMarginSeconds: config.SYNC_CHECKPOINT_MARGIN_SECONDS,
     pageSize: config.SYNC_PAGE_SIZE,
   });
-  const writeBack = createWriteBack({ db: database.db, queue, reader, logger });
+  const writeBack = createWriteBack({ db: database.db, queue, reader, integrations: opts.integrations, source: opts.source, logger });
   // Scrape-time metrics: queue depth from pg-boss, sync lag from the checkpoints.
   const removeSources = [
     addQueueDepthSource(async () =>

@@ -12,8 +12,8 @@ import { proxyErrorResponses } from "../../contracts/proxy/common.js";
 import { listSyncRuns } from "./sync-runs.repository.js";
 import { listWriteBacks } from "./write-backs.repository.js";
 import type { SyncModel, SyncRunRow, WriteBackRow } from "./sync.schema.js";
-import type { ProxyRoutes } from "../proxy/proxy-deps.js";
-import { callerOrg } from "../proxy/routes/forward.js";
+import { callerOrg } from "../../shared/auth/caller-org.js";
+import type { SyncRoutes } from "./sync-module.js";
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -57,7 +57,7 @@ function toWriteBack(w: WriteBackRow) {
 }
 
 /** The bulk-sync trigger and the sync-run history, both behind the bearer JWT and tenant-checked. */
-export const syncRoutes: ProxyRoutes = async (app, { deps }) => {
+export const syncRoutes: SyncRoutes = async (app, { deps }) => {
   app.post(
     "/webhooks/sync-all",
     {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { buildProxyApp } from "../../../src/services/proxy/app.js";
+import { buildProxyWithSync } from "../../../src/runtime/wiring.js";
 import type { App } from "../../../src/shared/http/create-app.js";
 import { silentLogger, testConfig } from "../../helpers/config.js";
 import { freshDatabase } from "../../helpers/db.js";
@@ -56,7 +56,7 @@ describe("proxy: OpenAPI 3.1 document and docs page", () => {
   before(async () => {
     const database = await freshDatabase("postgres");
     dispose = () => database.dispose();
-    app = await buildProxyApp({
+    app = await buildProxyWithSync({
       config: testConfig(),
       database,
       logger: silentLogger(),

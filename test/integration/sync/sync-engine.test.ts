@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Job } from "../../../src/contracts/upstream/index.js";
 import { createAtsReader, type AtsReader } from "../../../src/services/sync/ats-reader.js";
+import { createRecruitingStore } from "../../../src/services/sync/recruiting-store.js";
 import { createSyncEngine } from "../../../src/services/sync/sync-engine.js";
 import { findSyncRun, listSyncRuns } from "../../../src/services/sync/sync-runs.repository.js";
 import { createUpstreamClient } from "../../../src/shared/upstream/upstream-client.js";
@@ -42,7 +43,7 @@ describeEachDatabase("sync engine", (getDb) => {
       db: getDb().db,
       queue: stack.queue,
       reader: r,
-      store: stack.proxy.proxy!.sync.store,
+      store: createRecruitingStore({ interviewBaseUrl: "http://127.0.0.1/interview" }),
       logger: silentLogger(),
       defaultCandidateStage: "AI Interview",
       checkpointMarginSeconds: 60,

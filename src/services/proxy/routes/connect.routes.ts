@@ -5,7 +5,8 @@ import { OPERATIONS } from "../operations/operations.table.js";
 import { shapeBody, toUpstreamRequest } from "../operations/upstream-request.js";
 import type { ProxyRoutes } from "../proxy-deps.js";
 import { upstreamMalformed } from "../../../shared/upstream/upstream-errors.js";
-import { callerOrg, forward, route } from "./forward.js";
+import { callerOrg } from "../../../shared/auth/caller-org.js";
+import { forward, route } from "./forward.js";
 
 type ActivationAnswer = { data?: { id?: unknown; tool?: unknown; end_user_origin_id?: unknown; setup_status?: unknown } };
 

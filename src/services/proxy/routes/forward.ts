@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { principalOf } from "../../../shared/auth/bearer.plugin.js";
-import { forbidden, validationError } from "../../../shared/errors.js";
+import { callerOrg } from "../../../shared/auth/caller-org.js";
+import { validationError } from "../../../shared/errors.js";
 import type { CachedResponse } from "../cache/response-cache.js";
 import type { ProxyOperation } from "../operations/operation.js";
 import { fastifyPath } from "../operations/operation.js";
@@ -9,15 +9,6 @@ import { toUpstreamRequest } from "../operations/upstream-request.js";
 import type { ProxyDeps } from "../proxy-deps.js";
 import { AnswerCutShort, type UpstreamResponse } from "../../../shared/upstream/upstream-client.js";
 import type { App } from "../../../shared/http/create-app.js";
-
-const ORG_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** The caller's organisation; integrations belong to one, so a token without it can reach none. */
-export function callerOrg(request: FastifyRequest): string {
-  const orgId = principalOf(request).orgId;
-  if (!orgId || !ORG_ID.test(orgId)) throw forbidden("The access token carries no organisation (org_id claim)");
-  return orgId.toLowerCase();
-}
 
 type Input = { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown };
 const inputOf = (request: FastifyRequest): Input => request as unknown as Input;

@@ -13,12 +13,12 @@ import type { RecruitingStore } from "../recruiting-store.js";
 import type { SyncEngine } from "../sync-engine.js";
 import { cancelOpenSyncRuns } from "../sync-runs.repository.js";
 import type { SyncModel } from "../sync.schema.js";
+import type { IntegrationLookup } from "../ports.js";
 import type { WriteBack } from "../write-back.js";
-import type { IntegrationDirectory } from "../../proxy/integrations/integration-directory.js";
 
 export type WebhookWorkContext = {
   db: Db;
-  integrations: IntegrationDirectory;
+  integrations: IntegrationLookup;
   engine: SyncEngine;
   writeBack: WriteBack;
   store: RecruitingStore;

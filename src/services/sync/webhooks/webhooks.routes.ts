@@ -3,7 +3,7 @@ import { WEBHOOK_KINDS, WebhookQuerySchema, WebhookResponseSchema, type WebhookK
 import { ErrorDetailSchema, HTTPValidationErrorSchema } from "../../../contracts/common.js";
 import { AppError, notFound, validationError } from "../../../shared/errors.js";
 import { QUEUES } from "../../../shared/jobs/queue.js";
-import type { ProxyRoutes } from "../../proxy/proxy-deps.js";
+import type { SyncRoutes } from "../sync-module.js";
 import { orgOf, WEBHOOK_HANDLERS } from "./webhook-handlers.js";
 import { findWebhookEvent, isProcessed, storeWebhookEvent } from "./webhook-events.repository.js";
 import { isAuthentic } from "./verify-signature.js";
@@ -48,9 +48,8 @@ function parseEvent(raw: Buffer, kind: WebhookKind): { id: string; data: Record<
  * knows (404), then stored and queued in one transaction before the 200: a repeated delivery finds
  * the stored event and queues nothing.
  */
-export const webhookRoutes: ProxyRoutes = async (app, { deps }) => {
+export const webhookRoutes: SyncRoutes = async (app, { deps }) => {
   const sync = deps.sync;
-  if (!sync) throw new Error("webhook receivers need the job queue (deps.sync)");
   // The signature covers the exact bytes received: keep them, parse later.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_req, body, done) => done(null, body));

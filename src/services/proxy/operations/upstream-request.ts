@@ -1,4 +1,4 @@
-import type { TSchema } from "@sinclair/typebox";
+import type { Static, TSchema } from "@sinclair/typebox";
 import type { UpstreamRequest } from "../../../shared/upstream/upstream-client.js";
 import type { ProxyOperation } from "./operation.js";
 
@@ -84,6 +84,8 @@ type JsonSchemaNode = {
  * given": the spec's default when it declares one, otherwise the field is left out. Objects with
  * arbitrary properties (custom_fields, the force-sync body) are passed as they are.
  */
+export function shapeBody<S extends TSchema>(schema: S, value: Static<S>): Static<S>;
+export function shapeBody(schema: TSchema, value: unknown): unknown;
 export function shapeBody(schema: TSchema, value: unknown): unknown {
   return shape(schema as JsonSchemaNode, value);
 }

@@ -1,4 +1,3 @@
-import type { ConnectActivateRequest, ConnectCreateLinkRequest } from "../../../contracts/proxy/index.js";
 import { forbidden, validationError } from "../../../shared/errors.js";
 import { integrationNotFound } from "../integrations/integration-directory.js";
 import { OPERATIONS } from "../operations/operations.table.js";
@@ -19,7 +18,7 @@ export const connectRoutes: ProxyRoutes = async (app, { deps }) => {
 
   route(app, createConnectLink, (request, reply) => {
     const orgId = callerOrg(request);
-    const body = shapeBody(createConnectLink.schema.body, request.body) as ConnectCreateLinkRequest;
+    const body = shapeBody(createConnectLink.schema.body, request.body);
     if (body.enable_filtering === true && body.integration_category !== "HRIS") {
       throw validationError([
         { loc: ["body", "enable_filtering"], msg: "Value error, filtering is only available for HRIS integrations", type: "value_error" },
@@ -34,7 +33,7 @@ export const connectRoutes: ProxyRoutes = async (app, { deps }) => {
 
   route(app, activateConnection, async (request, reply) => {
     const orgId = callerOrg(request);
-    const { activation_token } = request.body as ConnectActivateRequest;
+    const { activation_token } = request.body;
     const upstreamRequest = toUpstreamRequest(activateConnection, { params: { activation_token }, requestId: request.id });
     const res = await deps.upstream.sendBuffered(upstreamRequest, request.log);
     if (res.status !== 200) return reply.status(res.status).headers(res.headers).send(res.body);

@@ -76,7 +76,7 @@ export const webhookRoutes: SyncRoutes = async (app, { deps }) => {
       },
       async (request): Promise<WebhookResponse> => {
         const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-        const { webhook_secret } = request.query as { webhook_secret?: string | null };
+        const { webhook_secret } = request.query;
         const signature = header(request, "x-upstream-signature") ?? header(request, "x-kombo-signature");
         if (!isAuthentic(raw, { signature, querySecret: webhook_secret ?? undefined }, deps.config.UPSTREAM_WEBHOOK_SECRET)) {
           throw new AppError("UNAUTHORIZED", "Invalid or missing webhook signature");

@@ -34,7 +34,7 @@ import { autocannon, freePort, machine, median, option, serveChild, waitHealthy 
 
 const API_KEY = "bench-api-key";
 const SECRET = "bench-webhook-secret";
-const DB_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const DB_URL = process.env["BENCH_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
 const logger = createLogger("silent");
 
 async function storage(kind: string): Promise<{ database: Database; dispose(): Promise<void> }> {

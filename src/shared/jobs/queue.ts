@@ -71,7 +71,7 @@ export async function openJobQueue(database: Database, logger: Logger, opts: Job
   const boss =
     database.kind === "pglite" && database.pglite
       ? new PgBoss({ ...common, db: fromPglite(database.pglite), backend: "pglite" } as never)
-      : new PgBoss({ ...common, connectionString: database.url, max: 4 });
+      : new PgBoss({ ...common, ...(database.url ? { connectionString: database.url } : {}), max: 4 });
   boss.on("error", (err) => logger.error({ err }, "job queue error"));
   await boss.start();
   for (const [name, { policy, ...options }] of Object.entries(QUEUE_OPTIONS)) {

@@ -157,15 +157,16 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
   function requestOptions(req: UpstreamRequest): Dispatcher.RequestOptions {
     const body = req.body === undefined ? null : JSON.stringify(req.body);
     const headers = upstreamRequestHeaders({ requestId: req.requestId, integrationId: req.integrationId, hasBody: body !== null });
-    headers.authorization = authorization;
+    headers["authorization"] = authorization;
     return {
       method: req.method,
       path: `${basePath}${req.path}${req.query ? queryString(req.query) : ""}`,
       headers,
       body,
       idempotent: req.read,
-      headersTimeout: undefined,
-      signal: undefined,
+      // Present from the start (null: undici's defaults) so an attempt's deadline fills them in place.
+      headersTimeout: null,
+      signal: null,
     };
   }
 

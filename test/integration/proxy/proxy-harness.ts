@@ -26,7 +26,7 @@ export type ProxyHarness = {
   integration: string;
   /** Every request the upstream received since the last `seen.length = 0`. */
   seen: SeenRequest[];
-  call(method: InjectOptions["method"], url: string, opts?: { token?: string | null; payload?: unknown; headers?: Record<string, string> }): Promise<LightMyRequestResponse>;
+  call(method: NonNullable<InjectOptions["method"]>, url: string, opts?: { token?: string | null; payload?: unknown; headers?: Record<string, string> }): Promise<LightMyRequestResponse>;
   /** Another proxy app over the same database, identity and sandbox, with other settings (closed with the harness). */
   extraApp(config: Record<string, string | number>, cache?: Cache): Promise<App>;
   /** Upstream requests made on behalf of the proxy request with this X-Request-Id. */

@@ -26,7 +26,7 @@ export function toUpstreamRequest(op: ProxyOperation, input: OperationInput, bod
     if (skip.has(key) || value === undefined || value === null || value === "") continue;
     query[rename[key] ?? key] = String(value);
   }
-  const integrationId = op.upstream.integrationHeader ? String(input.query?.integration_id ?? "") : undefined;
+  const integrationId = op.upstream.integrationHeader ? String(input.query?.["integration_id"] ?? "") : undefined;
   const upstreamBody =
     op.upstream.method === "GET"
       ? undefined

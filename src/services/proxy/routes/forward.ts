@@ -12,7 +12,7 @@ import type { App } from "../../../shared/http/create-app.js";
 /** Checks that the integration the operation names belongs to the caller's org (404 otherwise). */
 export async function authorize(deps: ProxyDeps, op: ProxyOperation, request: AnyOperationRequest): Promise<void> {
   if (op.tenancy === "none") return;
-  const integrationId = String((op.tenancy === "query" ? request.query : request.params)?.integration_id ?? "");
+  const integrationId = String((op.tenancy === "query" ? request.query : request.params)?.["integration_id"] ?? "");
   await deps.integrations.requireOwned(integrationId, callerOrg(request), request.id, request.log);
 }
 

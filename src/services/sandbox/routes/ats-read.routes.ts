@@ -55,7 +55,7 @@ function applicationFilters(data: Dataset, query: RawQuery): FilterSpec<Applicat
 
 function jobFilters(query: RawQuery): FilterSpec<JobRow> {
   const after = createdAfter<JobRow>(query);
-  const nameContains = typeof query.name_contains === "string" ? query.name_contains.toLowerCase() : undefined;
+  const nameContains = typeof query["name_contains"] === "string" ? query["name_contains"].toLowerCase() : undefined;
   return {
     filters: {
       job_codes: { match: by((j) => j.jobCode) },

@@ -120,12 +120,12 @@ const connectionFlowFailed = async (data: ConnectionFlowFailedData, ctx: Webhook
 
 /** Each kind: where its integration id is, and the work its event does. */
 export const WEBHOOK_HANDLERS: Record<WebhookKind, { integrationOf: (data: Record<string, unknown>) => string | null; handle: Handler }> = {
-  "data-changed": { integrationOf: (d) => str(d.integration_id), handle: dataChanged as Handler },
-  "sync-finished": { integrationOf: (d) => str(d.integration_id), handle: syncFinished as Handler },
-  "integration-created": { integrationOf: (d) => str(d.id), handle: integrationCreated as Handler },
-  "integration-deleted": { integrationOf: (d) => str(d.id), handle: integrationDeleted as Handler },
+  "data-changed": { integrationOf: (d) => str(d["integration_id"]), handle: dataChanged as Handler },
+  "sync-finished": { integrationOf: (d) => str(d["integration_id"]), handle: syncFinished as Handler },
+  "integration-created": { integrationOf: (d) => str(d["id"]), handle: integrationCreated as Handler },
+  "integration-deleted": { integrationOf: (d) => str(d["id"]), handle: integrationDeleted as Handler },
   "connection-flow-failed": { integrationOf: () => null, handle: connectionFlowFailed as Handler },
-  "integration-state-changed": { integrationOf: (d) => str(d.integration_id), handle: integrationStateChanged as Handler },
+  "integration-state-changed": { integrationOf: (d) => str(d["integration_id"]), handle: integrationStateChanged as Handler },
 };
 
 const str = (v: unknown) => (typeof v === "string" && v.length > 0 ? v : null);

@@ -9,7 +9,7 @@
  * candidates, and candidate creation. Scenarios are interleaved round by round; the table reports
  * medians over the rounds. Everything binds to 127.0.0.1 and stops by itself.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";

@@ -42,7 +42,13 @@ async function storage(kind: string): Promise<{ database: Database; dispose(): P
     const dir = mkdtempSync(join(tmpdir(), "hirebridge-bench-"));
     const database = await openDatabase({ dataDir: dir });
     await migrate(database);
-    return { database, dispose: async () => (await database.close(), rmSync(dir, { recursive: true, force: true })) };
+    return {
+      database,
+      dispose: async () => {
+        await database.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
   }
   const schema = `bench_${randomBytes(4).toString("hex")}`;
   const database = await openDatabase({ url: DB_URL, schema, poolSize: 10 });

@@ -1,4 +1,4 @@
-import type { Readable, Writable } from "node:stream";
+import type { Writable } from "node:stream";
 import { Hirebridge, HirebridgeAdmin, type Credentials, type Session } from "../client/index.js";
 import { CliError, EXIT } from "./cli-errors.js";
 import { Output } from "./output.js";

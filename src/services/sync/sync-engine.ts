@@ -170,7 +170,7 @@ export function createSyncEngine(deps: SyncEngineDeps) {
   /** Stops at a page boundary when the run was cancelled meanwhile (deletion, pause). */
   async function assertStillRunning(runId: string): Promise<void> {
     const fresh = await findSyncRun(deps.db, runId);
-    if (!fresh || fresh.state !== "running") throw new SyncCancelled("sync run cancelled");
+    if (fresh?.state !== "running") throw new SyncCancelled("sync run cancelled");
   }
 
   function baseQuery(r: SyncRunRow): Record<string, string> {

@@ -76,7 +76,9 @@ export async function startSyncJobs(opts: {
       ).map((r) => ({ ...r, seconds: Number(r.seconds) })),
     ),
   ];
-  const stopMetrics = () => removeSources.forEach((remove) => remove());
+  const stopMetrics = () => {
+    for (const remove of removeSources) remove();
+  };
   if (opts.workers) {
     const ctx = { db: database.db, integrations: opts.integrations, engine, writeBack, store, logger };
     await queue.work<{ eventId: string }>(

@@ -99,7 +99,11 @@ describeEachDatabase("sync engine", (getDb) => {
 
     // The queue hands the job to another worker, which continues from the stored cursor.
     let resumedCalls = 0;
-    const counting: AtsReader = { ...reader, page: async (...args) => (resumedCalls++, reader.page(...(args as Parameters<AtsReader["page"]>))) };
+    const counting: AtsReader = { ...reader, page: async (...args) => {
+        resumedCalls++;
+        return reader.page(...(args as Parameters<AtsReader["page"]>));
+      },
+    };
     await engineWith(counting).run({ integrationId, model: "jobs" }, { last: false });
     const done = await findSyncRun(getDb().db, run.id);
     assert.equal(done?.state, "succeeded");

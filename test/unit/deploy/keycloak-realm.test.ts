@@ -17,7 +17,7 @@ const defaults = (key: keyof typeof ConfigSchema.properties) => ConfigSchema.pro
 const clients = realm["clients"] as Json[];
 const client = clients.find((c) => c["clientId"] === defaults("AUTH_CLIENT_ID"));
 const profileComponents = (realm["components"] as Record<string, Json[]>)["org.keycloak.userprofile.UserProfileProvider"] ?? [];
-const profile = JSON.parse(((profileComponents[0]?.["config"] as Record<string, string[]>)["kc.user.profile.config"] ?? [])[0] ?? "null") as {
+const profile = JSON.parse(((profileComponents[0]?.["config"] as Record<string, string[]> | undefined)?.["kc.user.profile.config"] ?? [])[0] ?? "null") as {
   attributes: Json[];
   unmanagedAttributePolicy?: string;
 };

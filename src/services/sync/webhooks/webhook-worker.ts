@@ -9,7 +9,7 @@ import { findWebhookEvent, recordWebhookAttempt, settleWebhookEvent } from "./we
  */
 export async function processWebhookEvent(ctx: WebhookWorkContext, eventId: string, attempt: { last: boolean }): Promise<void> {
   const event = await findWebhookEvent(ctx.db, eventId);
-  if (!event || event.status !== "queued") return;
+  if (event?.status !== "queued") return;
   const handler = WEBHOOK_HANDLERS[event.type as WebhookKind];
   const log = ctx.logger.child({ event_id: event.id, event_type: event.type, integration_id: event.integrationId });
   try {

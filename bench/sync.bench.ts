@@ -17,13 +17,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dropSchemas } from "../src/shared/db/schemas.js";
 import type { Job } from "../src/contracts/upstream/index.js";
-import { buildProxyApp } from "../src/services/proxy/app.js";
+import { buildProxyWithSync } from "../src/runtime/wiring.js";
 import { findIntegration, recordIntegration } from "../src/services/proxy/integrations/integrations.repository.js";
-import { createUpstreamClient } from "../src/services/proxy/upstream/upstream-client.js";
-import { signWebhookBody } from "../src/services/proxy/webhooks/verify-signature.js";
+import { createUpstreamClient } from "../src/shared/upstream/upstream-client.js";
+import { signWebhookBody } from "../src/services/sync/webhooks/verify-signature.js";
 import { createAtsReader, type AtsReader } from "../src/services/sync/ats-reader.js";
-import { openJobQueue } from "../src/services/sync/queue.js";
-import { createRecruitingStore, type RecruitingStore } from "../src/services/sync/recruiting-store.js";
+import { openJobQueue } from "../src/shared/jobs/queue.js";
+import type { RecruitingStore } from "../src/services/sync/ports.js";
+import { createSyncStore } from "../src/services/recruiting/upstream/index.js";
 import { createSyncEngine } from "../src/services/sync/sync-engine.js";
 import { createVerifier } from "../src/shared/auth/verify-jwt.js";
 import { ConfigSchema, loadConfig } from "../src/shared/config.js";
@@ -34,7 +35,7 @@ import { autocannon, freePort, machine, median, option, serveChild, waitHealthy 
 
 const API_KEY = "bench-api-key";
 const SECRET = "bench-webhook-secret";
-const DB_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const DB_URL = process.env["BENCH_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
 const logger = createLogger("silent");
 
 async function storage(kind: string): Promise<{ database: Database; dispose(): Promise<void> }> {
@@ -42,7 +43,13 @@ async function storage(kind: string): Promise<{ database: Database; dispose(): P
     const dir = mkdtempSync(join(tmpdir(), "hirebridge-bench-"));
     const database = await openDatabase({ dataDir: dir });
     await migrate(database);
-    return { database, dispose: async () => (await database.close(), rmSync(dir, { recursive: true, force: true })) };
+    return {
+      database,
+      dispose: async () => {
+        await database.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
   }
   const schema = `bench_${randomBytes(4).toString("hex")}`;
   const database = await openDatabase({ url: DB_URL, schema, poolSize: 10 });
@@ -62,7 +69,7 @@ async function ingestion(kind: string, sandbox: string, rounds: number, duration
   const integrationId = "greenhouse:benchIntegration0000000001";
   await recordIntegration(database.db, { id: integrationId, orgId: randomUUID(), tool: "greenhouse", category: "ATS", status: "ACTIVE" });
   const queue = await openJobQueue(database, logger);
-  const app = await buildProxyApp({ config, database, logger, verify: createVerifier({ issuer: "http://127.0.0.1:1/none" }), queue, workers: false });
+  const app = await buildProxyWithSync({ config, database, logger, verify: createVerifier({ issuer: "http://127.0.0.1:1/none" }), queue, workers: false });
   const port = await freePort();
   await app.listen({ host: "127.0.0.1", port });
   const base = `http://127.0.0.1:${port}`;
@@ -120,7 +127,7 @@ async function fullSync(kind: string, sandbox: string, integrationId: string, wr
   const queue = await openJobQueue(database, logger);
   const upstream = createUpstreamClient({ baseUrl: sandbox, apiKey: API_KEY, timeoutMs: 60_000, retry: { retries: 3, baseDelayMs: 50, maxTotalWaitMs: 5000 }, logger });
   const { reader, counts } = instrument(createAtsReader(upstream, logger));
-  const real = createRecruitingStore({ interviewBaseUrl: "http://127.0.0.1:8001/interview" });
+  const real: RecruitingStore = createSyncStore({ interviewBaseUrl: "http://127.0.0.1:8001/interview" });
   // The baseline pages the same data and maps it, and writes nothing but what the applications
   // listing needs to know (the linked positions), which it keeps in memory.
   const linked: Awaited<ReturnType<RecruitingStore["linkedPositions"]>> = [];

@@ -66,7 +66,7 @@ async function serve(dbKind: string): Promise<void> {
   let database: Database;
   let dropSchema = async () => {};
   if (dbKind === "postgres") {
-    const url = process.env.TEST_DATABASE_URL ?? DEFAULT_DB_URL;
+    const url = process.env["TEST_DATABASE_URL"] ?? DEFAULT_DB_URL;
     const schema = `bench_token_${process.pid}`;
     database = await openDatabase({ url, schema });
     dropSchema = () => dropSchemas(url, schema);

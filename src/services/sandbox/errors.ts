@@ -49,7 +49,7 @@ function describeValidation(errors: AjvError[], context: string | undefined): st
     .slice(0, 5)
     .map((e) => {
       const field = [where, ...e.instancePath.split("/").filter(Boolean)];
-      if (e.keyword === "required") field.push(String(e.params.missingProperty));
+      if (e.keyword === "required") field.push(String(e.params["missingProperty"]));
       return `${field.join(".")}: ${e.keyword === "required" ? "is required" : (e.message ?? "is invalid")}`;
     })
     .join("; ");

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { UpstreamPage } from "../../contracts/upstream/index.js";
-import { parseRetryAfter } from "../proxy/upstream/retry-policy.js";
-import { isUpstreamError } from "../proxy/upstream/upstream-errors.js";
-import type { UpstreamClient } from "../proxy/upstream/upstream-client.js";
+import { parseRetryAfter } from "../../shared/upstream/retry-policy.js";
+import { isUpstreamError } from "../../shared/upstream/upstream-errors.js";
+import type { UpstreamClient } from "../../shared/upstream/upstream-client.js";
 import { PermanentUpstreamError, RetryableUpstreamError, type AtsReader } from "./ports.js";
 
 export { isPermanentUpstreamError, isRetryableUpstreamError, PermanentUpstreamError, RetryableUpstreamError } from "./ports.js";

@@ -45,7 +45,7 @@ export type SyncEngineDeps = {
   queue: SyncQueue;
   reader: AtsReader;
   store: RecruitingStore;
-  integrations: IntegrationLookup;
+  integrations: Pick<IntegrationLookup, "find">;
   logger: Logger;
   defaultCandidateStage: string | null;
   checkpointMarginSeconds: number;

@@ -124,7 +124,7 @@ describe("SDK: integration proxy resources", () => {
 
   test("delete removes the integration: afterwards it is NotFoundError", async () => {
     const created = await sandbox("POST", "/sandbox/integrations", { org_id: env.demo.orgId, tool: "greenhouse", applications: 2 });
-    const id = created.id as string;
+    const id = created["id"] as string;
     assert.equal((await hb.integrations.get(id)).data.id, id);
     await hb.integrations.delete(id);
     await assert.rejects(hb.integrations.get(id, { bypassCache: true }), NotFoundError);

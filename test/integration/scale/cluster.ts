@@ -79,7 +79,7 @@ const OUTPUT_LINES = 60;
 function spawnServe(name: string, services: string[], port: number, env: Record<string, string>): Instance {
   const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve", ...services], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", NODE_NO_WARNINGS: "1", ...env },
+    env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "", NODE_NO_WARNINGS: "1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const lines: string[] = [];

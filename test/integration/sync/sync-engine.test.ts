@@ -2,9 +2,10 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Application, Job } from "../../../src/contracts/upstream/index.js";
 import { createAtsReader, RetryableUpstreamError, type AtsReader } from "../../../src/services/sync/ats-reader.js";
+import { createSyncStore } from "../../../src/services/recruiting/upstream/index.js";
 import { createSyncEngine } from "../../../src/services/sync/sync-engine.js";
 import { findSyncRun, listSyncRuns } from "../../../src/services/sync/sync-runs.repository.js";
-import { createUpstreamClient } from "../../../src/services/proxy/upstream/upstream-client.js";
+import { createUpstreamClient } from "../../../src/shared/upstream/upstream-client.js";
 import { silentLogger } from "../../helpers/config.js";
 import { describeEachDatabase } from "../../helpers/db.js";
 import { call, startTestStack, type TestStack } from "../../helpers/stack.js";
@@ -37,12 +38,13 @@ describeEachDatabase("sync engine", (getDb) => {
     await stack.close();
   });
 
+  const store = createSyncStore({ interviewBaseUrl: "http://127.0.0.1/interview" });
   const engineWith = (r: AtsReader) =>
     createSyncEngine({
       db: getDb().db,
       queue: stack.queue,
       reader: r,
-      store: stack.proxy.proxy!.sync.store,
+      store,
       integrations: stack.proxy.proxy!.integrations,
       logger: silentLogger(),
       defaultCandidateStage: "AI Interview",
@@ -99,7 +101,11 @@ describeEachDatabase("sync engine", (getDb) => {
 
     // The queue hands the job to another worker, which continues from the stored cursor.
     let resumedCalls = 0;
-    const counting: AtsReader = { ...reader, page: async (...args) => (resumedCalls++, reader.page(...(args as Parameters<AtsReader["page"]>))) };
+    const counting: AtsReader = { ...reader, page: async (...args) => {
+        resumedCalls++;
+        return reader.page(...(args as Parameters<AtsReader["page"]>));
+      },
+    };
     await engineWith(counting).run({ integrationId, model: "jobs" }, { last: false });
     const done = await findSyncRun(getDb().db, run.id);
     assert.equal(done?.state, "succeeded");
@@ -138,7 +144,6 @@ describeEachDatabase("sync engine", (getDb) => {
     // The fourth page's transaction breaks after its candidates were written (the worker lost its
     // connection, say): the page rolls back, the run stays running at the page before.
     await forget();
-    const store = stack.proxy.proxy!.sync.store;
     let writes = 0;
     const breaking = createSyncEngine({
       db: getDb().db,
@@ -206,7 +211,7 @@ describeEachDatabase("sync engine", (getDb) => {
     await engineWith(recording).run({ integrationId, model: "applications" }, { last: false });
     const done = (await findSyncRun(getDb().db, run.id))!;
     assert.equal(done.state, "succeeded");
-    assert.ok(calls.length >= 1 && calls.every((c) => c.path === "/ats/applications" && c.updated_after && !c.job_ids), JSON.stringify(calls));
+    assert.ok(calls.length >= 1 && calls.every((c) => c["path"] === "/ats/applications" && c["updated_after"] && !c["job_ids"]), JSON.stringify(calls));
     assert.equal(calls.length, Math.max(1, Math.ceil(3 / 2)), "only the pages of changes were read");
     const after = await getDb().query<{ upstream_application_id: string }>(
       "select upstream_application_id from candidates c join positions p on p.id = c.position_id where p.upstream_integration_id = $1",

@@ -57,7 +57,7 @@ describe("HTTP core: requests", () => {
     assert.deepEqual(body, { items: [] });
     assert.equal(seen[0]!.url, `${BASE}/org/o1/position?ids=a%2Cb&page_size=50`);
     assert.equal(seen[0]!.method, "POST");
-    assert.equal(seen[0]!.headers.authorization, "Bearer token-1");
+    assert.equal(seen[0]!.headers["authorization"], "Bearer token-1");
     assert.equal(seen[0]!.headers["content-type"], "application/json");
     assert.equal(seen[0]!.body, '{"name":"x"}');
   });
@@ -134,7 +134,7 @@ describe("HTTP core: one new attempt after a 401", () => {
     assert.deepEqual(await http.request(post), { ok: true });
     assert.deepEqual(source.invalidated, ["token-1"]);
     assert.deepEqual(
-      seen.map((s) => s.headers.authorization),
+      seen.map((s) => s.headers["authorization"]),
       ["Bearer token-1", "Bearer token-2"],
     );
   });

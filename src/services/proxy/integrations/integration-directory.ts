@@ -3,7 +3,7 @@ import type { Db, Queryable } from "../../../shared/db/database.js";
 import { AppError, notFound } from "../../../shared/errors.js";
 import { cacheKeys, integrationKeys } from "../cache/cache.js";
 import type { CachedResponse, ResponseCache } from "../cache/response-cache.js";
-import type { Log, UpstreamClient } from "../upstream/upstream-client.js";
+import type { Log, UpstreamClient } from "../../../shared/upstream/upstream-client.js";
 import {
   findIntegration,
   markIntegrationDeleted,

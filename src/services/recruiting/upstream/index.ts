@@ -1,6 +1,6 @@
 /**
  * What the sync engine reuses from the recruiting API: upserts keyed on the upstream ids, the
- * unlink of an integration, and (in ../interviews/interviews.service.ts) the `onInterviewEnded`
+ * unlink of an integration, what the ATS write-back reads, and (in ../interviews/interviews.service.ts) the `onInterviewEnded`
  * hook type. All take the caller's transaction.
  */
 export {
@@ -13,3 +13,5 @@ export {
 } from "./upstream-candidates.repository.js";
 export { unlinkIntegration, upsertUpstreamPositions, type UpsertedPosition, type UpstreamJob } from "./upstream-positions.repository.js";
 export type { InterviewEndedEvent, RecruitingHooks } from "../interviews/interviews.service.js";
+export { writeBackSource } from "./write-back-source.repository.js";
+export { createSyncStore, type SyncedPosition } from "./sync-store.js";

@@ -55,7 +55,7 @@ function applicationFilters(data: Dataset, query: RawQuery): FilterSpec<Applicat
 
 function jobFilters(query: RawQuery): FilterSpec<JobRow> {
   const after = createdAfter<JobRow>(query);
-  const nameContains = typeof query.name_contains === "string" ? query.name_contains.toLowerCase() : undefined;
+  const nameContains = typeof query["name_contains"] === "string" ? query["name_contains"].toLowerCase() : undefined;
   return {
     filters: {
       job_codes: { match: by((j) => j.jobCode) },
@@ -112,7 +112,10 @@ const config = { upstream: { xi: true } };
 const caches = new WeakMap<Dataset, Map<string, unknown>>();
 function cacheFor<T extends BaseRow>(data: Dataset, name: string, render: (row: T) => unknown): JsonCache<T> {
   let byName = caches.get(data);
-  if (!byName) caches.set(data, (byName = new Map()));
+  if (!byName) {
+    byName = new Map();
+    caches.set(data, byName);
+  }
   let cache = byName.get(name) as JsonCache<T> | undefined;
   if (!cache) {
     cache = new JsonCache<T>(render);

@@ -9,16 +9,16 @@ import type {
 } from "../../../contracts/upstream/index.js";
 import type { WebhookKind } from "../../../contracts/proxy/webhooks.js";
 import type { Db } from "../../../shared/db/database.js";
-import type { RecruitingStore } from "../../sync/recruiting-store.js";
-import type { SyncEngine } from "../../sync/sync-engine.js";
-import { cancelOpenSyncRuns } from "../../sync/sync-runs.repository.js";
-import type { SyncModel } from "../../sync/sync.schema.js";
-import type { WriteBack } from "../../sync/write-back.js";
-import type { IntegrationDirectory } from "../integrations/integration-directory.js";
+import type { RecruitingStore } from "../ports.js";
+import type { SyncEngine } from "../sync-engine.js";
+import { cancelOpenSyncRuns } from "../sync-runs.repository.js";
+import type { SyncModel } from "../sync.schema.js";
+import type { IntegrationLookup } from "../ports.js";
+import type { WriteBack } from "../write-back.js";
 
 export type WebhookWorkContext = {
   db: Db;
-  integrations: IntegrationDirectory;
+  integrations: IntegrationLookup;
   engine: SyncEngine;
   writeBack: WriteBack;
   store: RecruitingStore;
@@ -131,12 +131,12 @@ type KindHandler = { integrationOf: (data: Record<string, unknown>) => string | 
  * integration that it takes together.
  */
 export const WEBHOOK_HANDLERS: Record<WebhookKind, KindHandler> = {
-  "data-changed": { integrationOf: (d) => str(d.integration_id), delta: dataChanged as DeltaOf },
-  "sync-finished": { integrationOf: (d) => str(d.integration_id), delta: syncFinished as DeltaOf },
-  "integration-created": { integrationOf: (d) => str(d.id), handle: integrationCreated as Handler },
-  "integration-deleted": { integrationOf: (d) => str(d.id), handle: integrationDeleted as Handler },
+  "data-changed": { integrationOf: (d) => str(d["integration_id"]), delta: dataChanged as DeltaOf },
+  "sync-finished": { integrationOf: (d) => str(d["integration_id"]), delta: syncFinished as DeltaOf },
+  "integration-created": { integrationOf: (d) => str(d["id"]), handle: integrationCreated as Handler },
+  "integration-deleted": { integrationOf: (d) => str(d["id"]), handle: integrationDeleted as Handler },
   "connection-flow-failed": { integrationOf: () => null, handle: connectionFlowFailed as Handler },
-  "integration-state-changed": { integrationOf: (d) => str(d.integration_id), handle: integrationStateChanged as Handler },
+  "integration-state-changed": { integrationOf: (d) => str(d["integration_id"]), handle: integrationStateChanged as Handler },
 };
 
 const str = (v: unknown) => (typeof v === "string" && v.length > 0 ? v : null);

@@ -2,12 +2,12 @@ import type { FastifyRequest } from "fastify";
 import { WEBHOOK_KINDS, WebhookQuerySchema, WebhookResponseSchema, type WebhookKind, type WebhookResponse } from "../../../contracts/proxy/webhooks.js";
 import { ErrorDetailSchema, HTTPValidationErrorSchema } from "../../../contracts/common.js";
 import { AppError, notFound, validationError } from "../../../shared/errors.js";
-import type { ProxyRoutes } from "../proxy-deps.js";
+import type { SyncRoutes } from "../sync-module.js";
 import { orgOf, WEBHOOK_HANDLERS } from "./webhook-handlers.js";
 import { findWebhookEvent, isProcessed } from "./webhook-events.repository.js";
 import { createEventIntake } from "./event-intake.js";
 import { isAuthentic } from "./verify-signature.js";
-import type { WebhookEventRow } from "../../sync/sync.schema.js";
+import type { WebhookEventRow } from "../sync.schema.js";
 
 const MAX_EVENT_ID = 200;
 
@@ -53,9 +53,8 @@ function parseEvent(raw: Buffer, kind: WebhookKind): { id: string; data: Record<
  * arriving at the same time (event-intake.ts): a repeated delivery finds the stored event and
  * queues nothing.
  */
-export const webhookRoutes: ProxyRoutes = async (app, { deps }) => {
+export const webhookRoutes: SyncRoutes = async (app, { deps }) => {
   const sync = deps.sync;
-  if (!sync) throw new Error("webhook receivers need the job queue (deps.sync)");
   // The signature covers the exact bytes received: keep them, parse later.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_req, body, done) => done(null, body));
@@ -83,7 +82,7 @@ export const webhookRoutes: ProxyRoutes = async (app, { deps }) => {
       },
       async (request): Promise<WebhookResponse> => {
         const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-        const { webhook_secret } = request.query as { webhook_secret?: string | null };
+        const { webhook_secret } = request.query;
         const signature = header(request, "x-upstream-signature") ?? header(request, "x-kombo-signature");
         if (!isAuthentic(raw, { signature, querySecret: webhook_secret ?? undefined }, deps.config.UPSTREAM_WEBHOOK_SECRET)) {
           throw new AppError("UNAUTHORIZED", "Invalid or missing webhook signature");

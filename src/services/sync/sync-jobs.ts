@@ -1,19 +1,17 @@
 import type { Logger } from "pino";
-import { serviceUrls, type Config } from "../../../shared/config.js";
-import type { Database } from "../../../shared/db/database.js";
-import type { IntegrationDirectory } from "../integrations/integration-directory.js";
-import type { UpstreamClient } from "../upstream/upstream-client.js";
-import { createAtsReader, isRetryableUpstreamError } from "../../sync/ats-reader.js";
-import { QUEUES, type JobQueue, type QueueName } from "../../sync/queue.js";
-import { createRecruitingStore, type RecruitingStore } from "../../sync/recruiting-store.js";
-import { createSyncEngine, type SyncEngine, type SyncJobData } from "../../sync/sync-engine.js";
-import { createWriteBack, type WriteBack } from "../../sync/write-back.js";
-import { addQueueDepthSource, addSyncLagSource, jobFailures } from "../../../shared/http/metrics.js";
-import { findIntegration } from "../integrations/integrations.repository.js";
-import { processWebhookEvents } from "./webhook-worker.js";
+import { serviceUrls, type Config } from "../../shared/config.js";
+import type { Database } from "../../shared/db/database.js";
+import type { UpstreamClient } from "../../shared/upstream/upstream-client.js";
+import { createAtsReader, isRetryableUpstreamError } from "./ats-reader.js";
+import { QUEUES, type JobQueue, type QueueName } from "../../shared/jobs/queue.js";
+import { createSyncEngine, type SyncEngine, type SyncJobData } from "./sync-engine.js";
+import { createWriteBack, type WriteBack } from "./write-back.js";
+import { addQueueDepthSource, addSyncLagSource, jobFailures } from "../../shared/http/metrics.js";
+import type { IntegrationLookup, RecruitingStore, WriteBackSource } from "./ports.js";
+import { processWebhookEvents } from "./webhooks/webhook-worker.js";
 
-/** The durable work of the proxy: the queue, the sync engine, write-back, and (optionally) their workers. */
-export type ProxySync = { queue: JobQueue; engine: SyncEngine; writeBack: WriteBack; store: RecruitingStore; stopMetrics: () => void };
+/** The sync module's durable work: the queue, the sync engine, write-back, and (optionally) their workers. */
+export type SyncWork = { queue: JobQueue; engine: SyncEngine; writeBack: WriteBack; store: RecruitingStore; stopMetrics: () => void };
 
 /** Whether a job's attempt is its last (pg-boss counts retries from 0). */
 const isLast = (job: { retryCount: number; retryLimit: number }) => job.retryCount >= job.retryLimit;
@@ -39,30 +37,32 @@ async function honouringRetryAfter(queue: JobQueue, name: QueueName, data: objec
   }
 }
 
-export async function startProxyJobs(opts: {
+export async function startSyncJobs(opts: {
   config: Config;
   database: Database;
   logger: Logger;
   upstream: UpstreamClient;
-  integrations: IntegrationDirectory;
+  integrations: IntegrationLookup;
+  source: WriteBackSource;
+  store: RecruitingStore;
   queue: JobQueue;
   workers: boolean;
-}): Promise<ProxySync> {
+}): Promise<SyncWork> {
   const { config, database, logger, queue } = opts;
   const reader = createAtsReader(opts.upstream, logger);
-  const store = createRecruitingStore({ interviewBaseUrl: serviceUrls(config).interview });
+  const { store } = opts;
   const engine = createSyncEngine({
     db: database.db,
     queue,
     reader,
     store,
-    integrations: { find: (id) => findIntegration(database.db, id) },
+    integrations: opts.integrations,
     logger,
     defaultCandidateStage: config.SYNC_DEFAULT_CANDIDATE_STAGE || null,
     checkpointMarginSeconds: config.SYNC_CHECKPOINT_MARGIN_SECONDS,
     pageSize: config.SYNC_PAGE_SIZE,
   });
-  const writeBack = createWriteBack({ db: database.db, queue, reader, logger });
+  const writeBack = createWriteBack({ db: database.db, queue, reader, integrations: opts.integrations, source: opts.source, logger });
   // Scrape-time metrics: queue depth from pg-boss, sync lag from the checkpoints.
   const removeSources = [
     addQueueDepthSource(async () =>
@@ -80,7 +80,9 @@ export async function startProxyJobs(opts: {
       ).map((r) => ({ ...r, seconds: Number(r.seconds) })),
     ),
   ];
-  const stopMetrics = () => removeSources.forEach((remove) => remove());
+  const stopMetrics = () => {
+    for (const remove of removeSources) remove();
+  };
   if (opts.workers) {
     const ctx = { db: database.db, integrations: opts.integrations, engine, writeBack, store, logger };
     // Events in batches: the data-changed burst of an import becomes one sync trigger per integration.

@@ -1,19 +1,18 @@
-import { Type } from "@sinclair/typebox";
 import {
   IntegrationSyncsQuerySchema,
   IntegrationSyncsSchema,
   SyncAllQuerySchema,
   WebhookResponseSchema,
   type IntegrationSyncs,
-  type SyncAllQuery,
   type WebhookResponse,
-} from "../../../contracts/proxy/webhooks.js";
-import { proxyErrorResponses } from "../../../contracts/proxy/common.js";
-import { listSyncRuns } from "../../sync/sync-runs.repository.js";
-import { listWriteBacks } from "../../sync/write-backs.repository.js";
-import type { SyncModel, SyncRunRow, WriteBackRow } from "../../sync/sync.schema.js";
-import type { ProxyRoutes } from "../proxy-deps.js";
-import { callerOrg } from "../routes/forward.js";
+} from "../../contracts/proxy/webhooks.js";
+import { IntegrationParamsSchema } from "../../contracts/proxy/integrations.js";
+import { proxyErrorResponses } from "../../contracts/proxy/common.js";
+import { listSyncRuns } from "./sync-runs.repository.js";
+import { listWriteBacks } from "./write-backs.repository.js";
+import type { SyncModel, SyncRunRow, WriteBackRow } from "./sync.schema.js";
+import { callerOrg } from "../../shared/auth/caller-org.js";
+import type { SyncRoutes } from "./sync-module.js";
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -57,7 +56,7 @@ function toWriteBack(w: WriteBackRow) {
 }
 
 /** The bulk-sync trigger and the sync-run history, both behind the bearer JWT and tenant-checked. */
-export const syncRoutes: ProxyRoutes = async (app, { deps }) => {
+export const syncRoutes: SyncRoutes = async (app, { deps }) => {
   app.post(
     "/webhooks/sync-all",
     {
@@ -71,7 +70,7 @@ export const syncRoutes: ProxyRoutes = async (app, { deps }) => {
       },
     },
     async (request): Promise<WebhookResponse> => {
-      const { integration_id, type } = request.query as SyncAllQuery;
+      const { integration_id, type } = request.query;
       const orgId = callerOrg(request);
       await deps.integrations.requireOwned(integration_id, orgId, request.id, request.log);
       const models: SyncModel[] = type === "JOBS" ? ["jobs"] : type === "APPLICATIONS" ? ["applications"] : ["jobs", "applications"];
@@ -87,14 +86,14 @@ export const syncRoutes: ProxyRoutes = async (app, { deps }) => {
         tags: ["Integrations"],
         summary: "Recent sync runs and write-backs of an integration",
         description: "State, counts (created, updated, unlinked, skipped, failed), timings and the last error of each run, newest first; and the interview results written back to the ATS.",
-        params: Type.Object({ integration_id: Type.String() }),
+        params: IntegrationParamsSchema,
         querystring: IntegrationSyncsQuerySchema,
         response: { 200: IntegrationSyncsSchema, ...proxyErrorResponses },
       },
     },
     async (request): Promise<IntegrationSyncs> => {
-      const { integration_id } = request.params as { integration_id: string };
-      const { limit = 20 } = request.query as { limit?: number };
+      const { integration_id } = request.params;
+      const { limit = 20 } = request.query;
       await deps.integrations.requireOwned(integration_id, callerOrg(request), request.id, request.log);
       const [runs, writeBacks] = await Promise.all([
         listSyncRuns(deps.database.db, integration_id, limit),

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { PgBoss, fromDrizzle, fromPglite, type JobResult, type JobWithMetadata, type QueueOptions } from "pg-boss";
 import type { Logger } from "pino";
-import type { Database, Queryable } from "../../shared/db/database.js";
-import { jobQueueSchema } from "../../shared/db/schemas.js";
+import type { Database, Queryable } from "../db/database.js";
+import { jobQueueSchema } from "../db/schemas.js";
 
 /**
  * The durable job queue (pg-boss) on the same storage as everything else: PGlite by default, the
@@ -87,7 +87,7 @@ export async function openJobQueue(database: Database, logger: Logger, opts: Job
   const boss =
     database.kind === "pglite" && database.pglite
       ? new PgBoss({ ...common, db: fromPglite(database.pglite), backend: "pglite" } as never)
-      : new PgBoss({ ...common, connectionString: database.url, max: 4 });
+      : new PgBoss({ ...common, ...(database.url ? { connectionString: database.url } : {}), max: 4 });
   boss.on("error", (err) => logger.error({ err }, "job queue error"));
   await boss.start();
   for (const [name, { policy, ...options }] of Object.entries(QUEUE_OPTIONS)) {

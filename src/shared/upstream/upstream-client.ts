@@ -5,8 +5,8 @@ import type { BaseLogger, Logger } from "pino";
 /** Any pino-like logger: the service logger or a request logger. */
 export type Log = Pick<BaseLogger, "info" | "warn" | "debug" | "error">;
 import { Pool, type Dispatcher } from "undici";
-import { redactUrl } from "../../../shared/http/logger.js";
-import { upstreamDuration, upstreamErrors } from "../../../shared/http/metrics.js";
+import { redactUrl } from "../http/logger.js";
+import { upstreamDuration, upstreamErrors } from "../http/metrics.js";
 import { filterResponseHeaders, upstreamRequestHeaders } from "./headers.js";
 import {
   isConnectionError,
@@ -157,15 +157,16 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
   function requestOptions(req: UpstreamRequest): Dispatcher.RequestOptions {
     const body = req.body === undefined ? null : JSON.stringify(req.body);
     const headers = upstreamRequestHeaders({ requestId: req.requestId, integrationId: req.integrationId, hasBody: body !== null });
-    headers.authorization = authorization;
+    headers["authorization"] = authorization;
     return {
       method: req.method,
       path: `${basePath}${req.path}${req.query ? queryString(req.query) : ""}`,
       headers,
       body,
       idempotent: req.read,
-      headersTimeout: undefined,
-      signal: undefined,
+      // Present from the start (null: undici's defaults) so an attempt's deadline fills them in place.
+      headersTimeout: null,
+      signal: null,
     };
   }
 

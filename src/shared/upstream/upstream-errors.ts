@@ -1,4 +1,4 @@
-import { AppError, type ErrorCode } from "../../../shared/errors.js";
+import { AppError, type ErrorCode } from "../errors.js";
 import { errorCode } from "./retry-policy.js";
 
 type UpstreamErrorCode = Extract<ErrorCode, "UPSTREAM_AUTH" | "UPSTREAM_UNAVAILABLE" | "UPSTREAM_TIMEOUT">;

@@ -18,6 +18,7 @@
  * `--smoke`: 2,000 applications, 100 changes, one round of 1 s, for CI (seconds).
  * `--rate-limit N`: the proxy's RATE_LIMIT_PER_MINUTE (default: the configuration's default).
  */
+import { spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -39,7 +40,7 @@ import { dropSchemas } from "../src/shared/db/schemas.js";
 import { createLogger } from "../src/shared/http/logger.js";
 import { openJobQueue } from "../src/shared/jobs/queue.js";
 import { createUpstreamClient } from "../src/shared/upstream/upstream-client.js";
-import { autocannon, freePort, machine, median, option, serveChild, waitHealthy } from "./lib.js";
+import { autocannon, freePort, machine, median, option, ROOT, serveChild, waitHealthy } from "./lib.js";
 
 const API_KEY = "bench-api-key";
 const SECRET = "bench-webhook-secret";
@@ -76,20 +77,6 @@ function rssMb(pid: number | undefined): number {
   }
 }
 
-/** Samples the peak RSS of this process and of this process + the sandbox every 20 ms. */
-function peakMemory(sandboxPid: number | undefined) {
-  let self = 0;
-  let stack = 0;
-  const sample = () => {
-    const mine = process.memoryUsage().rss / 2 ** 20;
-    self = Math.max(self, mine);
-    stack = Math.max(stack, mine + rssMb(sandboxPid));
-  };
-  sample();
-  const timer = setInterval(sample, 20);
-  return () => (clearInterval(timer), sample(), { selfMb: self, stackMb: stack });
-}
-
 type PageRequest = { path: string; query: Record<string, string> };
 
 /** Records every page the engine reads, to page through the same ones again with plain HTTP. */
@@ -123,11 +110,11 @@ async function plainPaging(sandbox: string, integrationId: string, requests: Pag
 type SyncSetup = { database: Database; dispose(): Promise<void>; orgId: string; close(): Promise<void> };
 
 /**
- * One sync with a fresh database: `write` the real store, else a store that keeps the linked
- * positions in memory and writes nothing. Answers its figures, and (when `keep`) the database
- * and an engine for an incremental run after it.
+ * One full sync with a fresh database: `write` the real store, else a store that keeps the linked
+ * positions in memory and writes nothing. Answers its figures, its database (close it) and an
+ * engine factory for an incremental run after it.
  */
-async function syncOnce(kind: string, sandbox: string, integrationId: string, sandboxPid: number | undefined, write: boolean) {
+async function syncOnce(kind: string, sandbox: string, integrationId: string, write: boolean) {
   const { database, dispose } = await storage(kind);
   const orgId = randomUUID();
   await recordIntegration(database.db, { id: integrationId, orgId, tool: "greenhouse", category: "ATS", status: "ACTIVE" });
@@ -159,15 +146,12 @@ async function syncOnce(kind: string, sandbox: string, integrationId: string, sa
     });
   const base = createAtsReader(upstream, logger);
   const rec = recording(base);
-  global.gc?.();
-  const stopMemory = peakMemory(sandboxPid);
   const t0 = performance.now();
   const engine = engineFor(rec.reader);
   await engine.start({ integrationId, orgId, models: ["jobs", "applications"], type: "FULL", trigger: "bench" });
   await engine.run({ integrationId, model: "jobs" }, { last: true });
   await engine.run({ integrationId, model: "applications" }, { last: true });
   const seconds = (performance.now() - t0) / 1000;
-  const memory = stopMemory();
   await assertSucceeded(database);
   const written = write
     ? Number((await database.query<{ n: string }>("select count(*)::text as n from candidates"))[0]!.n)
@@ -182,7 +166,7 @@ async function syncOnce(kind: string, sandbox: string, integrationId: string, sa
       await dispose();
     },
   };
-  return { seconds, requests: rec.requests, records: rec.records(), written, memory, setup, engineFor, base };
+  return { seconds, requests: rec.requests, records: rec.records(), written, setup, engineFor, base };
 }
 
 async function assertSucceeded(database: Database): Promise<void> {
@@ -283,7 +267,73 @@ async function ingestion(kind: string, sandbox: string, integrationId: string, o
   return { ...runs, stored, drainSeconds, open, failed };
 }
 
+/** VmHWM: the peak resident memory of this process so far, MB. */
+function ownPeakMb(): number {
+  const kb = /VmHWM:\s+(\d+)/.exec(readFileSync("/proc/self/status", "utf8"))?.[1];
+  return kb ? Number(kb) / 1024 : 0;
+}
+
+type ChildJob = { kind: string; sandbox: string; origin: string; integrationId: string; changes: number };
+type ChildResult = {
+  seconds: number;
+  requests: PageRequest[];
+  records: number;
+  written: number;
+  /** RSS of the syncing process before the sync (its code and, on PGlite, the embedded database), and its peak. */
+  idleRssMb: number;
+  peakRssMb: number;
+  incremental: { moved: number; seconds: number; requests: PageRequest[]; records: number; added: number } | null;
+};
+
+/**
+ * The syncing process: a full sync with the real store in a process of its own (so its peak RSS
+ * is the sync's, not the bench's), then, when asked, the incremental scenario on the same database.
+ */
+async function syncChild(job: ChildJob): Promise<ChildResult> {
+  const idleRssMb = process.memoryUsage().rss / 2 ** 20;
+  const f = await syncOnce(job.kind, job.sandbox, job.integrationId, true);
+  const peakRssMb = ownPeakMb();
+  let incremental: ChildResult["incremental"] = null;
+  if (job.changes > 0) {
+    const moved = await changeApplications(job.origin, job.integrationId, job.changes);
+    const rec = recording(f.base);
+    const engine = f.engineFor(rec.reader);
+    const count = async () => Number((await f.setup.database.query<{ n: string }>("select count(*)::text as n from candidates"))[0]!.n);
+    const before = await count();
+    const t0 = performance.now();
+    await engine.start({ integrationId: job.integrationId, orgId: f.setup.orgId, models: ["applications"], type: "DELTA", trigger: "bench" });
+    await engine.run({ integrationId: job.integrationId, model: "applications" }, { last: true });
+    const seconds = (performance.now() - t0) / 1000;
+    await assertSucceeded(f.setup.database);
+    incremental = { moved, seconds, requests: rec.requests, records: rec.records(), added: (await count()) - before };
+  }
+  await f.setup.close();
+  return { seconds: f.seconds, requests: f.requests, records: f.records, written: f.written, idleRssMb, peakRssMb, incremental };
+}
+
+/** Runs syncChild in a child process, sampling the RSS of it + the sandbox (the whole stack) meanwhile. */
+async function syncInChild(job: ChildJob, sandboxPid: number | undefined): Promise<ChildResult & { stackMb: number }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "bench/run.ts", "sync", "--child-sync", JSON.stringify(job)], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_NO_WARNINGS: "1" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let out = "";
+  child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+  let stack = 0;
+  const timer = setInterval(() => (stack = Math.max(stack, rssMb(child.pid) + rssMb(sandboxPid))), 50);
+  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+  clearInterval(timer);
+  if (code !== 0) throw new Error(`the syncing process exited with ${code}`);
+  const line = out.trim().split("\n").pop()!;
+  return { ...(JSON.parse(line) as ChildResult), stackMb: stack };
+}
+
 export async function main(args: string[]): Promise<void> {
+  if (args[0] === "--child-sync") {
+    process.stdout.write(`${JSON.stringify(await syncChild(JSON.parse(args[1]!) as ChildJob))}\n`);
+    return;
+  }
   const smoke = args.includes("--smoke");
   const applications = Number(option(args, "applications", smoke ? "2000" : "100000"));
   const changes = Number(option(args, "changes", smoke ? "100" : "1000"));
@@ -311,20 +361,20 @@ export async function main(args: string[]): Promise<void> {
     console.log(`\nMachine: ${machine()}. Command: npm run bench -- sync ${args.join(" ")}\n`);
     console.log(`### Full sync of an integration with ${applications.toLocaleString("en")} applications (median of ${rounds})\n`);
     console.log(
-      "| storage | plain HTTP paging s (baseline) | engine, no writes s | full sync s | ratio to plain paging | ratio to no-write pass | pages | records read | candidates written | peak RSS, syncing process MB | peak RSS, stack MB |",
+      "| storage | plain HTTP paging s (baseline) | engine, no writes s | full sync s | ratio to plain paging | ratio to no-write pass | pages | records read | candidates written | syncing process RSS before → peak MB | peak RSS, stack MB |",
     );
     console.log("|---|---|---|---|---|---|---|---|---|---|---|");
     const incremental: string[] = [];
     for (const kind of kinds) {
       const plain: number[] = [];
       const dry: number[] = [];
-      const full: Awaited<ReturnType<typeof syncOnce>>[] = [];
+      const full: Awaited<ReturnType<typeof syncInChild>>[] = [];
       for (let r = 0; r < rounds; r++) {
-        const f = await syncOnce(kind, sandboxUrl, integrationId, sandbox.child.pid, true);
-        full.push(f);
-        if (r < rounds - 1) await f.setup.close();
-        plain.push(await plainPaging(sandboxUrl, integrationId, f.requests));
-        const d = await syncOnce(kind, sandboxUrl, integrationId, sandbox.child.pid, false);
+        // The last round also runs the incremental scenario on its database.
+        const job: ChildJob = { kind, sandbox: sandboxUrl, origin, integrationId, changes: r === rounds - 1 ? changes : 0 };
+        full.push(await syncInChild(job, sandbox.child.pid));
+        plain.push(await plainPaging(sandboxUrl, integrationId, full[r]!.requests));
+        const d = await syncOnce(kind, sandboxUrl, integrationId, false);
         await d.setup.close();
         dry.push(d.seconds);
       }
@@ -333,24 +383,13 @@ export async function main(args: string[]): Promise<void> {
       const p = median(plain);
       const d = median(dry);
       console.log(
-        `| ${kind} | ${p.toFixed(2)} | ${d.toFixed(2)} | ${s.toFixed(2)} | ${(s / p).toFixed(2)} | ${(s / d).toFixed(2)} | ${f.requests.length} | ${f.records} | ${f.written} | ${median(full.map((x) => x.memory.selfMb)).toFixed(0)} | ${median(full.map((x) => x.memory.stackMb)).toFixed(0)} |`,
+        `| ${kind} | ${p.toFixed(2)} | ${d.toFixed(2)} | ${s.toFixed(2)} | ${(s / p).toFixed(2)} | ${(s / d).toFixed(2)} | ${f.requests.length} | ${f.records} | ${f.written} | ${median(full.map((x) => x.idleRssMb)).toFixed(0)} → ${median(full.map((x) => x.peakRssMb)).toFixed(0)} | ${median(full.map((x) => x.stackMb)).toFixed(0)} |`,
       );
 
-      // Incremental, on the last round's database: `changes` applications move into the candidate stage.
-      const last = full[full.length - 1]!;
-      const moved = await changeApplications(origin, integrationId, changes);
-      const rec = recording(last.base);
-      const engine = last.engineFor(rec.reader);
-      const before = Number((await last.setup.database.query<{ n: string }>("select count(*)::text as n from candidates"))[0]!.n);
-      const t0 = performance.now();
-      await engine.start({ integrationId, orgId: last.setup.orgId, models: ["applications"], type: "DELTA", trigger: "bench" });
-      await engine.run({ integrationId, model: "applications" }, { last: true });
-      const seconds = (performance.now() - t0) / 1000;
-      await assertSucceeded(last.setup.database);
-      const after = Number((await last.setup.database.query<{ n: string }>("select count(*)::text as n from candidates"))[0]!.n);
-      await last.setup.close();
-      const baseline = await plainPaging(sandboxUrl, integrationId, rec.requests);
-      incremental.push(`| ${kind} | ${moved} | ${rec.requests.length} | ${rec.records()} | ${baseline.toFixed(3)} | ${seconds.toFixed(3)} | ${(seconds / baseline).toFixed(2)} | ${after - before} |`);
+      const inc = full[full.length - 1]!.incremental!;
+      const baseline = await plainPaging(sandboxUrl, integrationId, inc.requests);
+      const [moved, seconds, rec, added] = [inc.moved, inc.seconds, { requests: inc.requests, records: () => inc.records }, inc.added];
+      incremental.push(`| ${kind} | ${moved} | ${rec.requests.length} | ${rec.records()} | ${baseline.toFixed(3)} | ${seconds.toFixed(3)} | ${(seconds / baseline).toFixed(2)} | ${added} |`);
     }
 
     console.log(`\n### Incremental sync after ${changes.toLocaleString("en")} applications moved into the candidate stage\n`);

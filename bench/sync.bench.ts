@@ -52,7 +52,13 @@ async function storage(kind: string): Promise<{ database: Database; dispose(): P
     const dir = mkdtempSync(join(tmpdir(), "hirebridge-bench-"));
     const database = await openDatabase({ dataDir: dir });
     await migrate(database);
-    return { database, dispose: async () => (await database.close(), rmSync(dir, { recursive: true, force: true })) };
+    return {
+      database,
+      dispose: async () => {
+        await database.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
   }
   const schema = `bench_${randomBytes(4).toString("hex")}`;
   const database = await openDatabase({ url: DB_URL, schema, poolSize: 10 });
@@ -119,13 +125,26 @@ async function syncOnce(kind: string, sandbox: string, integrationId: string, wr
   const orgId = randomUUID();
   await recordIntegration(database.db, { id: integrationId, orgId, tool: "greenhouse", category: "ATS", status: "ACTIVE" });
   const queue = await openJobQueue(database, logger);
-  const upstream = createUpstreamClient({ baseUrl: sandbox, apiKey: API_KEY, timeoutMs: 60_000, retry: { retries: 3, baseDelayMs: 50, maxTotalWaitMs: 5000 }, logger });
+  const upstream = createUpstreamClient({
+    baseUrl: sandbox,
+    apiKey: API_KEY,
+    timeoutMs: 60_000,
+    retry: { retries: 3, baseDelayMs: 50, maxTotalWaitMs: 5000 },
+    logger,
+  });
   const real: RecruitingStore = createSyncStore({ interviewBaseUrl: "http://127.0.0.1:8001/interview" });
   const linked: LinkedPosition[] = [];
   const noWrites: RecruitingStore = {
     ...real,
     upsertPositions: async (_q, _org, _int, jobs) => {
-      for (const j of jobs) if (j.candidate_stage) linked.push({ id: randomUUID(), upstreamJobIdId: j.upstream_job_id_id, candidateStage: j.candidate_stage, acceptedLanguages: [] });
+      for (const j of jobs)
+        if (j.candidate_stage)
+          linked.push({
+            id: randomUUID(),
+            upstreamJobIdId: j.upstream_job_id_id,
+            candidateStage: j.candidate_stage,
+            acceptedLanguages: [],
+          });
       linked.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       return { created: jobs.length, updated: 0 };
     },
@@ -170,7 +189,9 @@ async function syncOnce(kind: string, sandbox: string, integrationId: string, wr
 }
 
 async function assertSucceeded(database: Database): Promise<void> {
-  const runs = await database.query<{ model: string; state: string; last_error: string | null }>("select model, state, last_error from sync_runs");
+  const runs = await database.query<{ model: string; state: string; last_error: string | null }>(
+    "select model, state, last_error from sync_runs",
+  );
   const failed = runs.find((r) => r.state !== "succeeded");
   if (failed) throw new Error(`sync ${failed.model} ${failed.state}: ${failed.last_error}`);
 }
@@ -183,7 +204,9 @@ async function changeApplications(origin: string, integrationId: string, count: 
   while (moved < count) {
     const url: string = `${origin}/v1/ats/applications?page_size=250${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
     const page = ((await (await fetch(url, { headers })).json()) as { data: { results: Application[]; next: string | null } }).data;
-    const candidates = page.results.filter((a) => a.current_stage?.name !== "AI Interview" && a.candidate?.email_addresses?.length && !a.remote_deleted_at);
+    const candidates = page.results.filter(
+      (a) => a.current_stage?.name !== "AI Interview" && a.candidate?.email_addresses?.length && !a.remote_deleted_at,
+    );
     for (let i = 0; i < candidates.length && moved < count; i += 8) {
       const batch = candidates.slice(i, i + Math.min(8, count - moved));
       const answers = await Promise.all(
@@ -192,7 +215,10 @@ async function changeApplications(origin: string, integrationId: string, count: 
             method: "PUT",
             headers: { "content-type": "application/json" },
             body: JSON.stringify({ stage_name: "AI Interview" }),
-          }).then(async (r) => (await r.arrayBuffer(), r.ok)),
+          }).then(async (r) => {
+            await r.arrayBuffer();
+            return r.ok;
+          }),
         ),
       );
       moved += answers.filter(Boolean).length;
@@ -204,7 +230,12 @@ async function changeApplications(origin: string, integrationId: string, count: 
   return moved;
 }
 
-async function ingestion(kind: string, sandbox: string, integrationId: string, o: { rounds: number; duration: number; connections: number; rateLimit?: string }) {
+async function ingestion(
+  kind: string,
+  sandbox: string,
+  integrationId: string,
+  o: { rounds: number; duration: number; connections: number; rateLimit?: string },
+) {
   const { database, dispose } = await storage(kind);
   const config = loadConfig(ConfigSchema, {
     LOG_LEVEL: "silent",
@@ -216,7 +247,14 @@ async function ingestion(kind: string, sandbox: string, integrationId: string, o
   });
   await recordIntegration(database.db, { id: integrationId, orgId: randomUUID(), tool: "greenhouse", category: "ATS", status: "ACTIVE" });
   const queue = await openJobQueue(database, logger);
-  const app = await buildProxyWithSync({ config, database, logger, verify: createVerifier({ issuer: "http://127.0.0.1:1/none" }), queue, workers: false });
+  const app = await buildProxyWithSync({
+    config,
+    database,
+    logger,
+    verify: createVerifier({ issuer: "http://127.0.0.1:1/none" }),
+    queue,
+    workers: false,
+  });
   const port = await freePort();
   await app.listen({ host: "127.0.0.1", port });
   const base = `http://127.0.0.1:${port}`;
@@ -224,7 +262,12 @@ async function ingestion(kind: string, sandbox: string, integrationId: string, o
     const body = JSON.stringify({
       id: randomBytes(12).toString("base64url"),
       type: "data-changed",
-      data: { integration_id: integrationId, integration_tool: "greenhouse", integration_category: "ATS", changed_models: [{ name: "ats_applications" }] },
+      data: {
+        integration_id: integrationId,
+        integration_tool: "greenhouse",
+        integration_category: "ATS",
+        changed_models: [{ name: "ats_applications" }],
+      },
     });
     return { body, headers: { "content-type": "application/json", "x-kombo-signature": signWebhookBody(body, SECRET) } };
   };
@@ -246,14 +289,22 @@ async function ingestion(kind: string, sandbox: string, integrationId: string, o
     runs.refused += w.non2xx + w.errors + w.timeouts;
   }
   await app.close();
-  const count = async (where: string) => Number((await database.query<{ n: string }>(`select count(*)::text as n from webhook_events ${where}`))[0]!.n);
+  const count = async (where: string) =>
+    Number((await database.query<{ n: string }>(`select count(*)::text as n from webhook_events ${where}`))[0]!.n);
   const stored = await count("");
 
   // The backlog: job workers start on the stored events. Checkpoints at now keep the syncs they
   // trigger small, so the drain measures the event work itself.
   for (const model of ["jobs", "applications"] as const) await advanceCheckpoint(database.db, integrationId, model, new Date());
   const t0 = performance.now();
-  const workers = await buildProxyWithSync({ config, database, logger, verify: createVerifier({ issuer: "http://127.0.0.1:1/none" }), queue, workers: true });
+  const workers = await buildProxyWithSync({
+    config,
+    database,
+    logger,
+    verify: createVerifier({ issuer: "http://127.0.0.1:1/none" }),
+    queue,
+    workers: true,
+  });
   let open = stored;
   while (open > 0 && performance.now() - t0 < 900_000) {
     await new Promise((r) => setTimeout(r, 50));
@@ -301,7 +352,13 @@ async function syncChild(job: ChildJob): Promise<ChildResult> {
     const count = async () => Number((await f.setup.database.query<{ n: string }>("select count(*)::text as n from candidates"))[0]!.n);
     const before = await count();
     const t0 = performance.now();
-    await engine.start({ integrationId: job.integrationId, orgId: f.setup.orgId, models: ["applications"], type: "DELTA", trigger: "bench" });
+    await engine.start({
+      integrationId: job.integrationId,
+      orgId: f.setup.orgId,
+      models: ["applications"],
+      type: "DELTA",
+      trigger: "bench",
+    });
     await engine.run({ integrationId: job.integrationId, model: "applications" }, { last: true });
     const seconds = (performance.now() - t0) / 1000;
     await assertSucceeded(f.setup.database);
@@ -389,21 +446,32 @@ export async function main(args: string[]): Promise<void> {
       const inc = full[full.length - 1]!.incremental!;
       const baseline = await plainPaging(sandboxUrl, integrationId, inc.requests);
       const [moved, seconds, rec, added] = [inc.moved, inc.seconds, { requests: inc.requests, records: () => inc.records }, inc.added];
-      incremental.push(`| ${kind} | ${moved} | ${rec.requests.length} | ${rec.records()} | ${baseline.toFixed(3)} | ${seconds.toFixed(3)} | ${(seconds / baseline).toFixed(2)} | ${added} |`);
+      incremental.push(
+        `| ${kind} | ${moved} | ${rec.requests.length} | ${rec.records()} | ${baseline.toFixed(3)} | ${seconds.toFixed(3)} | ${(seconds / baseline).toFixed(2)} | ${added} |`,
+      );
     }
 
     console.log(`\n### Incremental sync after ${changes.toLocaleString("en")} applications moved into the candidate stage\n`);
-    console.log("| storage | applications changed | pages read | records read | plain HTTP paging s (baseline) | incremental sync s | ratio | candidates added |");
+    console.log(
+      "| storage | applications changed | pages read | records read | plain HTTP paging s (baseline) | incremental sync s | ratio | candidates added |",
+    );
     console.log("|---|---|---|---|---|---|---|---|");
     for (const line of incremental) console.log(line);
 
-    console.log(`\n### Webhook ingestion (${connections} connections, ${duration} s × ${rounds} rounds, medians) and the backlog's drain\n`);
+    console.log(
+      `\n### Webhook ingestion (${connections} connections, ${duration} s × ${rounds} rounds, medians) and the backlog's drain\n`,
+    );
     console.log(
       "| storage | GET /healthz req/s (baseline) | events acknowledged/s | ratio | p50 ms | p99 ms | acknowledged | refused | stored | backlog drain s | events/s drained | failed |",
     );
     console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (const kind of kinds) {
-      const r = await ingestion(kind, sandboxUrl, integrationId, { rounds, duration, connections, ...(rateLimit !== undefined ? { rateLimit } : {}) });
+      const r = await ingestion(kind, sandboxUrl, integrationId, {
+        rounds,
+        duration,
+        connections,
+        ...(rateLimit !== undefined ? { rateLimit } : {}),
+      });
       const h = median(r.healthz);
       const e = median(r.events);
       console.log(

@@ -122,7 +122,12 @@ export type WriteCounts = { created: number; updated: number; skipped: number };
 export interface RecruitingStore {
   upsertPositions(q: Queryable, orgId: string, integrationId: string, jobs: MappedJob[]): Promise<{ created: number; updated: number }>;
   /** Linked positions with a candidate stage, ordered by id, `limit` of them after the id `after`. */
-  linkedPositions(q: Queryable, orgId: string, integrationId: string, page: { after: string | null; limit: number }): Promise<LinkedPosition[]>;
+  linkedPositions(
+    q: Queryable,
+    orgId: string,
+    integrationId: string,
+    page: { after: string | null; limit: number },
+  ): Promise<LinkedPosition[]>;
   /** The linked positions (with a candidate stage) of these upstream jobs. */
   positionsOfJobs(q: Queryable, orgId: string, integrationId: string, jobIds: string[]): Promise<LinkedPosition[]>;
   upsertCandidates(q: Queryable, orgId: string, apps: PositionedMappedApplication[]): Promise<WriteCounts>;

@@ -2,7 +2,15 @@ import type { Logger } from "pino";
 import type { Application, Job, JobStage } from "../../contracts/upstream/index.js";
 import type { Db } from "../../shared/db/database.js";
 import { mapApplication, mapJob } from "./mapping.js";
-import { isRetryableUpstreamError, type AtsReader, type IntegrationLookup, type LinkedPosition, type PositionedMappedApplication, type RecruitingStore, type SyncQueue } from "./ports.js";
+import {
+  isRetryableUpstreamError,
+  type AtsReader,
+  type IntegrationLookup,
+  type LinkedPosition,
+  type PositionedMappedApplication,
+  type RecruitingStore,
+  type SyncQueue,
+} from "./ports.js";
 import { isFinal } from "./sync-run.states.js";
 import type { SyncModel, SyncRunRow } from "./sync.schema.js";
 import {
@@ -152,7 +160,10 @@ export function createSyncEngine(deps: SyncEngineDeps) {
     }
     if (integration.status && integration.status !== "ACTIVE") {
       // Paused: the integration-state-changed handler starts a sync when it is ACTIVE again.
-      await transitionSyncRun(deps.db, current, "cancelled", { lastError: `paused: integration is ${integration.status}`, finishedAt: now() });
+      await transitionSyncRun(deps.db, current, "cancelled", {
+        lastError: `paused: integration is ${integration.status}`,
+        finishedAt: now(),
+      });
       return;
     }
     if (current.state === "queued") {
@@ -203,7 +214,11 @@ export function createSyncEngine(deps: SyncEngineDeps) {
    * Writes one page in one transaction with the run's counts and resume point; a run cancelled
    * meanwhile (deletion, pause) rolls the page back and stops.
    */
-  async function writePage(r: SyncRunRow, resume: string | null, write: (tx: Parameters<Parameters<Db["transaction"]>[0]>[0]) => Promise<{ created?: number; updated?: number; skipped?: number }>) {
+  async function writePage(
+    r: SyncRunRow,
+    resume: string | null,
+    write: (tx: Parameters<Parameters<Db["transaction"]>[0]>[0]) => Promise<{ created?: number; updated?: number; skipped?: number }>,
+  ) {
     await deps.db.transaction(async (tx) => {
       const counts = await write(tx);
       if (!(await recordSyncPage(tx, r.id, counts, resume))) throw new SyncCancelled("sync run cancelled");
@@ -230,7 +245,10 @@ export function createSyncEngine(deps: SyncEngineDeps) {
   }
 
   /** The upstream stage id of each position's candidate stage (null when the job has no such stage or is gone). */
-  async function candidateStages(r: SyncRunRow, positions: { id: string; upstreamJobIdId: string; candidateStage: string | null }[]): Promise<Map<string, string | null>> {
+  async function candidateStages(
+    r: SyncRunRow,
+    positions: { id: string; upstreamJobIdId: string; candidateStage: string | null }[],
+  ): Promise<Map<string, string | null>> {
     const stages = new Map<string, string | null>();
     const byJob = new Map(positions.map((p) => [p.upstreamJobIdId, p]));
     let cursor: string | null = null;
@@ -264,7 +282,9 @@ export function createSyncEngine(deps: SyncEngineDeps) {
    * filtered by its jobs and stages, page by page. Each page carries the resume point its
    * transaction stores: the chunk and the next page's cursor, or the chunk's end.
    */
-  async function* applicationPages(r: SyncRunRow): AsyncGenerator<ReadPage<Application> & { chunk: ChunkEntry[]; skippedPositions: number }> {
+  async function* applicationPages(
+    r: SyncRunRow,
+  ): AsyncGenerator<ReadPage<Application> & { chunk: ChunkEntry[]; skippedPositions: number }> {
     const resume = parseApplicationsCursor(r.pageCursor);
     let after = resume?.after ?? null;
     let chunk = resume?.chunk ?? null;
@@ -305,14 +325,20 @@ export function createSyncEngine(deps: SyncEngineDeps) {
    * across all jobs (no walk over every position), each page with the linked positions of the jobs
    * it names. Resume point: the next page's cursor.
    */
-  async function* changedApplicationPages(r: SyncRunRow): AsyncGenerator<ReadPage<Application> & { positions: Map<string, LinkedPosition> }> {
+  async function* changedApplicationPages(
+    r: SyncRunRow,
+  ): AsyncGenerator<ReadPage<Application> & { positions: Map<string, LinkedPosition> }> {
     const query = baseQuery(r);
     let cursor = parseChangedCursor(r.pageCursor);
     for (;;) {
       const page = await deps.reader.page<Application>(r.integrationId, "/ats/applications", cursor ? { ...query, cursor } : query);
       const jobIds = [...new Set(page.results.map((a) => a.job_id).filter((j): j is string => !!j))];
       const positions = await deps.store.positionsOfJobs(deps.db, r.orgId, r.integrationId, jobIds);
-      yield { results: page.results, resume: page.next ? JSON.stringify({ changed: page.next }) : null, positions: new Map(positions.map((p) => [p.upstreamJobIdId, p])) };
+      yield {
+        results: page.results,
+        resume: page.next ? JSON.stringify({ changed: page.next }) : null,
+        positions: new Map(positions.map((p) => [p.upstreamJobIdId, p])),
+      };
       if (!page.next) return;
       cursor = page.next;
     }
@@ -356,7 +382,7 @@ export function createSyncEngine(deps: SyncEngineDeps) {
       let skipped = page.skippedPositions;
       for (const app of page.results) {
         const entry = app.job_id ? byJob.get(app.job_id) : undefined;
-        if (!entry || !entry.s || app.current_stage_id !== entry.s || app.remote_deleted_at) continue;
+        if (!entry?.s || app.current_stage_id !== entry.s || app.remote_deleted_at) continue;
         const mapped = mapApplication(app);
         if (mapped) apps.push({ ...mapped, positionId: entry.p, language: entry.l });
         else skipped++; // no email address

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { serviceUrls, type Config } from "../../shared/config.js";
+import type { Config } from "../../shared/config.js";
 import type { Database } from "../../shared/db/database.js";
 import type { UpstreamClient } from "../../shared/upstream/upstream-client.js";
 import { createAtsReader, isRetryableUpstreamError } from "./ats-reader.js";
@@ -26,7 +26,13 @@ const MAX_RETRY_AFTER_MS = 15 * 60_000;
  * When the upstream said when to come back (429 or 503 with `Retry-After`), the job is queued again
  * for then instead of failing into the queue's exponential backoff, which knows nothing of it.
  */
-async function honouringRetryAfter(queue: JobQueue, name: QueueName, data: object, singletonKey: string | undefined, work: () => Promise<void>) {
+async function honouringRetryAfter(
+  queue: JobQueue,
+  name: QueueName,
+  data: object,
+  singletonKey: string | undefined,
+  work: () => Promise<void>,
+) {
   try {
     await work();
   } catch (err) {

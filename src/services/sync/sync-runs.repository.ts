@@ -24,7 +24,10 @@ export async function lockSyncKey(q: Queryable, integrationId: string, model: Sy
 
 /** A trigger joins a queued run: its type (a FULL request upgrades a DELTA) and follow-up models. */
 export async function joinSyncRun(q: Queryable, id: string, patch: Pick<SyncRunRow, "type" | "followUp">): Promise<void> {
-  await q.update(syncRuns).set({ ...patch, updatedAt: new Date() }).where(eq(syncRuns.id, id));
+  await q
+    .update(syncRuns)
+    .set({ ...patch, updatedAt: new Date() })
+    .where(eq(syncRuns.id, id));
 }
 
 /** Notes a failure the run will resume from (it stays running). */

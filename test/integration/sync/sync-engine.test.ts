@@ -52,7 +52,9 @@ describeEachDatabase("sync engine", (getDb) => {
       pageSize: 2,
     });
   const linkedPositions = async () =>
-    getDb().query<{ upstream_job_id_id: string }>("select upstream_job_id_id from positions where upstream_integration_id = $1", [integrationId]);
+    getDb().query<{ upstream_job_id_id: string }>("select upstream_job_id_id from positions where upstream_integration_id = $1", [
+      integrationId,
+    ]);
 
   test("triggers arriving while a run is queued coalesce into it", async () => {
     const engine = engineWith(reader);
@@ -65,7 +67,11 @@ describeEachDatabase("sync engine", (getDb) => {
     assert.equal((await findSyncRun(getDb().db, upgraded.id))?.type, "FULL", "a FULL request upgrades the queued DELTA run");
     const joined = await engine.start({ integrationId, orgId, models: ["jobs", "applications"], type: "DELTA", trigger: "sync-finished" });
     assert.equal(joined.id, upgraded.id);
-    assert.deepEqual((await findSyncRun(getDb().db, upgraded.id))?.followUp, ["applications"], "a joining trigger's follow-up models are kept");
+    assert.deepEqual(
+      (await findSyncRun(getDb().db, upgraded.id))?.followUp,
+      ["applications"],
+      "a joining trigger's follow-up models are kept",
+    );
     await getDb().query("update sync_runs set follow_up = '{}' where id = $1", [upgraded.id]);
     await engine.run({ integrationId, model: "jobs" }, { last: false });
     assert.equal((await findSyncRun(getDb().db, upgraded.id))?.state, "succeeded");
@@ -101,7 +107,9 @@ describeEachDatabase("sync engine", (getDb) => {
 
     // The queue hands the job to another worker, which continues from the stored cursor.
     let resumedCalls = 0;
-    const counting: AtsReader = { ...reader, page: async (...args) => {
+    const counting: AtsReader = {
+      ...reader,
+      page: async (...args) => {
         resumedCalls++;
         return reader.page(...(args as Parameters<AtsReader["page"]>));
       },
@@ -127,7 +135,10 @@ describeEachDatabase("sync engine", (getDb) => {
           [integrationId],
         )
       ).map((c) => `${c.position_id}/${c.upstream_application_id}`);
-    const forget = () => getDb().query("delete from candidates where position_id in (select id from positions where upstream_integration_id = $1)", [integrationId]);
+    const forget = () =>
+      getDb().query("delete from candidates where position_id in (select id from positions where upstream_integration_id = $1)", [
+        integrationId,
+      ]);
     const syncApplications = async (e: ReturnType<typeof engineWith>, last: boolean) => {
       const run = await e.start({ integrationId, orgId, models: ["applications"], type: "FULL", trigger: "sync-all" });
       await e.run({ integrationId, model: "applications" }, { last });
@@ -168,7 +179,11 @@ describeEachDatabase("sync engine", (getDb) => {
     const broken = (await findSyncRun(getDb().db, runId))!;
     assert.equal(broken.state, "running");
     assert.ok(broken.pages >= 3 && broken.pages < whole.pages, `stopped after ${broken.pages} pages`);
-    assert.equal(typeof (JSON.parse(broken.pageCursor!) as { cursor?: unknown }).cursor, "string", "stopped inside a listing, at its next page");
+    assert.equal(
+      typeof (JSON.parse(broken.pageCursor!) as { cursor?: unknown }).cursor,
+      "string",
+      "stopped inside a listing, at its next page",
+    );
     const partial = await candidatesNow();
     assert.ok(partial.length < expected.length, "the broken page's candidates were rolled back");
 
@@ -197,21 +212,33 @@ describeEachDatabase("sync engine", (getDb) => {
     for (const app of all) {
       if (moved.length === 3) break;
       if (known.has(app.id) || !app.candidate?.email_addresses?.length || app.remote_deleted_at) continue;
-      const res = await fetch(`${stack.sandbox.origin}/sandbox/integrations/${encodeURIComponent(integrationId)}/applications/${app.id}/stage`, {
-        method: "PUT",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ stage_name: "AI Interview" }),
-      });
+      const res = await fetch(
+        `${stack.sandbox.origin}/sandbox/integrations/${encodeURIComponent(integrationId)}/applications/${app.id}/stage`,
+        {
+          method: "PUT",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ stage_name: "AI Interview" }),
+        },
+      );
       if (res.ok) moved.push(app.id);
     }
     assert.equal(moved.length, 3);
     const calls: Record<string, string>[] = [];
-    const recording: AtsReader = { ...reader, page: async (id, path, query) => (calls.push({ path, ...query }), reader.page(id, path, query)) };
+    const recording: AtsReader = {
+      ...reader,
+      page: async (id, path, query) => {
+        calls.push({ path, ...query });
+        return reader.page(id, path, query);
+      },
+    };
     const run = await engine.start({ integrationId, orgId, models: ["applications"], type: "DELTA", trigger: "data-changed" });
     await engineWith(recording).run({ integrationId, model: "applications" }, { last: false });
     const done = (await findSyncRun(getDb().db, run.id))!;
     assert.equal(done.state, "succeeded");
-    assert.ok(calls.length >= 1 && calls.every((c) => c["path"] === "/ats/applications" && c["updated_after"] && !c["job_ids"]), JSON.stringify(calls));
+    assert.ok(
+      calls.length >= 1 && calls.every((c) => c["path"] === "/ats/applications" && c["updated_after"] && !c["job_ids"]),
+      JSON.stringify(calls),
+    );
     assert.equal(calls.length, Math.max(1, Math.ceil(3 / 2)), "only the pages of changes were read");
     const after = await getDb().query<{ upstream_application_id: string }>(
       "select upstream_application_id from candidates c join positions p on p.id = c.position_id where p.upstream_integration_id = $1",

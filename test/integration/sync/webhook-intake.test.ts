@@ -63,7 +63,10 @@ describeEachDatabase("webhook group commit", (getDb) => {
     const [a, b, c] = [eventId(), eventId(), eventId()];
     // Submitted in one turn of the event loop: one batch, holding a delivery of an id stored before and one repeated inside it.
     const outcomes = await Promise.all([event(a), event(b), event(earlier), event(c), event(a)].map((e) => intake.submit(e)));
-    assert.deepEqual(outcomes.map((o) => o.stored), [true, true, false, true, false]);
+    assert.deepEqual(
+      outcomes.map((o) => o.stored),
+      [true, true, false, true, false],
+    );
     const repeat = outcomes[2] as Extract<IntakeOutcome, { stored: false }>;
     assert.equal(repeat.row?.id, earlier);
     assert.equal(repeat.row?.status, "queued");
@@ -104,7 +107,10 @@ describeEachDatabase("webhook receivers under a burst", (getDb) => {
     await failCommitsOfMarkedEvents(getDb());
     // The demo integration becomes the demo org's when first named by it, so its events start syncs.
     const token = (await stack.login(stack.sandbox.demoOrgId)).accessToken;
-    assert.equal((await call(`${stack.proxyUrl}/integrations/${encodeURIComponent(stack.sandbox.demoIntegrationId)}`, { token })).status, 200);
+    assert.equal(
+      (await call(`${stack.proxyUrl}/integrations/${encodeURIComponent(stack.sandbox.demoIntegrationId)}`, { token })).status,
+      200,
+    );
   });
   after(async () => {
     await stack.close();
@@ -117,7 +123,11 @@ describeEachDatabase("webhook receivers under a burst", (getDb) => {
       headers: { "content-type": "application/json", "x-kombo-signature": signWebhookBody(raw, stack.sandbox.webhookSecret) },
       body: raw,
     });
-    return { status: res.status, retryAfter: res.headers.get("retry-after"), body: (await res.json()) as { detail?: string; processed?: boolean; message?: string } };
+    return {
+      status: res.status,
+      retryAfter: res.headers.get("retry-after"),
+      body: (await res.json()) as { detail?: string; processed?: boolean; message?: string },
+    };
   }
   const dataChanged = (id: string, extra: Record<string, unknown> = {}) => ({
     id,
@@ -163,7 +173,10 @@ describeEachDatabase("webhook receivers under a burst", (getDb) => {
     await eventually(
       "every event to be processed",
       async () => {
-        const [row] = await getDb().query<{ open: number }>("select count(*)::int as open from webhook_events where id = any($1::text[]) and status <> 'processed'", [ids]);
+        const [row] = await getDb().query<{ open: number }>(
+          "select count(*)::int as open from webhook_events where id = any($1::text[]) and status <> 'processed'",
+          [ids],
+        );
         return row!.open === 0 ? true : undefined;
       },
       120_000,

@@ -36,7 +36,12 @@ export function upsertUpstreamCandidates(
   applications: UpstreamApplication[],
   interviewBaseUrl: string,
 ): Promise<{ candidates: UpsertedCandidate[]; skipped: SkippedApplication[] }> {
-  return upsertPositionedCandidates(q, orgId, applications.map((a) => ({ ...a, position_id: positionId })), interviewBaseUrl);
+  return upsertPositionedCandidates(
+    q,
+    orgId,
+    applications.map((a) => ({ ...a, position_id: positionId })),
+    interviewBaseUrl,
+  );
 }
 
 /**
@@ -69,12 +74,23 @@ export async function upsertPositionedCandidates(
 
   const apps = [...byEmail.values()];
   const existing = await q
-    .select({ id: candidates.id, position: candidates.positionId, email: sql<string>`lower(${candidates.email})`, app: candidates.upstreamApplicationId })
+    .select({
+      id: candidates.id,
+      position: candidates.positionId,
+      email: sql<string>`lower(${candidates.email})`,
+      app: candidates.upstreamApplicationId,
+    })
     .from(candidates)
     .where(
       and(
         inArray(candidates.positionId, [...new Set(apps.map((a) => a.position_id))]),
-        or(inArray(sql`lower(${candidates.email})`, [...new Set(apps.map((a) => a.email.toLowerCase()))]), inArray(candidates.upstreamApplicationId, apps.map((a) => a.upstream_application_id))),
+        or(
+          inArray(sql`lower(${candidates.email})`, [...new Set(apps.map((a) => a.email.toLowerCase()))]),
+          inArray(
+            candidates.upstreamApplicationId,
+            apps.map((a) => a.upstream_application_id),
+          ),
+        ),
       ),
     );
   const mailOwner = new Map(existing.map((h) => [key(h.position, h.email), h]));

@@ -60,7 +60,11 @@ export function createEventIntake(opts: EventIntakeOptions) {
     try {
       stored = await opts.database.db.transaction(async (tx) => {
         const ids = await storeWebhookEvents(tx, [...first.values()]);
-        await opts.queue.sendMany(QUEUES.webhookEvents, ids.map((eventId) => ({ eventId })), { tx });
+        await opts.queue.sendMany(
+          QUEUES.webhookEvents,
+          ids.map((eventId) => ({ eventId })),
+          { tx },
+        );
         return new Set(ids);
       });
     } catch (err) {

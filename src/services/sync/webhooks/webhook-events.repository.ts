@@ -10,7 +10,11 @@ export type NewWebhookEvent = { id: string; type: string; integrationId: string 
  */
 export async function storeWebhookEvents(q: Queryable, events: NewWebhookEvent[]): Promise<string[]> {
   if (events.length === 0) return [];
-  const rows = await q.insert(webhookEvents).values(events).onConflictDoNothing({ target: webhookEvents.id }).returning({ id: webhookEvents.id });
+  const rows = await q
+    .insert(webhookEvents)
+    .values(events)
+    .onConflictDoNothing({ target: webhookEvents.id })
+    .returning({ id: webhookEvents.id });
   return rows.map((r) => r.id);
 }
 

@@ -74,7 +74,14 @@ const integrationStateChanged = async (data: IntegrationStateChangedData, ctx: W
   }
   const orgId = await orgOfIntegration(ctx, data.integration_id);
   const resumed = await ctx.writeBack.resumePaused(data.integration_id);
-  if (orgId) await ctx.engine.start({ integrationId: data.integration_id, orgId, models: BOTH, type: "DELTA", trigger: "integration-state-changed" });
+  if (orgId)
+    await ctx.engine.start({
+      integrationId: data.integration_id,
+      orgId,
+      models: BOTH,
+      type: "DELTA",
+      trigger: "integration-state-changed",
+    });
   return { status: "processed", message: `integration ACTIVE: syncs resumed, ${resumed} write-backs resumed` };
 };
 
@@ -107,7 +114,12 @@ const syncFinished = (data: SyncFinishedData): SyncModel[] | WebhookOutcome =>
  * Starts one incremental sync for several events of one integration (they arrived together): the
  * models any of them changed, in one trigger; every event is answered with the run that does its work.
  */
-export async function deltaSyncFor(ctx: WebhookWorkContext, integrationId: string, models: SyncModel[], trigger: string): Promise<WebhookOutcome> {
+export async function deltaSyncFor(
+  ctx: WebhookWorkContext,
+  integrationId: string,
+  models: SyncModel[],
+  trigger: string,
+): Promise<WebhookOutcome> {
   const orgId = await orgOfIntegration(ctx, integrationId);
   if (!orgId) return { status: "ignored", message: "integration is not recorded or was deleted" };
   const ordered = BOTH.filter((m) => models.includes(m));

@@ -18,7 +18,14 @@ type Item = { job: WebhookEventJob; event: WebhookEventRow };
  * Answers each job's outcome.
  */
 export async function processWebhookEvents(ctx: WebhookWorkContext, jobs: WebhookEventJob[]): Promise<JobResult[]> {
-  const events = new Map((await findWebhookEvents(ctx.db, jobs.map((j) => j.data.eventId))).map((e) => [e.id, e]));
+  const events = new Map(
+    (
+      await findWebhookEvents(
+        ctx.db,
+        jobs.map((j) => j.data.eventId),
+      )
+    ).map((e) => [e.id, e]),
+  );
   const results: JobResult[] = [];
   const settled: WebhookSettlement[] = [];
   const done = (item: Item, outcome: WebhookOutcome) => {
@@ -43,7 +50,7 @@ export async function processWebhookEvents(ctx: WebhookWorkContext, jobs: Webhoo
   const oneByOne: Item[] = [];
   for (const job of jobs) {
     const event = events.get(job.data.eventId);
-    if (!event || event.status !== "queued") {
+    if (event?.status !== "queued") {
       results.push({ id: job.id, status: "completed" });
       continue;
     }
@@ -67,7 +74,9 @@ export async function processWebhookEvents(ctx: WebhookWorkContext, jobs: Webhoo
   for (const item of oneByOne) {
     const log = ctx.logger.child({ event_id: item.event.id, event_type: item.event.type, integration_id: item.event.integrationId });
     try {
-      const handler = WEBHOOK_HANDLERS[item.event.type as WebhookKind] as { handle: (data: never, c: WebhookWorkContext, id: string) => Promise<WebhookOutcome> };
+      const handler = WEBHOOK_HANDLERS[item.event.type as WebhookKind] as {
+        handle: (data: never, c: WebhookWorkContext, id: string) => Promise<WebhookOutcome>;
+      };
       const outcome = await handler.handle((item.event.payload as { data: never }).data, ctx, item.event.id);
       // Settled at once: its effects are done, a later failure in the batch must not repeat them.
       await settleWebhookEvents(ctx.db, [{ id: item.event.id, ...outcome }]);

@@ -1,5 +1,11 @@
 import type { FastifyRequest } from "fastify";
-import { WEBHOOK_KINDS, WebhookQuerySchema, WebhookResponseSchema, type WebhookKind, type WebhookResponse } from "../../../contracts/proxy/webhooks.js";
+import {
+  WEBHOOK_KINDS,
+  WebhookQuerySchema,
+  WebhookResponseSchema,
+  type WebhookKind,
+  type WebhookResponse,
+} from "../../../contracts/proxy/webhooks.js";
 import { ErrorDetailSchema, HTTPValidationErrorSchema } from "../../../contracts/common.js";
 import { AppError, notFound, validationError } from "../../../shared/errors.js";
 import type { SyncRoutes } from "../sync-module.js";
@@ -34,13 +40,21 @@ function parseEvent(raw: Buffer, kind: WebhookKind): { id: string; data: Record<
   const { id, type, data } = body as Record<string, unknown>;
   const issues = [];
   if (typeof id !== "string" || id.length === 0 || id.length > MAX_EVENT_ID) {
-    issues.push({ loc: ["body", "id"], msg: id === undefined ? "Field required" : "Input should be a non-empty string", type: id === undefined ? "missing" : "string_type" });
+    issues.push({
+      loc: ["body", "id"],
+      msg: id === undefined ? "Field required" : "Input should be a non-empty string",
+      type: id === undefined ? "missing" : "string_type",
+    });
   }
   if (type !== kind) {
     issues.push({ loc: ["body", "type"], msg: `Input should be '${kind}'`, type: type === undefined ? "missing" : "literal_error" });
   }
   if (typeof data !== "object" || data === null || Array.isArray(data)) {
-    issues.push({ loc: ["body", "data"], msg: data === undefined ? "Field required" : "Input should be a valid dictionary or object", type: data === undefined ? "missing" : "model_type" });
+    issues.push({
+      loc: ["body", "data"],
+      msg: data === undefined ? "Field required" : "Input should be a valid dictionary or object",
+      type: data === undefined ? "missing" : "model_type",
+    });
   }
   if (issues.length) throw validationError(issues);
   return { id: id as string, data: data as Record<string, unknown>, body };
@@ -101,7 +115,8 @@ export const webhookRoutes: SyncRoutes = async (app, { deps }) => {
           }
         }
         const outcome = await intake.submit({ id: event.id, type: kind, integrationId, orgId, payload: event.body });
-        if (!outcome.stored) return outcome.row ? duplicate(outcome.row) : { received: true, processed: false, message: "duplicate delivery" };
+        if (!outcome.stored)
+          return outcome.row ? duplicate(outcome.row) : { received: true, processed: false, message: "duplicate delivery" };
         request.log.info({ event_id: event.id, event_type: kind, integration_id: integrationId }, "webhook event stored");
         return { received: true, processed: false, message: "stored; work queued" };
       },

@@ -388,7 +388,9 @@ async function syncInChild(job: ChildJob, sandboxPid: number | undefined): Promi
 
 export async function main(args: string[]): Promise<void> {
   if (args[0] === "--child-sync") {
-    process.stdout.write(`${JSON.stringify(await syncChild(JSON.parse(args[1]!) as ChildJob))}\n`);
+    const result = JSON.stringify(await syncChild(JSON.parse(args[1]!) as ChildJob));
+    // run.ts exits when main returns: wait until the pipe has taken the whole line.
+    await new Promise<void>((resolve) => process.stdout.write(`${result}\n`, () => resolve()));
     return;
   }
   const smoke = args.includes("--smoke");

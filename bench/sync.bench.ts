@@ -247,14 +247,9 @@ async function ingestion(
   });
   await recordIntegration(database.db, { id: integrationId, orgId: randomUUID(), tool: "greenhouse", category: "ATS", status: "ACTIVE" });
   const queue = await openJobQueue(database, logger);
-  const app = await buildProxyWithSync({
-    config,
-    database,
-    logger,
-    verify: createVerifier({ issuer: "http://127.0.0.1:1/none" }),
-    queue,
-    workers: false,
-  });
+  const proxy = (workers: boolean) =>
+    buildProxyWithSync({ config, database, logger, verify: createVerifier({ issuer: "http://127.0.0.1:1/none" }), queue, workers });
+  const app = await proxy(false);
   const port = await freePort();
   await app.listen({ host: "127.0.0.1", port });
   const base = `http://127.0.0.1:${port}`;
@@ -297,14 +292,7 @@ async function ingestion(
   // trigger small, so the drain measures the event work itself.
   for (const model of ["jobs", "applications"] as const) await advanceCheckpoint(database.db, integrationId, model, new Date());
   const t0 = performance.now();
-  const workers = await buildProxyWithSync({
-    config,
-    database,
-    logger,
-    verify: createVerifier({ issuer: "http://127.0.0.1:1/none" }),
-    queue,
-    workers: true,
-  });
+  const workers = await proxy(true);
   let open = stored;
   while (open > 0 && performance.now() - t0 < 900_000) {
     await new Promise((r) => setTimeout(r, 50));

@@ -28,8 +28,10 @@ export async function processWebhookEvents(ctx: WebhookWorkContext, jobs: Webhoo
   );
   const results: JobResult[] = [];
   const settled: WebhookSettlement[] = [];
+  const finished: { event: WebhookEventRow; outcome: WebhookOutcome }[] = [];
   const done = (item: Item, outcome: WebhookOutcome) => {
     settled.push({ id: item.event.id, ...outcome });
+    finished.push({ event: item.event, outcome });
     results.push({ id: item.job.id, status: "completed" });
   };
   const failed = async (item: Item, err: unknown) => {
@@ -90,11 +92,16 @@ export async function processWebhookEvents(ctx: WebhookWorkContext, jobs: Webhoo
     try {
       const outcome = await deltaSyncFor(ctx, integrationId, [...group.models], [...group.kinds].sort().join("+"));
       for (const item of group.items) done(item, outcome);
-      ctx.logger.info({ integration_id: integrationId, events: group.items.length, status: outcome.status }, outcome.message);
     } catch (err) {
       for (const item of group.items) await failed(item, err);
     }
   }
   await settleWebhookEvents(ctx.db, settled);
+  for (const { event, outcome } of finished) {
+    ctx.logger.info(
+      { event_id: event.id, event_type: event.type, integration_id: event.integrationId, status: outcome.status },
+      outcome.message,
+    );
+  }
   return results;
 }

@@ -33,7 +33,7 @@ const MIN_ATTEMPT_MS = 50;
 /**
  * The one module that talks to the upstream and the only holder of its API key. One keep-alive
  * undici Pool; every call has a deadline (UPSTREAM_TIMEOUT_MS from the first attempt, covering
- * retries and waits), and every outcome is either an answer to pass on or a typed UpstreamError.
+ * retries and waits), and every outcome is either an answer to pass on or a typed UpstreamCallError.
  *
  * This is the proxy's hot path, so a first attempt does the least it can: the request options are
  * built once per call, the deadline of a first attempt is the pool's default (only retries and
@@ -143,7 +143,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
   /**
    * The attempts of one operation until an answer to pass on: retries (reads on 429, 5xx and lost
    * connections; anything that never reached the upstream) within the deadline and wait budget,
-   * and the mapping of what the caller must not see raw to an UpstreamError.
+   * and the mapping of what the caller must not see raw to an UpstreamCallError.
    */
   async function run(req: UpstreamRequest, log: Log, deliver: Deliver | undefined): Promise<Answer> {
     const deadline = Date.now() + opts.timeoutMs;

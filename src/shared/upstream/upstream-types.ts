@@ -48,7 +48,7 @@ export type UpstreamClientOptions = {
 export type Deliver = (status: number, headers: Record<string, string>) => Writable;
 
 export type UpstreamClient = {
-  /** Sends one operation; resolves with an answer to pass on, or throws an UpstreamError (502/504). */
+  /** Sends one operation; resolves with an answer to pass on, or throws an UpstreamCallError (502/504). */
   send(req: UpstreamRequest, log?: Log): Promise<UpstreamResponse>;
   /**
    * As `send`, but a 2xx answer's body goes straight into the writable `deliver` returns (undici's

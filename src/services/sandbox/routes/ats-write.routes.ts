@@ -14,7 +14,7 @@ import {
 } from "../../../contracts/upstream/index.js";
 import { newId } from "../data/random.js";
 import { announceChange, originOf, type SandboxContext } from "../context.js";
-import { UpstreamError, inputInvalid, recordNotFound } from "../errors.js";
+import { SandboxError, inputInvalid, recordNotFound } from "../errors.js";
 import { integrationOf } from "../http/upstream-guards.js";
 import { attachmentsOf, renderAttachment } from "../render/attachments.js";
 import { renderCreatedApplication } from "../render/ats-render.js";
@@ -101,7 +101,7 @@ export function registerAtsWriteRoutes(app: App, ctx: SandboxContext): void {
     const data = integration.data;
     const job = data.jobs.get(request.params.job_id);
     if (!job || job.deletedAt !== null) throw recordNotFound("job", request.params.job_id);
-    if (job.status !== "OPEN") throw new UpstreamError(400, "ATS.JOB_CLOSED", `Job ${job.id} is ${job.status.toLowerCase()} and takes no applications.`, { title: "Job closed" });
+    if (job.status !== "OPEN") throw new SandboxError(400, "ATS.JOB_CLOSED", `Job ${job.id} is ${job.status.toLowerCase()} and takes no applications.`, { title: "Job closed" });
     const body = request.body;
     const stage = body.stage_id === undefined ? data.stages.get(job.stageIds[0]!) : data.stageOfJob(job, body.stage_id);
     if (!stage) throw inputInvalid(`Stage ${JSON.stringify(body.stage_id)} not found among the stages of job ${job.id}.`);
@@ -123,7 +123,7 @@ export function registerAtsWriteRoutes(app: App, ctx: SandboxContext): void {
       announceChange(ctx, integration, ["ats_applications", "ats_candidates"]);
       return { status: "success", data: renderCreatedApplication(data, created), warnings };
     } catch (err) {
-      if (err instanceof WriteConflict) throw new UpstreamError(409, "ATS.APPLICATION_ALREADY_EXISTS", err.message, { title: "Application already exists" });
+      if (err instanceof WriteConflict) throw new SandboxError(409, "ATS.APPLICATION_ALREADY_EXISTS", err.message, { title: "Application already exists" });
       throw err;
     }
   });

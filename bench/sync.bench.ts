@@ -15,7 +15,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { dropSchemas } from "../src/shared/db/schemas.js";
+import { dropSchemas } from "../src/shared/db/pg-schemas.js";
 import type { Job } from "../src/contracts/upstream/index.js";
 import { buildProxyWithSync } from "../src/runtime/wiring.js";
 import { recordIntegration } from "../src/services/proxy/integrations/integrations.repository.js";

@@ -1,6 +1,6 @@
 import { and, eq, isNotNull } from "drizzle-orm";
 import type { Queryable } from "../../shared/db/database.js";
-import { positions } from "../recruiting/positions/positions.schema.js";
+import { positions } from "../recruiting/positions/positions.tables.js";
 import { unlinkIntegration, upsertUpstreamCandidates, upsertUpstreamPositions } from "../recruiting/upstream/index.js";
 import type { MappedApplication, MappedJob } from "./mapping.js";
 

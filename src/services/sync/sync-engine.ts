@@ -8,7 +8,7 @@ import { mapApplication, mapJob, type MappedApplication } from "./mapping.js";
 import { QUEUES, type JobQueue } from "../../shared/jobs/queue.js";
 import type { LinkedPosition, RecruitingStore } from "./recruiting-store.js";
 import { isFinal } from "./sync-run.states.js";
-import { syncRuns, type SyncModel, type SyncRunRow } from "./sync.schema.js";
+import { syncRuns, type SyncModel, type SyncRunRow } from "./sync.tables.js";
 import {
   advanceCheckpoint,
   createSyncRun,

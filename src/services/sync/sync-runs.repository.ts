@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Queryable } from "../../shared/db/database.js";
 import { assertTransition, type SyncRunState } from "./sync-run.states.js";
-import { syncCheckpoints, syncRuns, type SyncModel, type SyncRunRow } from "./sync.schema.js";
+import { syncCheckpoints, syncRuns, type SyncModel, type SyncRunRow } from "./sync.tables.js";
 
 export type NewSyncRun = {
   integrationId: string;

@@ -28,7 +28,7 @@ const ALLOWED: readonly string[] = [
   // The sync engine reads an integration's state straight from the proxy's repository.
   "services/sync/sync-engine.ts -> services/proxy/integrations/integrations.repository.ts",
   // The recruiting store (the engine's writer) calls the recruiting API's upserts and reads its positions table.
-  "services/sync/recruiting-store.ts -> services/recruiting/positions/positions.schema.ts",
+  "services/sync/recruiting-store.ts -> services/recruiting/positions/positions.tables.ts",
   "services/sync/recruiting-store.ts -> services/recruiting/upstream/index.ts",
 ];
 

@@ -12,7 +12,7 @@ import {
   type IntegrationRecordInput,
   type IntegrationStateInput,
 } from "./integrations.repository.js";
-import type { IntegrationRow } from "./integrations.schema.js";
+import type { IntegrationRow } from "./integrations.tables.js";
 
 /** The fields of the upstream's integration details the proxy reads (tenancy and state). */
 type DetailsPeek = {

@@ -1,6 +1,6 @@
 import { and, eq, isNull, or, sql } from "drizzle-orm";
 import type { Queryable } from "../../../shared/db/database.js";
-import { integrations, type IntegrationRow } from "./integrations.schema.js";
+import { integrations, type IntegrationRow } from "./integrations.tables.js";
 
 /** What Hirebridge knows of an integration when it learns of it. */
 export type IntegrationRecordInput = {

@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
 import type { Queryable } from "../../../shared/db/database.js";
-import { candidates } from "../candidates/candidates.schema.js";
-import { interviews } from "../interviews/interviews.schema.js";
-import { positions } from "../positions/positions.schema.js";
+import { candidates } from "../candidates/candidates.tables.js";
+import { interviews } from "../interviews/interviews.tables.js";
+import { positions } from "../positions/positions.tables.js";
 
 /**
  * What the ATS write-back reads of the recruiting data (the sync module's `WriteBackSource`, wired

@@ -7,7 +7,7 @@ import type { SyncRoutes } from "../sync-module.js";
 import { orgOf, WEBHOOK_HANDLERS } from "./webhook-handlers.js";
 import { findWebhookEvent, isProcessed, storeWebhookEvent } from "./webhook-events.repository.js";
 import { isAuthentic } from "./verify-signature.js";
-import type { WebhookEventRow } from "../sync.schema.js";
+import type { WebhookEventRow } from "../sync.tables.js";
 
 const MAX_EVENT_ID = 200;
 

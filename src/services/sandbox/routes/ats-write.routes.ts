@@ -6,11 +6,13 @@
 import { Type } from "@sinclair/typebox";
 import type { App } from "../../../shared/http/create-app.js";
 import {
+  AttachmentSchema,
   CandidateTagBodySchema,
   CreateApplicationBodySchema,
   MoveStageBodySchema,
   NoteBodySchema,
   ResultLinkBodySchema,
+  UpstreamActionSuccessSchema,
 } from "../../../contracts/upstream/index.js";
 import { newId } from "../data/random.js";
 import { announceChange, originOf, type SandboxContext } from "../context.js";
@@ -66,12 +68,13 @@ export function registerAtsWriteRoutes(app: App, ctx: SandboxContext): void {
     return done();
   });
 
-  app.get("/ats/applications/:application_id/attachments", { schema: { params: AppParams }, config: action }, async (request) => {
+  const attachmentsAnswer = { 200: UpstreamActionSuccessSchema(Type.Object({ results: Type.Array(AttachmentSchema) })) };
+  app.get("/ats/applications/:application_id/attachments", { schema: { params: AppParams, response: attachmentsAnswer }, config: action }, async (request) => {
     const integration = integrationOf(request);
     const application = liveApplication(integration.data, request.params.application_id);
     const base = `${originOf(ctx, request)}/sandbox/files/${encodeURIComponent(integration.id)}/${application.id}`;
     const results = attachmentsOf(integration.data, application).map((a) => renderAttachment(a, `${base}/${a.id}`));
-    return { status: "success", data: { results }, warnings: [] };
+    return { status: "success" as const, data: { results }, warnings: [] };
   });
 
   app.post("/ats/candidates/:candidate_id/tags", { schema: { params: CandidateParams, body: CandidateTagBodySchema }, config: action }, async (request) => {

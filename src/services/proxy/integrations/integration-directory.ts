@@ -6,6 +6,7 @@ import type { CachedResponse, ResponseCache } from "../cache/response-cache.js";
 import type { Log, UpstreamClient } from "../../../shared/upstream/upstream-client.js";
 import {
   findIntegration,
+  listSyncableIntegrations,
   markIntegrationDeleted,
   recordIntegration,
   setIntegrationState,
@@ -141,6 +142,11 @@ export class IntegrationDirectory {
 
   find(integrationId: string, q: Queryable = this.opts.db): Promise<IntegrationRow | null> {
     return findIntegration(q, integrationId);
+  }
+
+  /** Every ATS integration that is neither deleted nor paused. */
+  listSyncable(): Promise<{ id: string; orgId: string }[]> {
+    return listSyncableIntegrations(this.opts.db);
   }
 
   /** After the integration was deleted (here or upstream): refuse it from now on, drop its cache. */

@@ -61,6 +61,20 @@ export async function findIntegration(q: Queryable, id: string): Promise<Integra
   return row ?? null;
 }
 
+/** Every ATS integration that is neither deleted nor paused (the weekly full sync's list). */
+export async function listSyncableIntegrations(q: Queryable): Promise<{ id: string; orgId: string }[]> {
+  return q
+    .select({ id: integrations.id, orgId: integrations.orgId })
+    .from(integrations)
+    .where(
+      and(
+        isNull(integrations.deletedAt),
+        or(isNull(integrations.status), eq(integrations.status, "ACTIVE")),
+        or(isNull(integrations.category), eq(integrations.category, "ATS")),
+      ),
+    );
+}
+
 /** Soft-deletes; the first deletion time is kept. False when the integration is unknown. */
 export async function markIntegrationDeleted(q: Queryable, id: string, at: Date = new Date()): Promise<boolean> {
   const rows = await q

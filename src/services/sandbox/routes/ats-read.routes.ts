@@ -20,17 +20,8 @@ import type { SandboxContext } from "../context.js";
 import { JsonCache, listEnvelope } from "../http/json-cache.js";
 import { dateParam, pageRows, type FilterSpec, type RawQuery } from "../http/list-query.js";
 import { integrationOf } from "../http/upstream-guards.js";
-import {
-  renderApplication,
-  renderCandidate,
-  renderInterview,
-  renderJob,
-  renderOffer,
-  renderRejectionReason,
-  renderStage,
-  renderTag,
-  renderUser,
-} from "../render/ats-render.js";
+import { renderApplication, renderCandidate, renderJob } from "../render/ats-render.js";
+import { renderInterview, renderOffer, renderRejectionReason, renderStage, renderTag, renderUser } from "../render/ats-reference-render.js";
 import type { Collection } from "../store/collection.js";
 import type { Dataset } from "../store/dataset.js";
 import type { ApplicationRow, BaseRow, CandidateRow, InterviewRow, JobRow, OfferRow, StageRow, UserRow } from "../store/rows.js";

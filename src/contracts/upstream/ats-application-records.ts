@@ -3,7 +3,7 @@
  * details and references they embed. Re-exported (types) by ats-records.ts.
  */
 import { type Static, Type } from "@sinclair/typebox";
-import { Nullable } from "../common.js";
+import { Literals, Nullable } from "../common.js";
 import { ApplicationOutcomeSchema, DateTimeStringSchema, LocationSchema, OfferStatusSchema } from "./ats-records.js";
 
 export const EmailAddressSchema = Type.Object({
@@ -51,7 +51,7 @@ export const ScreeningQuestionAnswerSchema = Type.Object({
   question: Type.Object({
     remote_id: Nullable(Type.String()),
     title: Type.String(),
-    type: Type.Union([Type.Literal("TEXT"), Type.Literal("BOOLEAN"), Type.Literal("SINGLE_SELECT")]),
+    type: Literals(["TEXT", "BOOLEAN", "SINGLE_SELECT"]),
   }),
   answer: Type.Union([
     Type.Object({
@@ -163,7 +163,7 @@ export type Candidate = Static<typeof CandidateSchema>;
 
 /** §4.2b: the answer of `POST /ats/jobs/{job_id}/applications` (`data`). */
 export const CreatedApplicationSchema = Type.Intersect([
-  Type.Omit(ApplicationSchema, Type.Union([Type.Literal("candidate"), Type.Literal("interviews"), Type.Literal("offers")])),
+  Type.Omit(ApplicationSchema, ["candidate", "interviews", "offers"]),
   Type.Object({
     candidate: Nullable(Type.Omit(CandidateSchema, Type.Literal("applications"))),
   }),

@@ -4,7 +4,7 @@
  * strings with a time part. Closed enums are closed in the SDK too: any other value fails parsing.
  */
 import { type Static, Type } from "@sinclair/typebox";
-import { Nullable } from "../common.js";
+import { Literals, Nullable } from "../common.js";
 
 // Type-only, so these modules do not import each other at run time (the reference records use these schemas).
 export type * from "./ats-application-records.js";
@@ -24,71 +24,35 @@ export const LocationSchema = Type.Object({
 });
 export type Location = Static<typeof LocationSchema>;
 
-export const ApplicationOutcomeSchema = Type.Union([Type.Literal("PENDING"), Type.Literal("HIRED"), Type.Literal("DECLINED")]);
+export const ApplicationOutcomeSchema = Literals(["PENDING", "HIRED", "DECLINED"]);
 export type ApplicationOutcome = Static<typeof ApplicationOutcomeSchema>;
 
-export const OfferStatusSchema = Type.Union([
-  Type.Literal("ACCEPTED"),
-  Type.Literal("DECLINED"),
-  Type.Literal("SENT"),
-  Type.Literal("APPROVED"),
-  Type.Literal("DRAFT"),
-  Type.Literal("ABANDONED"),
-]);
+export const OfferStatusSchema = Literals(["ACCEPTED", "DECLINED", "SENT", "APPROVED", "DRAFT", "ABANDONED"]);
 export type OfferStatus = Static<typeof OfferStatusSchema>;
 
 /** Open enums: the SDK accepts other strings too. */
-export const JobStatusSchema = Type.Union([Type.Literal("OPEN"), Type.Literal("CLOSED"), Type.Literal("DRAFT"), Type.Literal("ARCHIVED")]);
+export const JobStatusSchema = Literals(["OPEN", "CLOSED", "DRAFT", "ARCHIVED"]);
 export type JobStatus = Static<typeof JobStatusSchema>;
 
-export const EmploymentTypeSchema = Type.Union([
-  Type.Literal("FULL_TIME"),
-  Type.Literal("PART_TIME"),
-  Type.Literal("CONTRACT"),
-  Type.Literal("SEASONAL"),
-  Type.Literal("INTERNSHIP"),
-]);
+export const EmploymentTypeSchema = Literals(["FULL_TIME", "PART_TIME", "CONTRACT", "SEASONAL", "INTERNSHIP"]);
 export type EmploymentType = Static<typeof EmploymentTypeSchema>;
 
-export const JobVisibilitySchema = Type.Union([
-  Type.Literal("PUBLIC"),
-  Type.Literal("INTERNAL"),
-  Type.Literal("UNLISTED"),
-  Type.Literal("CONFIDENTIAL"),
-]);
+export const JobVisibilitySchema = Literals(["PUBLIC", "INTERNAL", "UNLISTED", "CONFIDENTIAL"]);
 export type JobVisibility = Static<typeof JobVisibilitySchema>;
 
-export const RemoteWorkStatusSchema = Type.Union([
-  Type.Literal("REMOTE"),
-  Type.Literal("HYBRID"),
-  Type.Literal("TEMPORARY"),
-  Type.Literal("ON_SITE"),
-]);
+export const RemoteWorkStatusSchema = Literals(["REMOTE", "HYBRID", "TEMPORARY", "ON_SITE"]);
 export type RemoteWorkStatus = Static<typeof RemoteWorkStatusSchema>;
 
-export const SalaryPeriodSchema = Type.Union([
-  Type.Literal("YEAR"),
-  Type.Literal("MONTH"),
-  Type.Literal("TWO_WEEKS"),
-  Type.Literal("WEEK"),
-  Type.Literal("DAY"),
-  Type.Literal("HOUR"),
-]);
+export const SalaryPeriodSchema = Literals(["YEAR", "MONTH", "TWO_WEEKS", "WEEK", "DAY", "HOUR"]);
 export type SalaryPeriod = Static<typeof SalaryPeriodSchema>;
 
-export const HiringTeamRoleSchema = Type.Union([
-  Type.Literal("RECRUITER"),
-  Type.Literal("HIRING_MANAGER"),
-  Type.Literal("COORDINATOR"),
-  Type.Literal("SOURCER"),
-  Type.Literal("INTERVIEWER"),
-]);
+export const HiringTeamRoleSchema = Literals(["RECRUITER", "HIRING_MANAGER", "COORDINATOR", "SOURCER", "INTERVIEWER"]);
 export type HiringTeamRole = Static<typeof HiringTeamRoleSchema>;
 
 export const JobRoleSchema = Type.Object({
   remote_id: Nullable(Type.String()),
   remote_label: Nullable(Type.String()),
-  scope: Type.Union([Type.Literal("SYSTEM"), Type.Literal("JOB"), Type.Null()]),
+  scope: Nullable(Literals(["SYSTEM", "JOB"])),
   unified_type: Type.Union([HiringTeamRoleSchema, Type.Literal("ADMIN"), Type.Null()]),
 });
 export type JobRole = Static<typeof JobRoleSchema>;
@@ -111,9 +75,7 @@ export const ScreeningQuestionSchema = Type.Object({
     Type.Union([
       Type.Object({
         type: Type.Literal("TEXT"),
-        display_type: Type.Optional(
-          Type.Union([Type.Literal("SINGLE_LINE"), Type.Literal("MULTI_LINE"), Type.Literal("EMAIL"), Type.Literal("URL"), Type.Null()]),
-        ),
+        display_type: Type.Optional(Nullable(Literals(["SINGLE_LINE", "MULTI_LINE", "EMAIL", "URL"]))),
         max_length: Type.Optional(Nullable(Type.Number())),
       }),
       Type.Object({
@@ -121,7 +83,7 @@ export const ScreeningQuestionSchema = Type.Object({
       }),
       Type.Object({
         type: Type.Literal("SINGLE_SELECT"),
-        display_type: Type.Optional(Type.Union([Type.Literal("DROPDOWN"), Type.Literal("RADIO"), Type.Null()])),
+        display_type: Type.Optional(Nullable(Literals(["DROPDOWN", "RADIO"]))),
         options: Type.Array(
           Type.Object({
             id: Type.String(),
@@ -133,7 +95,7 @@ export const ScreeningQuestionSchema = Type.Object({
       Type.Null(),
     ]),
   ),
-  category: Type.Union([Type.Literal("EEO"), Type.Literal("DEMOGRAPHIC"), Type.Null()]),
+  category: Nullable(Literals(["EEO", "DEMOGRAPHIC"])),
   index: Type.Optional(Nullable(Type.Number())),
   required: Nullable(Type.Boolean()),
 });
@@ -144,8 +106,8 @@ export const JobPostingSchema = Type.Object({
   remote_id: Nullable(Type.String()),
   title: Nullable(Type.String()),
   description_html: Nullable(Type.String()),
-  status: Type.Union([Type.Literal("ACTIVE"), Type.Literal("INACTIVE"), Type.Literal("DRAFT"), Type.Null()]),
-  visibility: Type.Union([Type.Literal("PUBLIC"), Type.Literal("INTERNAL"), Type.Literal("UNLISTED"), Type.Null()]),
+  status: Nullable(Literals(["ACTIVE", "INACTIVE", "DRAFT"])),
+  visibility: Nullable(Literals(["PUBLIC", "INTERNAL", "UNLISTED"])),
   url: Nullable(Type.String()),
 });
 export type JobPosting = Static<typeof JobPostingSchema>;

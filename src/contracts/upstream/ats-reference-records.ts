@@ -3,7 +3,7 @@
  * §4.4-4.10): stages, users, offers, rejection reasons, interviews, tags, attachments.
  */
 import { type Static, Type } from "@sinclair/typebox";
-import { Nullable } from "../common.js";
+import { Literals, Nullable } from "../common.js";
 import { EmailAddressSchema, JobRefSchema } from "./ats-application-records.js";
 import { ApplicationOutcomeSchema, DateTimeStringSchema, JobRoleSchema, LocationSchema, OfferStatusSchema } from "./ats-records.js";
 
@@ -24,7 +24,7 @@ export const UserSchema = Type.Object({
   first_name: Nullable(Type.String()),
   last_name: Nullable(Type.String()),
   email: Type.Optional(Nullable(Type.String())),
-  status: Type.Union([Type.Literal("ACTIVE"), Type.Literal("INACTIVE"), Type.Null()]),
+  status: Nullable(Literals(["ACTIVE", "INACTIVE"])),
   changed_at: DateTimeStringSchema,
   remote_deleted_at: Nullable(DateTimeStringSchema),
   system_roles: Type.Array(JobRoleSchema),
@@ -122,7 +122,7 @@ export type Tag = Static<typeof TagSchema>;
 
 /** §4.10 `GET /ats/applications/{id}/attachments` (not paginated). */
 export const AttachmentSchema = Type.Object({
-  type: Type.Union([Type.Literal("CV"), Type.Literal("COVER_LETTER"), Type.Literal("OTHER")]),
+  type: Literals(["CV", "COVER_LETTER", "OTHER"]),
   id: Type.String(),
   remote_id: Type.String(),
   data_url: Type.String(),

@@ -3,39 +3,29 @@
  * §4.11-4.13).
  */
 import { type Static, Type } from "@sinclair/typebox";
-import { Nullable } from "../common.js";
+import { Literals, Nullable } from "../common.js";
 import { DateTimeStringSchema } from "./ats-records.js";
 
-export const IntegrationCategorySchema = Type.Union([
-  Type.Literal("HRIS"),
-  Type.Literal("ATS"),
-  Type.Literal("ASSESSMENT"),
-  Type.Literal("LMS"),
-]);
+export const IntegrationCategorySchema = Literals(["HRIS", "ATS", "ASSESSMENT", "LMS"]);
 export type IntegrationCategory = Static<typeof IntegrationCategorySchema>;
 
 /** An integration's state (`status` in the details, `state` in integration-state-changed). */
-export const IntegrationStatusSchema = Type.Union([Type.Literal("ACTIVE"), Type.Literal("INVALID"), Type.Literal("INACTIVE")]);
+export const IntegrationStatusSchema = Literals(["ACTIVE", "INVALID", "INACTIVE"]);
 export type IntegrationStatus = Static<typeof IntegrationStatusSchema>;
 
-export const SetupStatusSchema = Type.Union([Type.Literal("INCOMPLETE"), Type.Literal("FINAL_SYNC_PENDING"), Type.Literal("COMPLETED")]);
+export const SetupStatusSchema = Literals(["INCOMPLETE", "FINAL_SYNC_PENDING", "COMPLETED"]);
 export type SetupStatus = Static<typeof SetupStatusSchema>;
 
-export const QaStatusSchema = Type.Union([Type.Literal("PENDING"), Type.Literal("FAILED"), Type.Literal("PASSED")]);
+export const QaStatusSchema = Literals(["PENDING", "FAILED", "PASSED"]);
 export type QaStatus = Static<typeof QaStatusSchema>;
 
-export const CoverageStatusSchema = Type.Union([
-  Type.Literal("SUPPORTED"),
-  Type.Literal("UNSUPPORTED"),
-  Type.Literal("NOT_IMPLEMENTED"),
-  Type.Literal("UNKNOWN"),
-]);
+export const CoverageStatusSchema = Literals(["SUPPORTED", "UNSUPPORTED", "NOT_IMPLEMENTED", "UNKNOWN"]);
 export type CoverageStatus = Static<typeof CoverageStatusSchema>;
 
-export const ScopeConfigSettingSchema = Type.Union([Type.Literal("ENABLED"), Type.Literal("DISABLED"), Type.Literal("OPTIONAL")]);
+export const ScopeConfigSettingSchema = Literals(["ENABLED", "DISABLED", "OPTIONAL"]);
 export type ScopeConfigSetting = Static<typeof ScopeConfigSettingSchema>;
 
-export const SyncTypeSchema = Type.Union([Type.Literal("FULL"), Type.Literal("DELTA")]);
+export const SyncTypeSchema = Literals(["FULL", "DELTA"]);
 export type SyncType = Static<typeof SyncTypeSchema>;
 
 export const EndUserSchema = Type.Object({
@@ -60,6 +50,12 @@ export const ForceSyncResultSchema = Type.Object({
 });
 export type ForceSyncResult = Static<typeof ForceSyncResultSchema>;
 
+/** The parts of a read model's or write action's entry in the integration details. */
+const MODEL = { id: Type.String(), label: Type.String() };
+const AVAILABILITY = { is_available: Type.Boolean(), coverage_status: CoverageStatusSchema };
+const SETTING = { scope_config_setting: ScopeConfigSettingSchema, opted_out_by_customer: Type.Boolean() };
+const FIELD = { id: Type.String(), ...AVAILABILITY };
+
 /** §4.11 `GET /integrations/{integration_id}` → data. */
 export const IntegrationDetailsSchema = Type.Object({
   id: Type.String(),
@@ -82,41 +78,9 @@ export const IntegrationDetailsSchema = Type.Object({
   created_at: DateTimeStringSchema,
   beta: Type.Boolean(),
   read_models: Type.Array(
-    Type.Object({
-      id: Type.String(),
-      label: Type.String(),
-      is_available: Type.Boolean(),
-      coverage_status: CoverageStatusSchema,
-      scope_config_setting: ScopeConfigSettingSchema,
-      opted_out_by_customer: Type.Boolean(),
-      fields: Type.Array(
-        Type.Object({
-          id: Type.String(),
-          is_available: Type.Boolean(),
-          coverage_status: CoverageStatusSchema,
-          scope_config_setting: ScopeConfigSettingSchema,
-          opted_out_by_customer: Type.Boolean(),
-        }),
-      ),
-    }),
+    Type.Object({ ...MODEL, ...AVAILABILITY, ...SETTING, fields: Type.Array(Type.Object({ ...FIELD, ...SETTING })) }),
   ),
-  write_actions: Type.Array(
-    Type.Object({
-      id: Type.String(),
-      label: Type.String(),
-      is_available: Type.Boolean(),
-      coverage_status: CoverageStatusSchema,
-      scope_config_setting: ScopeConfigSettingSchema,
-      opted_out_by_customer: Type.Boolean(),
-      fields: Type.Array(
-        Type.Object({
-          id: Type.String(),
-          is_available: Type.Boolean(),
-          coverage_status: CoverageStatusSchema,
-        }),
-      ),
-    }),
-  ),
+  write_actions: Type.Array(Type.Object({ ...MODEL, ...AVAILABILITY, ...SETTING, fields: Type.Array(Type.Object(FIELD)) })),
 });
 export type IntegrationDetails = Static<typeof IntegrationDetailsSchema>;
 
@@ -165,7 +129,7 @@ export const IntegrationFieldSchema = Type.Object({
   id: Type.String(),
   key: Type.String(),
   model: Type.String(),
-  type: Type.Union([Type.Literal("DEFAULT"), Type.Literal("CUSTOM")]),
+  type: Literals(["DEFAULT", "CUSTOM"]),
   label: Nullable(Type.String()),
   is_passthrough_enabled: Type.Boolean(),
   is_writable: Type.Literal(false),
@@ -180,7 +144,7 @@ export const CustomFieldSchema = Type.Object({
     Type.Object({
       id: Type.String(),
       key: Type.String(),
-      type: Type.Union([Type.Literal("DEFAULT"), Type.Literal("CUSTOM")]),
+      type: Literals(["DEFAULT", "CUSTOM"]),
       label: Nullable(Type.String()),
     }),
     Type.Null(),

@@ -1,14 +1,11 @@
-import type { Logger } from "pino";
-import { serviceUrls, type Config } from "../../shared/config.js";
-import type { Database } from "../../shared/db/database.js";
-import type { UpstreamClient } from "../../shared/upstream/upstream-client.js";
+import { serviceUrls } from "../../shared/config.js";
 import { createAtsReader, isRetryableUpstreamError } from "./ats-reader.js";
 import { QUEUES, type JobQueue, type QueueName } from "../../shared/jobs/queue.js";
 import { createRecruitingStore, type RecruitingStore } from "./recruiting-store.js";
 import { createSyncEngine, type SyncEngine, type SyncJobData } from "./sync-engine.js";
 import { createWriteBack, type WriteBack } from "./write-back.js";
 import { addQueueDepthSource, addSyncLagSource, jobFailures } from "../../shared/http/metrics.js";
-import type { IntegrationLookup, WriteBackSource } from "./ports.js";
+import type { SyncModuleDeps } from "./sync-module.js";
 import { checkpointLags } from "./sync-runs.repository.js";
 import { processWebhookEvent } from "./webhooks/webhook-worker.js";
 
@@ -36,16 +33,7 @@ async function honouringRetryAfter(queue: JobQueue, name: QueueName, data: objec
   }
 }
 
-export async function startSyncJobs(opts: {
-  config: Config;
-  database: Database;
-  logger: Logger;
-  upstream: UpstreamClient;
-  integrations: IntegrationLookup;
-  source: WriteBackSource;
-  queue: JobQueue;
-  workers: boolean;
-}): Promise<SyncWork> {
+export async function startSyncJobs(opts: SyncModuleDeps): Promise<SyncWork> {
   const { config, database, logger, queue } = opts;
   const reader = createAtsReader(opts.upstream, logger);
   const store = createRecruitingStore({ interviewBaseUrl: serviceUrls(config).interview });

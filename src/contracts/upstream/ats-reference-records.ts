@@ -7,14 +7,18 @@ import { Literals, Nullable } from "../common.js";
 import { EmailAddressSchema, JobRefSchema } from "./ats-application-records.js";
 import { ApplicationOutcomeSchema, DateTimeStringSchema, JobRoleSchema, LocationSchema, OfferStatusSchema } from "./ats-records.js";
 
+/** The simplest records (stages, tags): a name, the record's ids, when it changed, when it was deleted. */
+const namedRecord = () =>
+  Type.Object({
+    id: Type.String(),
+    remote_id: Nullable(Type.String()),
+    name: Nullable(Type.String()),
+    changed_at: DateTimeStringSchema,
+    remote_deleted_at: Nullable(DateTimeStringSchema),
+  });
+
 /** §4.4 `GET /ats/application-stages` (deprecated; use `job.stages`). */
-export const ApplicationStageSchema = Type.Object({
-  id: Type.String(),
-  remote_id: Nullable(Type.String()),
-  name: Nullable(Type.String()),
-  changed_at: DateTimeStringSchema,
-  remote_deleted_at: Nullable(DateTimeStringSchema),
-});
+export const ApplicationStageSchema = namedRecord();
 export type ApplicationStage = Static<typeof ApplicationStageSchema>;
 
 /** §4.5 `GET /ats/users`. */
@@ -111,13 +115,7 @@ export const InterviewSchema = Type.Object({
 export type Interview = Static<typeof InterviewSchema>;
 
 /** §4.9 `GET /ats/tags`. */
-export const TagSchema = Type.Object({
-  id: Type.String(),
-  remote_id: Nullable(Type.String()),
-  name: Nullable(Type.String()),
-  changed_at: DateTimeStringSchema,
-  remote_deleted_at: Nullable(DateTimeStringSchema),
-});
+export const TagSchema = namedRecord();
 export type Tag = Static<typeof TagSchema>;
 
 /** §4.10 `GET /ats/applications/{id}/attachments` (not paginated). */

@@ -13,7 +13,10 @@ export const writeBackSource = {
   async target(q: Queryable, positionId: string, candidateId: string) {
     const [position] = await q.select().from(positions).where(eq(positions.id, positionId));
     if (!position) return null;
-    const [candidate] = await q.select({ applicationId: candidates.upstreamApplicationId }).from(candidates).where(eq(candidates.id, candidateId));
+    const [candidate] = await q
+      .select({ applicationId: candidates.upstreamApplicationId })
+      .from(candidates)
+      .where(eq(candidates.id, candidateId));
     return {
       autoUpdateStages: position.autoUpdateStages,
       integrationId: position.upstreamIntegrationId,

@@ -46,7 +46,7 @@ import { availableParallelism, setPriority, tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { Pool } from "undici";
-import { dropSchemas } from "../src/shared/db/schemas.js";
+import { dropSchemas } from "../src/shared/db/pg-schemas.js";
 import { autocannon, freePort, machine, median, option, ROOT, serveChild, waitHealthy } from "./lib.js";
 
 const NGINX = "/usr/sbin/nginx";

@@ -36,7 +36,7 @@ import { createVerifier } from "../src/shared/auth/verify-jwt.js";
 import { ConfigSchema, loadConfig } from "../src/shared/config.js";
 import { openDatabase, type Database } from "../src/shared/db/database.js";
 import { migrate } from "../src/shared/db/migrate.js";
-import { dropSchemas } from "../src/shared/db/schemas.js";
+import { dropSchemas } from "../src/shared/db/pg-schemas.js";
 import { createLogger } from "../src/shared/http/logger.js";
 import { openJobQueue } from "../src/shared/jobs/queue.js";
 import { createUpstreamClient } from "../src/shared/upstream/upstream-client.js";

@@ -18,7 +18,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
-import { dropSchemas } from "../src/shared/db/schemas.js";
+import { dropSchemas } from "../src/shared/db/pg-schemas.js";
 import { freePort } from "./lib.js";
 import { buildTokenApp } from "../src/services/token/app.js";
 import { defaultParams, hashPassword, verifyPassword } from "../src/services/token/password-hash.js";

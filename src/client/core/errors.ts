@@ -88,8 +88,8 @@ export class RateLimitError extends ApiError {
 }
 
 /** 502/504 from the integration proxy: the upstream ATS API failed, refused or timed out. */
-export class UpstreamError extends ApiError {
-  override name = "UpstreamError";
+export class UpstreamUnavailableError extends ApiError {
+  override name = "UpstreamUnavailableError";
   /** True for 504: the upstream did not answer in time. */
   readonly timedOut: boolean;
   constructor(status: number, body: unknown, headers: Headers, request: RequestInfo) {
@@ -111,8 +111,8 @@ const STATUS_CLASSES: Record<number, typeof ApiError> = {
   409: ConflictError,
   422: ValidationError,
   429: RateLimitError,
-  502: UpstreamError,
-  504: UpstreamError,
+  502: UpstreamUnavailableError,
+  504: UpstreamUnavailableError,
 };
 
 /** The request never produced a response: DNS, refused or reset connection, TLS failure. */

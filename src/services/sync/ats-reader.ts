@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { UpstreamPage } from "../../contracts/upstream/index.js";
 import { parseRetryAfter } from "../../shared/upstream/retry-policy.js";
-import { isUpstreamError } from "../../shared/upstream/upstream-errors.js";
+import { isUpstreamCallError } from "../../shared/upstream/upstream-errors.js";
 import type { UpstreamClient } from "../../shared/upstream/upstream-client.js";
 import { PermanentUpstreamError, RetryableUpstreamError, type AtsReader } from "./ports.js";
 
@@ -43,7 +43,7 @@ export function createAtsReader(upstream: UpstreamClient, logger: Logger): AtsRe
         logger,
       );
     } catch (err) {
-      if (isUpstreamError(err)) throw new RetryableUpstreamError(err.message, undefined, { cause: err });
+      if (isUpstreamCallError(err)) throw new RetryableUpstreamError(err.message, undefined, { cause: err });
       throw err;
     }
     if (res.status === 200) return res.body;

@@ -32,6 +32,8 @@ export interface IntegrationLookup {
   /** Applied when newer than the last report; false when older or the integration is unknown. */
   setState(integrationId: string, state: IntegrationStateReport): Promise<boolean>;
   markDeleted(integrationId: string, at?: Date): Promise<boolean>;
+  /** Every ATS integration that is neither deleted nor paused (the weekly full sync). */
+  listSyncable(): Promise<{ id: string; orgId: string }[]>;
   /** Resolves when the integration belongs to `orgId`, else throws the 404 the caller answers. */
   requireOwned(integrationId: string, orgId: string, requestId: string, log?: { info: (...args: never[]) => void }): Promise<void>;
   /** The upstream's integration details (status only is read here). */

@@ -12,7 +12,7 @@ import {
   type SyncQueue,
 } from "./ports.js";
 import { isFinal } from "./sync-run.states.js";
-import type { SyncModel, SyncRunRow } from "./sync.schema.js";
+import type { SyncModel, SyncRunRow } from "./sync.tables.js";
 import {
   advanceCheckpoint,
   createSyncRun,

@@ -1,13 +1,11 @@
-import type { Logger } from "pino";
-import type { Config } from "../../shared/config.js";
-import type { Database } from "../../shared/db/database.js";
-import type { UpstreamClient } from "../../shared/upstream/upstream-client.js";
 import { createAtsReader, isRetryableUpstreamError } from "./ats-reader.js";
 import { QUEUES, type JobQueue, type QueueName } from "../../shared/jobs/queue.js";
 import { createSyncEngine, type SyncEngine, type SyncJobData } from "./sync-engine.js";
 import { createWriteBack, type WriteBack } from "./write-back.js";
 import { addQueueDepthSource, addSyncLagSource, jobFailures } from "../../shared/http/metrics.js";
-import type { IntegrationLookup, RecruitingStore, WriteBackSource } from "./ports.js";
+import type { RecruitingStore } from "./ports.js";
+import type { SyncModuleDeps } from "./sync-module.js";
+import { checkpointLags } from "./sync-runs.repository.js";
 import { processWebhookEvents } from "./webhooks/webhook-worker.js";
 
 /** The sync module's durable work: the queue, the sync engine, write-back, and (optionally) their workers. */
@@ -43,17 +41,7 @@ async function honouringRetryAfter(
   }
 }
 
-export async function startSyncJobs(opts: {
-  config: Config;
-  database: Database;
-  logger: Logger;
-  upstream: UpstreamClient;
-  integrations: IntegrationLookup;
-  source: WriteBackSource;
-  store: RecruitingStore;
-  queue: JobQueue;
-  workers: boolean;
-}): Promise<SyncWork> {
+export async function startSyncJobs(opts: SyncModuleDeps): Promise<SyncWork> {
   const { config, database, logger, queue } = opts;
   const reader = createAtsReader(opts.upstream, logger);
   const { store } = opts;
@@ -78,13 +66,7 @@ export async function startSyncJobs(opts: {
         { queue: q.name, state: "active", count: q.activeCount },
       ]),
     ),
-    addSyncLagSource(async () =>
-      (
-        await database.query<{ integration_id: string; model: string; seconds: number }>(
-          "select c.integration_id, c.model, extract(epoch from now() - c.synced_until)::float8 as seconds from sync_checkpoints c join integrations i on i.id = c.integration_id where i.deleted_at is null",
-        )
-      ).map((r) => ({ ...r, seconds: Number(r.seconds) })),
-    ),
+    addSyncLagSource(() => checkpointLags(database.query)),
   ];
   const stopMetrics = () => {
     for (const remove of removeSources) remove();
@@ -120,11 +102,9 @@ export async function startSyncJobs(opts: {
     );
     await queue.work(QUEUES.weeklySync, async () => {
       // The safety net for lost webhooks: a full sync of every ATS integration that is not paused.
-      const rows = await database.query<{ id: string; org_id: string }>(
-        "select id, org_id from integrations where deleted_at is null and (status is null or status = 'ACTIVE') and (category is null or category = 'ATS')",
-      );
+      const rows = await opts.integrations.listSyncable();
       for (const r of rows) {
-        await engine.start({ integrationId: r.id, orgId: r.org_id, models: ["jobs", "applications"], type: "FULL", trigger: "weekly" });
+        await engine.start({ integrationId: r.id, orgId: r.orgId, models: ["jobs", "applications"], type: "FULL", trigger: "weekly" });
       }
       logger.info({ integrations: rows.length }, "weekly full sync queued");
     });

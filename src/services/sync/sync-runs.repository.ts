@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
-import type { Queryable } from "../../shared/db/database.js";
+import type { Queryable, RawQuery } from "../../shared/db/database.js";
 import { assertTransition, type SyncRunState } from "./sync-run.states.js";
-import { syncCheckpoints, syncRuns, type SyncModel, type SyncRunRow } from "./sync.schema.js";
+import { syncCheckpoints, syncRuns, type SyncModel, type SyncRunRow } from "./sync.tables.js";
 
 export type NewSyncRun = {
   integrationId: string;
@@ -138,4 +138,15 @@ export async function advanceCheckpoint(q: Queryable, integrationId: string, mod
       target: [syncCheckpoints.integrationId, syncCheckpoints.model],
       set: { syncedUntil: sql`greatest(${syncCheckpoints.syncedUntil}, excluded.synced_until)`, updatedAt: new Date() },
     });
+}
+
+/**
+ * How far behind each checkpoint of a live integration is, in seconds (the sync-lag metric). The
+ * join keeps the checkpoints of deleted integrations out; it reads only the proxy's `deleted_at`.
+ */
+export async function checkpointLags(query: RawQuery): Promise<{ integration_id: string; model: string; seconds: number }[]> {
+  const rows = await query<{ integration_id: string; model: string; seconds: number }>(
+    "select c.integration_id, c.model, extract(epoch from now() - c.synced_until)::float8 as seconds from sync_checkpoints c join integrations i on i.id = c.integration_id where i.deleted_at is null",
+  );
+  return rows.map((r) => ({ ...r, seconds: Number(r.seconds) }));
 }

@@ -10,7 +10,7 @@ import { IntegrationParamsSchema } from "../../contracts/proxy/integrations.js";
 import { proxyErrorResponses } from "../../contracts/proxy/common.js";
 import { listSyncRuns } from "./sync-runs.repository.js";
 import { listWriteBacks } from "./write-backs.repository.js";
-import type { SyncModel, SyncRunRow, WriteBackRow } from "./sync.schema.js";
+import type { SyncModel, SyncRunRow, WriteBackRow } from "./sync.tables.js";
 import { callerOrg } from "../../shared/auth/caller-org.js";
 import type { SyncRoutes } from "./sync-module.js";
 

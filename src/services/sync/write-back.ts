@@ -5,7 +5,7 @@ import { QUEUES, type JobQueue } from "../../shared/jobs/queue.js";
 import { isPermanentUpstreamError, type AtsReader } from "./ats-reader.js";
 import { cut } from "./html-to-text.js";
 import type { IntegrationLookup, InterviewEnded, WriteBackSource } from "./ports.js";
-import type { WriteBackRow } from "./sync.schema.js";
+import type { WriteBackRow } from "./sync.tables.js";
 import { matchStage } from "./stage-match.js";
 import { assertWriteBackTransition, isFinalWriteBack } from "./write-back.states.js";
 import {

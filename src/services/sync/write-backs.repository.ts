@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Queryable } from "../../shared/db/database.js";
-import { writeBacks, type WriteBackRow } from "./sync.schema.js";
+import { writeBacks, type WriteBackRow } from "./sync.tables.js";
 import { writeBackStatesBefore } from "./write-back.states.js";
 
 export type NewWriteBack = typeof writeBacks.$inferInsert;

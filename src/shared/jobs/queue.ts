@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { PgBoss, fromDrizzle, fromPglite, type JobResult, type JobWithMetadata, type QueueOptions } from "pg-boss";
 import type { Logger } from "pino";
 import type { Database, Queryable } from "../db/database.js";
-import { jobQueueSchema } from "../db/schemas.js";
+import { jobQueueSchema } from "../db/pg-schemas.js";
 
 /**
  * The durable job queue (pg-boss) on the same storage as everything else: PGlite by default, the

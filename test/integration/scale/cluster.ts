@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
-import { dropSchemas, jobQueueSchema } from "../../../src/shared/db/schemas.js";
+import { dropSchemas, jobQueueSchema } from "../../../src/shared/db/pg-schemas.js";
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from "../../helpers/db.js";
 import { freePort } from "../../helpers/ports.js";
 import { startReceiver, type CapturedWebhook } from "./webhook-receiver.js";

@@ -6,13 +6,14 @@ import type { CachedResponse, ResponseCache } from "../cache/response-cache.js";
 import type { Log, UpstreamClient } from "../../../shared/upstream/upstream-client.js";
 import {
   findIntegration,
+  listSyncableIntegrations,
   markIntegrationDeleted,
   recordIntegration,
   setIntegrationState,
   type IntegrationRecordInput,
   type IntegrationStateInput,
 } from "./integrations.repository.js";
-import type { IntegrationRow } from "./integrations.schema.js";
+import type { IntegrationRow } from "./integrations.tables.js";
 
 /** The fields of the upstream's integration details the proxy reads (tenancy and state). */
 type DetailsPeek = {
@@ -153,6 +154,11 @@ export class IntegrationDirectory {
 
   find(integrationId: string, q: Queryable = this.opts.db): Promise<IntegrationRow | null> {
     return findIntegration(q, integrationId);
+  }
+
+  /** Every ATS integration that is neither deleted nor paused. */
+  listSyncable(): Promise<{ id: string; orgId: string }[]> {
+    return listSyncableIntegrations(this.opts.db);
   }
 
   /** After the integration was deleted (here or upstream): refuse it from now on, drop its cache. */

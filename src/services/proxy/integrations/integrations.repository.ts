@@ -1,6 +1,6 @@
 import { and, eq, isNull, or, sql } from "drizzle-orm";
 import type { Queryable } from "../../../shared/db/database.js";
-import { integrations, type IntegrationRow } from "./integrations.schema.js";
+import { integrations, type IntegrationRow } from "./integrations.tables.js";
 
 /** What Hirebridge knows of an integration when it learns of it. */
 export type IntegrationRecordInput = {
@@ -59,6 +59,20 @@ export async function recordIntegration(q: Queryable, input: IntegrationRecordIn
 export async function findIntegration(q: Queryable, id: string): Promise<IntegrationRow | null> {
   const [row] = await q.select().from(integrations).where(eq(integrations.id, id));
   return row ?? null;
+}
+
+/** Every ATS integration that is neither deleted nor paused (the weekly full sync's list). */
+export async function listSyncableIntegrations(q: Queryable): Promise<{ id: string; orgId: string }[]> {
+  return q
+    .select({ id: integrations.id, orgId: integrations.orgId })
+    .from(integrations)
+    .where(
+      and(
+        isNull(integrations.deletedAt),
+        or(isNull(integrations.status), eq(integrations.status, "ACTIVE")),
+        or(isNull(integrations.category), eq(integrations.category, "ATS")),
+      ),
+    );
 }
 
 /** Soft-deletes; the first deletion time is kept. False when the integration is unknown. */

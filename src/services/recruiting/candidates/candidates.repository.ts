@@ -1,10 +1,10 @@
 import { and, asc, eq, getTableColumns, inArray, sql, type AnyColumn } from "drizzle-orm";
 import type { Candidate, CandidateState, CandidateUpdate } from "../../../contracts/recruiting/candidates.js";
 import type { Queryable } from "../../../shared/db/database.js";
-import { interviews } from "../interviews/interviews.schema.js";
-import { positions } from "../positions/positions.schema.js";
+import { interviews } from "../interviews/interviews.tables.js";
+import { positions } from "../positions/positions.tables.js";
 import { toColumns, type FieldsOf } from "../columns.js";
-import { candidates, type CandidateRow } from "./candidates.schema.js";
+import { candidates, type CandidateRow } from "./candidates.tables.js";
 
 type CandidateInsert = typeof candidates.$inferInsert;
 type WritableKey = Exclude<keyof CandidateUpdate, "id" | "organization_id" | "position_id" | "created_at" | "updated_at">;

@@ -1,9 +1,9 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Interview, InterviewStatus, InterviewUpdate } from "../../../contracts/recruiting/interviews.js";
 import type { Queryable, Tx } from "../../../shared/db/database.js";
-import { candidates } from "../candidates/candidates.schema.js";
+import { candidates } from "../candidates/candidates.tables.js";
 import { toColumns, type FieldsOf } from "../columns.js";
-import { interviews, type InterviewRow } from "./interviews.schema.js";
+import { interviews, type InterviewRow } from "./interviews.tables.js";
 
 type InterviewInsert = typeof interviews.$inferInsert;
 type WritableKey = Exclude<keyof InterviewUpdate, "id" | "candidate" | "interview_link">;

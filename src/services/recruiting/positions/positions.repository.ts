@@ -2,7 +2,7 @@ import { and, asc, eq, sql, type SQL } from "drizzle-orm";
 import type { Position, PositionState, PositionUpdate } from "../../../contracts/recruiting/positions.js";
 import type { Queryable } from "../../../shared/db/database.js";
 import { toColumns, type FieldsOf } from "../columns.js";
-import { positions, type PositionRow } from "./positions.schema.js";
+import { positions, type PositionRow } from "./positions.tables.js";
 
 type PositionInsert = typeof positions.$inferInsert;
 type WritableKey = Exclude<keyof PositionUpdate, "id" | "created_at" | "updated_at">;

@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, inArray, isNotNull, type SQL } from "drizzle-orm";
 import type { Queryable } from "../../../shared/db/database.js";
-import { positions } from "../positions/positions.schema.js";
+import { positions } from "../positions/positions.tables.js";
 import { upsertPositionedCandidates, type UpstreamApplication } from "./upstream-candidates.repository.js";
 import { unlinkIntegration, upsertUpstreamPositions, type UpstreamJob } from "./upstream-positions.repository.js";
 

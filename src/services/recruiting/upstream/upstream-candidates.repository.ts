@@ -1,6 +1,6 @@
 import { and, eq, getTableColumns, inArray, or, sql } from "drizzle-orm";
 import type { Queryable } from "../../../shared/db/database.js";
-import { candidates, type CandidateRow } from "../candidates/candidates.schema.js";
+import { candidates, type CandidateRow } from "../candidates/candidates.tables.js";
 import { newInterviewLink } from "../interviews/interview-link.js";
 import { insertInterviews } from "../interviews/interviews.repository.js";
 import { clip } from "./upstream-positions.repository.js";

@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
 import type { Queryable } from "../../../shared/db/database.js";
-import { candidates } from "../candidates/candidates.schema.js";
-import { interviews } from "../interviews/interviews.schema.js";
-import { positions } from "../positions/positions.schema.js";
+import { candidates } from "../candidates/candidates.tables.js";
+import { interviews } from "../interviews/interviews.tables.js";
+import { positions } from "../positions/positions.tables.js";
 
 /**
  * What the ATS write-back reads of the recruiting data (the sync module's `WriteBackSource`, wired
@@ -13,7 +13,10 @@ export const writeBackSource = {
   async target(q: Queryable, positionId: string, candidateId: string) {
     const [position] = await q.select().from(positions).where(eq(positions.id, positionId));
     if (!position) return null;
-    const [candidate] = await q.select({ applicationId: candidates.upstreamApplicationId }).from(candidates).where(eq(candidates.id, candidateId));
+    const [candidate] = await q
+      .select({ applicationId: candidates.upstreamApplicationId })
+      .from(candidates)
+      .where(eq(candidates.id, candidateId));
     return {
       autoUpdateStages: position.autoUpdateStages,
       integrationId: position.upstreamIntegrationId,

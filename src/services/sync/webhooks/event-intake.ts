@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import type { Database } from "../../../shared/db/database.js";
 import { AppError } from "../../../shared/errors.js";
 import { QUEUES, type JobQueue } from "../../../shared/jobs/queue.js";
-import type { WebhookEventRow } from "../sync.schema.js";
+import type { WebhookEventRow } from "../sync.tables.js";
 import { findWebhookEvents, storeWebhookEvents, type NewWebhookEvent } from "./webhook-events.repository.js";
 
 /** What storing an event came to: stored now, or a repeated delivery (with the row stored first). */

@@ -1,6 +1,6 @@
 import { eq, inArray, sql } from "drizzle-orm";
 import type { Queryable } from "../../../shared/db/database.js";
-import { webhookEvents, type WebhookEventRow } from "../sync.schema.js";
+import { webhookEvents, type WebhookEventRow } from "../sync.tables.js";
 
 export type NewWebhookEvent = { id: string; type: string; integrationId: string | null; orgId: string | null; payload: unknown };
 

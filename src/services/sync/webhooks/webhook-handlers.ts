@@ -12,7 +12,7 @@ import type { Db } from "../../../shared/db/database.js";
 import type { RecruitingStore } from "../ports.js";
 import type { SyncEngine } from "../sync-engine.js";
 import { cancelOpenSyncRuns } from "../sync-runs.repository.js";
-import type { SyncModel } from "../sync.schema.js";
+import type { SyncModel } from "../sync.tables.js";
 import type { IntegrationLookup } from "../ports.js";
 import type { WriteBack } from "../write-back.js";
 

@@ -1,6 +1,6 @@
 import type { JobResult } from "pg-boss";
 import type { WebhookKind } from "../../../contracts/proxy/webhooks.js";
-import type { SyncModel, WebhookEventRow } from "../sync.schema.js";
+import type { SyncModel, WebhookEventRow } from "../sync.tables.js";
 import { deltaSyncFor, WEBHOOK_HANDLERS, type WebhookOutcome, type WebhookWorkContext } from "./webhook-handlers.js";
 import { findWebhookEvents, recordWebhookAttempt, settleWebhookEvents, type WebhookSettlement } from "./webhook-events.repository.js";
 

@@ -13,7 +13,7 @@ import { orgOf, WEBHOOK_HANDLERS } from "./webhook-handlers.js";
 import { findWebhookEvent, isProcessed } from "./webhook-events.repository.js";
 import { createEventIntake } from "./event-intake.js";
 import { isAuthentic } from "./verify-signature.js";
-import type { WebhookEventRow } from "../sync.schema.js";
+import type { WebhookEventRow } from "../sync.tables.js";
 
 const MAX_EVENT_ID = 200;
 

@@ -61,7 +61,10 @@ export function createEventIntake(opts: EventIntakeOptions) {
       stored = await opts.database.db.transaction(async (tx) => {
         // In id order: two commits holding the same repeated ids take their row locks in the same
         // order, so they wait for each other instead of deadlocking.
-        const ids = await storeWebhookEvents(tx, [...first.values()].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0)));
+        const ids = await storeWebhookEvents(
+          tx,
+          [...first.values()].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0)),
+        );
         await opts.queue.sendMany(
           QUEUES.webhookEvents,
           ids.map((eventId) => ({ eventId })),

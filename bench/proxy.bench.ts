@@ -46,7 +46,7 @@ import { availableParallelism, setPriority, tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { Pool } from "undici";
-import { dropSchemas } from "../src/shared/db/schemas.js";
+import { dropSchemas } from "../src/shared/db/pg-schemas.js";
 import { autocannon, freePort, machine, median, option, ROOT, serveChild, waitHealthy } from "./lib.js";
 
 const NGINX = "/usr/sbin/nginx";
@@ -248,7 +248,7 @@ export async function main(args: string[]): Promise<void> {
   };
   let dropSchema: (() => Promise<void>) | undefined;
   if (storage === "postgres") {
-    const url = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+    const url = process.env["BENCH_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
     const schema = `bench_proxy_${randomBytes(4).toString("hex")}`;
     Object.assign(env, { DATABASE_URL: url, DATABASE_SCHEMA: schema });
     dropSchema = () => dropSchemas(url, schema);

@@ -9,13 +9,13 @@
  * candidates, and candidate creation. Scenarios are interleaved round by round; the table reports
  * medians over the rounds. Everything binds to 127.0.0.1 and stops by itself.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { dropSchemas } from "../src/shared/db/schemas.js";
+import { dropSchemas } from "../src/shared/db/pg-schemas.js";
 import { freePort, option, waitHealthy } from "./lib.js";
 
 type Result = { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number; timeouts: number };
@@ -35,15 +35,15 @@ async function startServer(storage: string): Promise<Server> {
   const [apiPort, authPort] = [await freePort(), await freePort()];
   const env: Record<string, string> = { ...process.env, HOST: "127.0.0.1", API_PORT: String(apiPort), AUTH_PORT: String(authPort), LOG_LEVEL: "silent", NODE_NO_WARNINGS: "1" } as Record<string, string>;
   const dataDir = mkdtempSync(join(tmpdir(), "hirebridge-bench-"));
-  env.DATA_DIR = dataDir;
+  env["DATA_DIR"] = dataDir;
   let dropSchema: (() => Promise<void>) | undefined;
   if (storage === "postgres") {
-    const url = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+    const url = process.env["BENCH_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
     const schema = `bench_${randomBytes(4).toString("hex")}`;
     Object.assign(env, { DATABASE_URL: url, DATABASE_SCHEMA: schema });
     dropSchema = () => dropSchemas(url, schema);
   } else {
-    delete env.DATABASE_URL;
+    delete env["DATABASE_URL"];
   }
   const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve", "token", "api"], { cwd: ROOT, env, stdio: ["ignore", "ignore", "inherit"] });
   const stop = async () => {
@@ -68,7 +68,7 @@ async function startServer(storage: string): Promise<Server> {
 async function demoToken(authUrl: string): Promise<string> {
   const res = await fetch(`${authUrl}/protocol/openid-connect/token`, {
     method: "POST",
-    body: new URLSearchParams({ grant_type: "password", client_id: "hirebridge", username: "demo", password: process.env.DEMO_PASSWORD ?? "demo-password" }),
+    body: new URLSearchParams({ grant_type: "password", client_id: "hirebridge", username: "demo", password: process.env["DEMO_PASSWORD"] ?? "demo-password" }),
   });
   if (!res.ok) throw new Error(`demo login failed: ${res.status}`);
   return ((await res.json()) as { access_token: string }).access_token;

@@ -26,7 +26,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { dropSchemas } from "../src/shared/db/schemas.js";
+import { dropSchemas } from "../src/shared/db/pg-schemas.js";
 import { autocannon, freePort, machine, median, option, serveChild, waitHealthy, type AutocannonResult } from "./lib.js";
 
 const DEMO_ORG = "6d3f1e2a-9b4c-4f7e-8a1d-2c5b7e9f0a13"; // DEMO_ORG_ID default of the run contract
@@ -126,7 +126,7 @@ export async function main(args: string[]): Promise<void> {
   const rounds = Number(option(args, "rounds", "3"));
   const connections = Number(option(args, "connections", "20"));
   const pageSize = option(args, "page-size", "5");
-  const databaseUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+  const databaseUrl = process.env["BENCH_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
   const schema = `bench_scale_${randomBytes(4).toString("hex")}`;
   const admin = new pg.Client({ connectionString: databaseUrl });
   await admin.connect();
@@ -138,7 +138,7 @@ export async function main(args: string[]): Promise<void> {
     DATA_DIR: dataDir,
     DATABASE_URL: databaseUrl,
     DATABASE_SCHEMA: schema,
-    REDIS_URL: process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379",
+    REDIS_URL: process.env["BENCH_REDIS_URL"] ?? "redis://127.0.0.1:6379",
     AUTH_PORT: String(authPort),
     SANDBOX_PORT: String(sandboxPort),
     AUTH_ISSUER: `http://127.0.0.1:${authPort}/realms/hirebridge`,

@@ -91,7 +91,7 @@ export async function main(args: string[]): Promise<void> {
     await sdk.positions.get(position.id);
 
     const cliEnv = {
-      PATH: process.env.PATH ?? "",
+      PATH: process.env["PATH"] ?? "",
       HOME: dataDir,
       HIREBRIDGE_AUTH_URL: authUrl,
       HIREBRIDGE_API_URL: apiUrl,

@@ -1,40 +1,50 @@
 /**
- * `npm run bench -- sync [--applications 100000] [--storage pglite,postgres] [--rounds 3] [--duration 5] [--connections 20]`
+ * `npm run bench -- sync [--smoke] [--applications 100000] [--changes 1000] [--storage pglite,postgres] [--rounds 3] [--duration 5] [--connections 20] [--rate-limit N]`
  *
- * 1. Webhook ingestion: the proxy app (job workers off) acknowledging signed data-changed events,
- *    each stored durably (one insert + one queued job, one transaction) before its 200; baseline:
- *    GET /healthz of the same server in the same run.
- * 2. A full sync of an integration holding `--applications` applications (the sandbox, in a child
- *    process): jobs, then the applications in each job's candidate stage, written as positions and
- *    candidates. Baseline: the same engine paging the same data with a store that writes nothing,
- *    i.e. the time merely to page through it upstream. Reports records/s and peak memory.
- * Storage is a temp PGlite directory on disk, or a fresh schema of BENCH_DATABASE_URL (default the
- * local `test` database), dropped after. Everything binds to 127.0.0.1 and stops by itself.
+ * Per storage kind (PGlite in a temp directory, or a fresh schema of BENCH_DATABASE_URL, dropped after):
+ * 1. Full sync of the sandbox's demo integration holding `--applications` applications (the
+ *    sandbox in a child process, the engine in this one): jobs, then the applications in each
+ *    linked position's candidate stage, written as positions and candidates. Baselines of the same
+ *    round: plain sequential HTTP paging (fetch + JSON.parse) of exactly the pages the sync read,
+ *    and the engine's own pass with a store that writes nothing. Peak RSS of this process and of
+ *    the whole stack (this process + the sandbox; Postgres's own processes not counted).
+ * 2. Incremental sync after `--changes` applications moved into the candidate stage upstream,
+ *    against plain paging of the pages it read (the changed records).
+ * 3. Webhook ingestion: the proxy (job workers off) acknowledging signed data-changed events, each
+ *    stored durably before its 200, vs GET /healthz of the same server. Fails if any event is
+ *    refused or an acknowledged one is not stored.
+ * 4. Backlog drain: a proxy with its job workers started on the events stored in 3; the time until
+ *    every one is processed.
+ * `--smoke`: 2,000 applications, 100 changes, one round of 1 s, for CI (seconds).
+ * `--rate-limit N`: the proxy's RATE_LIMIT_PER_MINUTE (default: the configuration's default).
  */
+import { spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { dropSchemas } from "../src/shared/db/schemas.js";
-import type { Job } from "../src/contracts/upstream/index.js";
-import { buildProxyApp } from "../src/services/proxy/app.js";
-import { recordIntegration } from "../src/services/proxy/integrations/integrations.repository.js";
-import { createUpstreamClient } from "../src/services/proxy/upstream/upstream-client.js";
-import { signWebhookBody } from "../src/services/proxy/webhooks/verify-signature.js";
-import { createAtsReader, type AtsReader } from "../src/services/sync/ats-reader.js";
-import { openJobQueue } from "../src/services/sync/queue.js";
-import { createRecruitingStore, type RecruitingStore } from "../src/services/sync/recruiting-store.js";
+import type { Application } from "../src/contracts/upstream/index.js";
+import { createSyncStore } from "../src/services/recruiting/upstream/index.js";
+import { buildProxyWithSync } from "../src/runtime/wiring.js";
+import { findIntegration, recordIntegration } from "../src/services/proxy/integrations/integrations.repository.js";
+import { createAtsReader } from "../src/services/sync/ats-reader.js";
+import type { AtsReader, LinkedPosition, RecruitingStore } from "../src/services/sync/ports.js";
 import { createSyncEngine } from "../src/services/sync/sync-engine.js";
+import { advanceCheckpoint } from "../src/services/sync/sync-runs.repository.js";
+import { signWebhookBody } from "../src/services/sync/webhooks/verify-signature.js";
 import { createVerifier } from "../src/shared/auth/verify-jwt.js";
 import { ConfigSchema, loadConfig } from "../src/shared/config.js";
 import { openDatabase, type Database } from "../src/shared/db/database.js";
 import { migrate } from "../src/shared/db/migrate.js";
+import { dropSchemas } from "../src/shared/db/pg-schemas.js";
 import { createLogger } from "../src/shared/http/logger.js";
-import { autocannon, freePort, machine, median, option, serveChild, waitHealthy } from "./lib.js";
+import { openJobQueue } from "../src/shared/jobs/queue.js";
+import { createUpstreamClient } from "../src/shared/upstream/upstream-client.js";
+import { autocannon, freePort, machine, median, option, ROOT, serveChild, waitHealthy } from "./lib.js";
 
 const API_KEY = "bench-api-key";
 const SECRET = "bench-webhook-secret";
-const DB_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const DB_URL = process.env["BENCH_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
 const logger = createLogger("silent");
 
 async function storage(kind: string): Promise<{ database: Database; dispose(): Promise<void> }> {
@@ -42,7 +52,13 @@ async function storage(kind: string): Promise<{ database: Database; dispose(): P
     const dir = mkdtempSync(join(tmpdir(), "hirebridge-bench-"));
     const database = await openDatabase({ dataDir: dir });
     await migrate(database);
-    return { database, dispose: async () => (await database.close(), rmSync(dir, { recursive: true, force: true })) };
+    return {
+      database,
+      dispose: async () => {
+        await database.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
   }
   const schema = `bench_${randomBytes(4).toString("hex")}`;
   const database = await openDatabase({ url: DB_URL, schema, poolSize: 10 });
@@ -56,13 +72,184 @@ async function storage(kind: string): Promise<{ database: Database; dispose(): P
   };
 }
 
-async function ingestion(kind: string, sandbox: string, rounds: number, duration: number, connections: number) {
+/** Resident memory of a process, MB (Linux /proc). */
+function rssMb(pid: number | undefined): number {
+  if (!pid) return 0;
+  try {
+    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+    return kb ? Number(kb) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+type PageRequest = { path: string; query: Record<string, string> };
+
+/** Records every page the engine reads, to page through the same ones again with plain HTTP. */
+function recording(reader: AtsReader) {
+  const requests: PageRequest[] = [];
+  let records = 0;
+  const recorded: AtsReader = {
+    ...reader,
+    page: async (integrationId, path, query, requestId) => {
+      requests.push({ path, query });
+      const page = await reader.page(integrationId, path, query, requestId);
+      records += page.results.length;
+      return page as never;
+    },
+  };
+  return { reader: recorded, requests, records: () => records };
+}
+
+/** The baseline: the same pages, fetched one after the other and parsed, nothing else. */
+async function plainPaging(sandbox: string, integrationId: string, requests: PageRequest[]): Promise<number> {
+  const headers = { authorization: `Bearer ${API_KEY}`, "x-integration-id": integrationId };
+  const t0 = performance.now();
+  for (const r of requests) {
+    const res = await fetch(`${sandbox}${r.path}?${new URLSearchParams(r.query)}`, { headers });
+    JSON.parse(await res.text());
+    if (res.status !== 200) throw new Error(`plain paging: ${r.path} answered ${res.status}`);
+  }
+  return (performance.now() - t0) / 1000;
+}
+
+type SyncSetup = { database: Database; dispose(): Promise<void>; orgId: string; close(): Promise<void> };
+
+/**
+ * One full sync with a fresh database: `write` the real store, else a store that keeps the linked
+ * positions in memory and writes nothing. Answers its figures, its database (close it) and an
+ * engine factory for an incremental run after it.
+ */
+async function syncOnce(kind: string, sandbox: string, integrationId: string, write: boolean) {
   const { database, dispose } = await storage(kind);
-  const config = loadConfig(ConfigSchema, { LOG_LEVEL: "silent", UPSTREAM_BASE_URL: sandbox, UPSTREAM_API_KEY: API_KEY, UPSTREAM_WEBHOOK_SECRET: SECRET, WORKERS: "false" });
-  const integrationId = "greenhouse:benchIntegration0000000001";
+  const orgId = randomUUID();
+  await recordIntegration(database.db, { id: integrationId, orgId, tool: "greenhouse", category: "ATS", status: "ACTIVE" });
+  const queue = await openJobQueue(database, logger);
+  const upstream = createUpstreamClient({
+    baseUrl: sandbox,
+    apiKey: API_KEY,
+    timeoutMs: 60_000,
+    retry: { retries: 3, baseDelayMs: 50, maxTotalWaitMs: 5000 },
+    logger,
+  });
+  const real: RecruitingStore = createSyncStore({ interviewBaseUrl: "http://127.0.0.1:8001/interview" });
+  const linked: LinkedPosition[] = [];
+  const noWrites: RecruitingStore = {
+    ...real,
+    upsertPositions: async (_q, _org, _int, jobs) => {
+      for (const j of jobs)
+        if (j.candidate_stage)
+          linked.push({
+            id: randomUUID(),
+            upstreamJobIdId: j.upstream_job_id_id,
+            candidateStage: j.candidate_stage,
+            acceptedLanguages: [],
+          });
+      linked.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      return { created: jobs.length, updated: 0 };
+    },
+    linkedPositions: async (_q, _o, _i, page) => linked.filter((p) => !page.after || p.id > page.after).slice(0, page.limit),
+    positionsOfJobs: async (_q, _o, _i, jobIds) => linked.filter((p) => jobIds.includes(p.upstreamJobIdId)),
+    upsertCandidates: async (_q, _o, apps) => ({ created: apps.length, updated: 0, skipped: 0 }),
+  };
+  const engineFor = (reader: AtsReader) =>
+    createSyncEngine({
+      db: database.db,
+      queue,
+      reader,
+      store: write ? real : noWrites,
+      integrations: { find: (id) => findIntegration(database.db, id) },
+      logger,
+      defaultCandidateStage: "AI Interview",
+      checkpointMarginSeconds: 300,
+    });
+  const base = createAtsReader(upstream, logger);
+  const rec = recording(base);
+  const t0 = performance.now();
+  const engine = engineFor(rec.reader);
+  await engine.start({ integrationId, orgId, models: ["jobs", "applications"], type: "FULL", trigger: "bench" });
+  await engine.run({ integrationId, model: "jobs" }, { last: true });
+  await engine.run({ integrationId, model: "applications" }, { last: true });
+  const seconds = (performance.now() - t0) / 1000;
+  await assertSucceeded(database);
+  const written = write
+    ? Number((await database.query<{ n: string }>("select count(*)::text as n from candidates"))[0]!.n)
+    : (await database.query<{ n: number }>("select created_count as n from sync_runs where model = 'applications'"))[0]!.n;
+  const setup: SyncSetup = {
+    database,
+    dispose,
+    orgId,
+    close: async () => {
+      await queue.stop();
+      await upstream.close();
+      await dispose();
+    },
+  };
+  return { seconds, requests: rec.requests, records: rec.records(), written, setup, engineFor, base };
+}
+
+async function assertSucceeded(database: Database): Promise<void> {
+  const runs = await database.query<{ model: string; state: string; last_error: string | null }>(
+    "select model, state, last_error from sync_runs",
+  );
+  const failed = runs.find((r) => r.state !== "succeeded");
+  if (failed) throw new Error(`sync ${failed.model} ${failed.state}: ${failed.last_error}`);
+}
+
+/** Moves `count` applications not in "AI Interview" into it upstream (the sandbox's admin surface); answers when it started. */
+async function changeApplications(origin: string, integrationId: string, count: number): Promise<number> {
+  const headers = { authorization: `Bearer ${API_KEY}`, "x-integration-id": integrationId };
+  let moved = 0;
+  let cursor: string | null = null;
+  while (moved < count) {
+    const url: string = `${origin}/v1/ats/applications?page_size=250${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+    const page = ((await (await fetch(url, { headers })).json()) as { data: { results: Application[]; next: string | null } }).data;
+    const candidates = page.results.filter(
+      (a) => a.current_stage?.name !== "AI Interview" && a.candidate?.email_addresses?.length && !a.remote_deleted_at,
+    );
+    for (let i = 0; i < candidates.length && moved < count; i += 8) {
+      const batch = candidates.slice(i, i + Math.min(8, count - moved));
+      const answers = await Promise.all(
+        batch.map((a) =>
+          fetch(`${origin}/sandbox/integrations/${encodeURIComponent(integrationId)}/applications/${a.id}/stage`, {
+            method: "PUT",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ stage_name: "AI Interview" }),
+          }).then(async (r) => {
+            await r.arrayBuffer();
+            return r.ok;
+          }),
+        ),
+      );
+      moved += answers.filter(Boolean).length;
+    }
+    if (!page.next) break;
+    cursor = page.next;
+  }
+  if (moved < count) throw new Error(`only ${moved} applications could be moved`);
+  return moved;
+}
+
+async function ingestion(
+  kind: string,
+  sandbox: string,
+  integrationId: string,
+  o: { rounds: number; duration: number; connections: number; rateLimit?: string },
+) {
+  const { database, dispose } = await storage(kind);
+  const config = loadConfig(ConfigSchema, {
+    LOG_LEVEL: "silent",
+    UPSTREAM_BASE_URL: sandbox,
+    UPSTREAM_API_KEY: API_KEY,
+    UPSTREAM_WEBHOOK_SECRET: SECRET,
+    WORKERS: "false",
+    ...(o.rateLimit !== undefined ? { RATE_LIMIT_PER_MINUTE: o.rateLimit } : {}),
+  });
   await recordIntegration(database.db, { id: integrationId, orgId: randomUUID(), tool: "greenhouse", category: "ATS", status: "ACTIVE" });
   const queue = await openJobQueue(database, logger);
-  const app = await buildProxyApp({ config, database, logger, verify: createVerifier({ issuer: "http://127.0.0.1:1/none" }), queue, workers: false });
+  const proxy = (workers: boolean) =>
+    buildProxyWithSync({ config, database, logger, verify: createVerifier({ issuer: "http://127.0.0.1:1/none" }), queue, workers });
+  const app = await proxy(false);
   const port = await freePort();
   await app.listen({ host: "127.0.0.1", port });
   const base = `http://127.0.0.1:${port}`;
@@ -70,113 +257,138 @@ async function ingestion(kind: string, sandbox: string, rounds: number, duration
     const body = JSON.stringify({
       id: randomBytes(12).toString("base64url"),
       type: "data-changed",
-      data: { integration_id: integrationId, integration_tool: "greenhouse", integration_category: "ATS", changed_models: [{ name: "ats_applications" }] },
+      data: {
+        integration_id: integrationId,
+        integration_tool: "greenhouse",
+        integration_category: "ATS",
+        changed_models: [{ name: "ats_applications" }],
+      },
     });
     return { body, headers: { "content-type": "application/json", "x-kombo-signature": signWebhookBody(body, SECRET) } };
   };
-  const runs: { healthz: number[]; events: number[]; p50: number[]; p99: number[]; errors: number } = { healthz: [], events: [], p50: [], p99: [], errors: 0 };
-  for (let r = 0; r < rounds; r++) {
-    const h = await autocannon({ url: `${base}/healthz`, connections, duration });
+  const runs = { healthz: [] as number[], events: [] as number[], p50: [] as number[], p99: [] as number[], acknowledged: 0, refused: 0 };
+  for (let r = 0; r < o.rounds; r++) {
+    const h = await autocannon({ url: `${base}/healthz`, connections: o.connections, duration: o.duration });
     const w = await autocannon({
       url: `${base}/api/v1/webhooks/upstream/data-changed`,
       method: "POST",
-      connections,
-      duration,
+      connections: o.connections,
+      duration: o.duration,
       requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, ...event(), method: "POST" }) }],
     });
     runs.healthz.push(h.requests.average);
     runs.events.push(w.requests.average);
     runs.p50.push(w.latency.p50);
     runs.p99.push(w.latency.p99);
-    runs.errors += w.non2xx + w.errors + w.timeouts;
+    runs.acknowledged += (w as unknown as { "2xx": number })["2xx"];
+    runs.refused += w.non2xx + w.errors + w.timeouts;
   }
-  const stored = (await database.query<{ n: string }>("select count(*)::text as n from webhook_events"))[0]!.n;
   await app.close();
-  await queue.stop();
-  await dispose();
-  return { kind, ...runs, stored: Number(stored) };
-}
+  const count = async (where: string) =>
+    Number((await database.query<{ n: string }>(`select count(*)::text as n from webhook_events ${where}`))[0]!.n);
+  const stored = await count("");
 
-/** Counts what the engine reads, and samples memory while it runs. */
-function instrument(reader: AtsReader) {
-  let records = 0;
-  let pages = 0;
-  const counted: AtsReader = {
-    ...reader,
-    page: async (...args) => {
-      const page = await reader.page(...(args as Parameters<AtsReader["page"]>));
-      records += page.results.length;
-      pages++;
-      return page as never;
-    },
-  };
-  return { reader: counted, counts: () => ({ records, pages }) };
-}
-
-async function fullSync(kind: string, sandbox: string, integrationId: string, writes: boolean) {
-  const { database, dispose } = await storage(kind);
-  const orgId = randomUUID();
-  await recordIntegration(database.db, { id: integrationId, orgId, tool: "greenhouse", category: "ATS", status: "ACTIVE" });
-  const queue = await openJobQueue(database, logger);
-  const upstream = createUpstreamClient({ baseUrl: sandbox, apiKey: API_KEY, timeoutMs: 60_000, retry: { retries: 3, baseDelayMs: 50, maxTotalWaitMs: 5000 }, logger });
-  const { reader, counts } = instrument(createAtsReader(upstream, logger));
-  const real = createRecruitingStore({ interviewBaseUrl: "http://127.0.0.1:8001/interview" });
-  // The baseline pages the same data and maps it, and writes nothing but what the applications
-  // listing needs to know (the linked positions), which it keeps in memory.
-  const linked: Awaited<ReturnType<RecruitingStore["linkedPositions"]>> = [];
-  const noWrites: RecruitingStore = {
-    ...real,
-    upsertPositions: async (_q, _org, _int, jobs) => {
-      for (const j of jobs) linked.push({ id: randomUUID(), upstreamJobIdId: j.upstream_job_id_id, candidateStage: j.candidate_stage, acceptedLanguages: [] });
-      return { created: jobs.length, updated: 0 };
-    },
-    linkedPositions: async () => linked,
-    upsertCandidates: async (_q, _o, _p, apps) => ({ created: apps.length, updated: 0, skipped: 0 }),
-  };
-  const engine = createSyncEngine({
-    db: database.db,
-    queue,
-    reader,
-    store: writes ? real : noWrites,
-    logger,
-    defaultCandidateStage: "AI Interview",
-    checkpointMarginSeconds: 300,
-  });
-  global.gc?.();
-  const before = process.memoryUsage();
-  let peakRss = before.rss;
-  let peakHeap = before.heapUsed;
-  const sampler = setInterval(() => {
-    const m = process.memoryUsage();
-    peakRss = Math.max(peakRss, m.rss);
-    peakHeap = Math.max(peakHeap, m.heapUsed);
-  }, 20);
+  // The backlog: job workers start on the stored events. Checkpoints at now keep the syncs they
+  // trigger small, so the drain measures the event work itself.
+  for (const model of ["jobs", "applications"] as const) await advanceCheckpoint(database.db, integrationId, model, new Date());
   const t0 = performance.now();
-  await engine.start({ integrationId, orgId, models: ["jobs", "applications"], type: "FULL", trigger: "bench" });
-  await engine.run({ integrationId, model: "jobs" }, { last: true });
-  await engine.run({ integrationId, model: "applications" }, { last: true });
-  const seconds = (performance.now() - t0) / 1000;
-  clearInterval(sampler);
-  const runs = await database.query<{ model: string; state: string; created_count: number; skipped_count: number; last_error: string | null }>(
-    "select model, state, created_count, skipped_count, last_error from sync_runs",
-  );
-  const failed = runs.find((r) => r.state !== "succeeded");
-  if (failed) throw new Error(`sync ${failed.model} ${failed.state}: ${failed.last_error}`);
-  const written = writes
-    ? Number((await database.query<{ n: string }>("select count(*)::text as n from candidates"))[0]!.n)
-    : runs.find((r) => r.model === "applications")!.created_count;
+  const workers = await proxy(true);
+  let open = stored;
+  while (open > 0 && performance.now() - t0 < 900_000) {
+    await new Promise((r) => setTimeout(r, 50));
+    open = await count("where status = 'queued'");
+  }
+  const drainSeconds = (performance.now() - t0) / 1000;
+  const failed = await count("where status = 'failed'");
+  await workers.close();
   await queue.stop();
-  await upstream.close();
   await dispose();
-  return { seconds, ...counts(), written, peakRssMb: peakRss / 2 ** 20, peakHeapDeltaMb: (peakHeap - before.heapUsed) / 2 ** 20 };
+  return { ...runs, stored, drainSeconds, open, failed };
+}
+
+/** VmHWM: the peak resident memory of this process so far, MB. */
+function ownPeakMb(): number {
+  const kb = /VmHWM:\s+(\d+)/.exec(readFileSync("/proc/self/status", "utf8"))?.[1];
+  return kb ? Number(kb) / 1024 : 0;
+}
+
+type ChildJob = { kind: string; sandbox: string; origin: string; integrationId: string; changes: number };
+type ChildResult = {
+  seconds: number;
+  requests: PageRequest[];
+  records: number;
+  written: number;
+  /** RSS of the syncing process before the sync (its code and, on PGlite, the embedded database), and its peak. */
+  idleRssMb: number;
+  peakRssMb: number;
+  incremental: { moved: number; seconds: number; requests: PageRequest[]; records: number; added: number } | null;
+};
+
+/**
+ * The syncing process: a full sync with the real store in a process of its own (so its peak RSS
+ * is the sync's, not the bench's), then, when asked, the incremental scenario on the same database.
+ */
+async function syncChild(job: ChildJob): Promise<ChildResult> {
+  const idleRssMb = process.memoryUsage().rss / 2 ** 20;
+  const f = await syncOnce(job.kind, job.sandbox, job.integrationId, true);
+  const peakRssMb = ownPeakMb();
+  let incremental: ChildResult["incremental"] = null;
+  if (job.changes > 0) {
+    const moved = await changeApplications(job.origin, job.integrationId, job.changes);
+    const rec = recording(f.base);
+    const engine = f.engineFor(rec.reader);
+    const count = async () => Number((await f.setup.database.query<{ n: string }>("select count(*)::text as n from candidates"))[0]!.n);
+    const before = await count();
+    const t0 = performance.now();
+    await engine.start({
+      integrationId: job.integrationId,
+      orgId: f.setup.orgId,
+      models: ["applications"],
+      type: "DELTA",
+      trigger: "bench",
+    });
+    await engine.run({ integrationId: job.integrationId, model: "applications" }, { last: true });
+    const seconds = (performance.now() - t0) / 1000;
+    await assertSucceeded(f.setup.database);
+    incremental = { moved, seconds, requests: rec.requests, records: rec.records(), added: (await count()) - before };
+  }
+  await f.setup.close();
+  return { seconds: f.seconds, requests: f.requests, records: f.records, written: f.written, idleRssMb, peakRssMb, incremental };
+}
+
+/** Runs syncChild in a child process, sampling the RSS of it + the sandbox (the whole stack) meanwhile. */
+async function syncInChild(job: ChildJob, sandboxPid: number | undefined): Promise<ChildResult & { stackMb: number }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "bench/run.ts", "sync", "--child-sync", JSON.stringify(job)], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_NO_WARNINGS: "1" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let out = "";
+  child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+  let stack = 0;
+  const timer = setInterval(() => (stack = Math.max(stack, rssMb(child.pid) + rssMb(sandboxPid))), 50);
+  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+  clearInterval(timer);
+  if (code !== 0) throw new Error(`the syncing process exited with ${code}`);
+  const line = out.trim().split("\n").pop()!;
+  return { ...(JSON.parse(line) as ChildResult), stackMb: stack };
 }
 
 export async function main(args: string[]): Promise<void> {
-  const applications = Number(option(args, "applications", "100000"));
+  if (args[0] === "--child-sync") {
+    const result = JSON.stringify(await syncChild(JSON.parse(args[1]!) as ChildJob));
+    // run.ts exits when main returns: wait until the pipe has taken the whole line.
+    await new Promise<void>((resolve) => process.stdout.write(`${result}\n`, () => resolve()));
+    return;
+  }
+  const smoke = args.includes("--smoke");
+  const applications = Number(option(args, "applications", smoke ? "2000" : "100000"));
+  const changes = Number(option(args, "changes", smoke ? "100" : "1000"));
   const kinds = option(args, "storage", "pglite,postgres").split(",");
-  const rounds = Number(option(args, "rounds", "3"));
-  const duration = Number(option(args, "duration", "5"));
+  const rounds = Number(option(args, "rounds", smoke ? "1" : "3"));
+  const duration = Number(option(args, "duration", smoke ? "1" : "5"));
   const connections = Number(option(args, "connections", "20"));
+  const rateLimit = args.includes("--rate-limit") ? option(args, "rate-limit", "0") : undefined;
   const port = await freePort();
   const sandbox = serveChild(["sandbox"], {
     SANDBOX_PORT: String(port),
@@ -185,44 +397,82 @@ export async function main(args: string[]): Promise<void> {
     UPSTREAM_WEBHOOK_SECRET: SECRET,
     SANDBOX_WEBHOOK_URL: "http://127.0.0.1:9/none",
   });
+  const problems: string[] = [];
   try {
     await waitHealthy(`http://127.0.0.1:${port}/healthz`, sandbox.child);
-    const sandboxUrl = `http://127.0.0.1:${port}/v1`;
-    const integrations = (await (await fetch(`http://127.0.0.1:${port}/sandbox/integrations`)).json()) as { integrations?: { id: string }[] } | { id: string }[];
-    const list = Array.isArray(integrations) ? integrations : (integrations.integrations ?? []);
-    const integrationId = list[0]!.id;
-    const jobs = (await (await fetch(`${sandboxUrl}/ats/jobs?page_size=1`, { headers: { authorization: `Bearer ${API_KEY}`, "x-integration-id": integrationId } })).json()) as { data: { results: Job[] } };
-    if (!jobs.data.results.length) throw new Error("the sandbox has no jobs");
+    const origin = `http://127.0.0.1:${port}`;
+    const sandboxUrl = `${origin}/v1`;
+    const listed = (await (await fetch(`${origin}/sandbox/integrations`)).json()) as { demo_integration_id: string };
+    const integrationId = listed.demo_integration_id;
 
     console.log(`\nMachine: ${machine()}. Command: npm run bench -- sync ${args.join(" ")}\n`);
-    console.log(`### Webhook ingestion (${connections} connections, ${duration} s × ${rounds} rounds, medians)\n`);
-    console.log("| storage | GET /healthz req/s (baseline) | events acknowledged/s | ratio | p50 ms | p99 ms | errors | events stored |");
-    console.log("|---|---|---|---|---|---|---|---|");
+    console.log(`### Full sync of an integration with ${applications.toLocaleString("en")} applications (median of ${rounds})\n`);
+    console.log(
+      "| storage | plain HTTP paging s (baseline) | engine, no writes s | full sync s | ratio to plain paging | ratio to no-write pass | pages | records read | candidates written | syncing process RSS before → peak MB | peak RSS, stack MB |",
+    );
+    console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+    const incremental: string[] = [];
     for (const kind of kinds) {
-      const r = await ingestion(kind, sandboxUrl, rounds, duration, connections);
-      const h = median(r.healthz);
-      const e = median(r.events);
-      console.log(`| ${kind} | ${h.toFixed(0)} | ${e.toFixed(0)} | ${(e / h).toFixed(2)} | ${median(r.p50)} | ${median(r.p99)} | ${r.errors} | ${r.stored} |`);
-    }
-
-    console.log(`\n### Full sync of an integration with ${applications.toLocaleString("en")} applications (median of ${rounds})\n`);
-    console.log("| storage | paging only, s (baseline) | full sync, s | ratio | records read | records/s | candidates written | peak RSS MB | peak heap growth MB |");
-    console.log("|---|---|---|---|---|---|---|---|---|");
-    for (const kind of kinds) {
-      const base: number[] = [];
-      const full: Awaited<ReturnType<typeof fullSync>>[] = [];
+      const plain: number[] = [];
+      const dry: number[] = [];
+      const full: Awaited<ReturnType<typeof syncInChild>>[] = [];
       for (let r = 0; r < rounds; r++) {
-        base.push((await fullSync(kind, sandboxUrl, integrationId, false)).seconds);
-        full.push(await fullSync(kind, sandboxUrl, integrationId, true));
+        // The last round also runs the incremental scenario on its database.
+        const job: ChildJob = { kind, sandbox: sandboxUrl, origin, integrationId, changes: r === rounds - 1 ? changes : 0 };
+        full.push(await syncInChild(job, sandbox.child.pid));
+        plain.push(await plainPaging(sandboxUrl, integrationId, full[r]!.requests));
+        const d = await syncOnce(kind, sandboxUrl, integrationId, false);
+        await d.setup.close();
+        dry.push(d.seconds);
       }
       const s = median(full.map((f) => f.seconds));
       const f = full.find((x) => x.seconds === s)!;
-      const b = median(base);
+      const p = median(plain);
+      const d = median(dry);
       console.log(
-        `| ${kind} | ${b.toFixed(2)} | ${s.toFixed(2)} | ${(s / b).toFixed(2)} | ${f.records} | ${(f.records / s).toFixed(0)} | ${f.written} | ${median(full.map((x) => x.peakRssMb)).toFixed(0)} | ${median(full.map((x) => x.peakHeapDeltaMb)).toFixed(0)} |`,
+        `| ${kind} | ${p.toFixed(2)} | ${d.toFixed(2)} | ${s.toFixed(2)} | ${(s / p).toFixed(2)} | ${(s / d).toFixed(2)} | ${f.requests.length} | ${f.records} | ${f.written} | ${median(full.map((x) => x.idleRssMb)).toFixed(0)} → ${median(full.map((x) => x.peakRssMb)).toFixed(0)} | ${median(full.map((x) => x.stackMb)).toFixed(0)} |`,
       );
+
+      const inc = full[full.length - 1]!.incremental!;
+      const baseline = await plainPaging(sandboxUrl, integrationId, inc.requests);
+      const [moved, seconds, rec, added] = [inc.moved, inc.seconds, { requests: inc.requests, records: () => inc.records }, inc.added];
+      incremental.push(
+        `| ${kind} | ${moved} | ${rec.requests.length} | ${rec.records()} | ${baseline.toFixed(3)} | ${seconds.toFixed(3)} | ${(seconds / baseline).toFixed(2)} | ${added} |`,
+      );
+    }
+
+    console.log(`\n### Incremental sync after ${changes.toLocaleString("en")} applications moved into the candidate stage\n`);
+    console.log(
+      "| storage | applications changed | pages read | records read | plain HTTP paging s (baseline) | incremental sync s | ratio | candidates added |",
+    );
+    console.log("|---|---|---|---|---|---|---|---|");
+    for (const line of incremental) console.log(line);
+
+    console.log(
+      `\n### Webhook ingestion (${connections} connections, ${duration} s × ${rounds} rounds, medians) and the backlog's drain\n`,
+    );
+    console.log(
+      "| storage | GET /healthz req/s (baseline) | events acknowledged/s | ratio | p50 ms | p99 ms | acknowledged | refused | stored | backlog drain s | events/s drained | failed |",
+    );
+    console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for (const kind of kinds) {
+      const r = await ingestion(kind, sandboxUrl, integrationId, {
+        rounds,
+        duration,
+        connections,
+        ...(rateLimit !== undefined ? { rateLimit } : {}),
+      });
+      const h = median(r.healthz);
+      const e = median(r.events);
+      console.log(
+        `| ${kind} | ${h.toFixed(0)} | ${e.toFixed(0)} | ${(e / h).toFixed(2)} | ${median(r.p50)} | ${median(r.p99)} | ${r.acknowledged} | ${r.refused} | ${r.stored} | ${r.drainSeconds.toFixed(2)} | ${(r.stored / r.drainSeconds).toFixed(0)} | ${r.failed} |`,
+      );
+      if (r.refused > 0) problems.push(`${kind}: ${r.refused} events refused`);
+      if (r.stored < r.acknowledged) problems.push(`${kind}: ${r.acknowledged - r.stored} acknowledged events not stored`);
+      if (r.open > 0 || r.failed > 0) problems.push(`${kind}: ${r.open} events left unprocessed, ${r.failed} failed`);
     }
   } finally {
     await sandbox.stop();
   }
+  if (problems.length) throw new Error(`sync bench failed: ${problems.join("; ")}`);
 }

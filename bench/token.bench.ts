@@ -18,7 +18,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
-import { dropSchemas } from "../src/shared/db/schemas.js";
+import { dropSchemas } from "../src/shared/db/pg-schemas.js";
 import { freePort } from "./lib.js";
 import { buildTokenApp } from "../src/services/token/app.js";
 import { defaultParams, hashPassword, verifyPassword } from "../src/services/token/password-hash.js";
@@ -66,7 +66,7 @@ async function serve(dbKind: string): Promise<void> {
   let database: Database;
   let dropSchema = async () => {};
   if (dbKind === "postgres") {
-    const url = process.env.TEST_DATABASE_URL ?? DEFAULT_DB_URL;
+    const url = process.env["TEST_DATABASE_URL"] ?? DEFAULT_DB_URL;
     const schema = `bench_token_${process.pid}`;
     database = await openDatabase({ url, schema });
     dropSchema = () => dropSchemas(url, schema);

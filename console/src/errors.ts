@@ -7,7 +7,7 @@ import {
   RateLimitError,
   TimeoutError,
   UnauthorizedError,
-  UpstreamError,
+  UpstreamUnavailableError,
   ValidationError,
   ApiError,
 } from "hirebridge/client";
@@ -25,7 +25,7 @@ export function describeError(err: unknown): { message: string; fields: FieldPro
     const wait = err.retryAfter === null ? "a moment" : `${Math.ceil(err.retryAfter)} second${Math.ceil(err.retryAfter) === 1 ? "" : "s"}`;
     return { message: `Too many requests right now. Please wait ${wait} and try again.`, fields: [] };
   }
-  if (err instanceof UpstreamError) {
+  if (err instanceof UpstreamUnavailableError) {
     return {
       message: err.timedOut
         ? "The connected ATS did not answer in time (504). Nothing was changed here; try again in a moment."

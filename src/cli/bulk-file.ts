@@ -53,7 +53,7 @@ function fromCsv(text: string): CandidateBulkUpdate {
   return records.map(({ line, values }) => {
     const item: Record<string, unknown> = {};
     for (const [name, raw] of Object.entries(values)) {
-      if (name === "id") item.id = raw.trim();
+      if (name === "id") item["id"] = raw.trim();
       else if (raw.trim() !== "") item[name] = fields.convert(name, raw, `CSV record ${line}, column ${name}`);
     }
     return item as CandidateBulkUpdate[number];

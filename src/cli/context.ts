@@ -1,4 +1,4 @@
-import type { Readable, Writable } from "node:stream";
+import type { Writable } from "node:stream";
 import { Hirebridge, HirebridgeAdmin, type Credentials, type Session } from "../client/index.js";
 import { CliError, EXIT } from "./cli-errors.js";
 import { Output } from "./output.js";
@@ -109,8 +109,8 @@ export class CliContext {
   async admin(): Promise<HirebridgeAdmin> {
     const { authUrl } = this.endpoints(await this.stored());
     const { env } = this.io;
-    const username = env.HIREBRIDGE_ADMIN_USERNAME || "admin";
-    const password = env.HIREBRIDGE_ADMIN_PASSWORD || env.ADMIN_PASSWORD || (await this.askSecret(`Admin password for ${username}: `));
+    const username = env["HIREBRIDGE_ADMIN_USERNAME"] || "admin";
+    const password = env["HIREBRIDGE_ADMIN_PASSWORD"] || env["ADMIN_PASSWORD"] || (await this.askSecret(`Admin password for ${username}: `));
     return new HirebridgeAdmin({ authUrl, credentials: { username, password } });
   }
 

@@ -11,6 +11,7 @@ import { registerServeCommand } from "./commands/serve.commands.js";
 import { registerSyncCommands } from "./commands/sync.commands.js";
 
 /** What a command does with its context, positional arguments and own options. */
+// biome-ignore lint/suspicious/noConfusingVoidType: an action that returns nothing (void) exits 0
 export type Action = (ctx: CliContext, args: string[], options: Record<string, unknown>) => Promise<void | ExitCode | number>;
 
 /** Wraps an action: builds the context from the global options, runs, records the exit code. */

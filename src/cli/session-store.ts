@@ -23,7 +23,7 @@ const DIR_MODE = 0o700;
 
 /** `$XDG_CONFIG_HOME/hirebridge/session.json`, else `~/.config/hirebridge/session.json`. */
 export function sessionFile(env: Record<string, string | undefined>): string {
-  const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
+  const base = env["XDG_CONFIG_HOME"] || join(env["HOME"] || homedir(), ".config");
   return join(base, "hirebridge", "session.json");
 }
 

@@ -22,7 +22,7 @@ export {
   ServerError,
   TimeoutError,
   UnauthorizedError,
-  UpstreamError,
+  UpstreamUnavailableError,
   ValidationError,
   type AuthenticationFailure,
   type ValidationIssue,

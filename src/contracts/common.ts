@@ -46,3 +46,6 @@ export const protectedResponses = {
   401: withDescription(ErrorDetailSchema, "Missing, expired or invalid bearer token"),
   422: HTTPValidationErrorSchema,
 } as const;
+
+/** A closed set of strings, as a union of literals (`anyOf` of `const`s) typed as that union. */
+export const Literals = <const T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v)));

@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import type { Config, ServiceUrls } from "../shared/config.js";
 import type { Database } from "../shared/db/database.js";
 import type { App } from "../shared/http/create-app.js";
-import type { JobQueue } from "../services/sync/queue.js";
+import type { JobQueue } from "../shared/jobs/queue.js";
 
 export type ServiceName = "token" | "api" | "proxy" | "sandbox" | "console";
 /** Start order: the token service first so the others' discovery finds it. */

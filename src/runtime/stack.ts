@@ -3,16 +3,16 @@ import { serviceUrls, type Config } from "../shared/config.js";
 import { openDatabase, type Database } from "../shared/db/database.js";
 import { migrate } from "../shared/db/migrate.js";
 import { drainConnections } from "../shared/http/drain.js";
-import { openJobQueue, type JobQueue } from "../services/sync/queue.js";
+import { openJobQueue, type JobQueue } from "../shared/jobs/queue.js";
 import { SERVICE_ORDER, type BuiltService, type ServiceFactory, type ServiceName } from "./service.js";
 
 /** Every service, in start order: the token service first so the others' discovery finds it. */
 // Each service registers one line here as it lands (lazy imports keep `serve sandbox` light).
 const FACTORIES: Partial<Record<ServiceName, () => Promise<ServiceFactory>>> = {
   token: async () => (await import("../services/token/service.js")).createTokenService,
-  api: async () => (await import("../services/recruiting/service.js")).createRecruitingService,
+  api: async () => (await import("./wiring.js")).recruitingServiceWithWriteBack,
   sandbox: async () => (await import("../services/sandbox/service.js")).createSandboxService,
-  proxy: async () => (await import("../services/proxy/service.js")).createProxyService,
+  proxy: async () => (await import("./wiring.js")).proxyServiceWithSync,
   console: async () => (await import("../services/console/service.js")).createConsoleService,
 };
 export { SERVICE_ORDER } from "./service.js";

@@ -3,15 +3,15 @@ import type { TObject, TSchema } from "@sinclair/typebox";
 const SECRET = /PASSWORD|SECRET|API_KEY/;
 
 function typeOf(schema: TSchema): string {
-  if (schema.anyOf) return (schema.anyOf as TSchema[]).map((s) => JSON.stringify(s.const)).join(" \\| ");
-  if (schema.type === "integer") {
-    const range = schema.minimum !== undefined && schema.maximum !== undefined ? ` ${schema.minimum}–${schema.maximum}` : "";
+  if (schema["anyOf"]) return (schema["anyOf"] as TSchema[]).map((s) => JSON.stringify(s["const"])).join(" \\| ");
+  if (schema["type"] === "integer") {
+    const range = schema["minimum"] !== undefined && schema["maximum"] !== undefined ? ` ${schema["minimum"]}–${schema["maximum"]}` : "";
     return `integer${range}`;
   }
-  if (schema.pattern === "^https?://") return "URL";
-  if (typeof schema.pattern === "string" && schema.pattern.startsWith("^postgres")) return "postgres:// URL";
-  if (typeof schema.pattern === "string" && schema.pattern.startsWith("^redis")) return "redis:// URL";
-  return String(schema.type ?? "string");
+  if (schema["pattern"] === "^https?://") return "URL";
+  if (typeof schema["pattern"] === "string" && schema["pattern"].startsWith("^postgres")) return "postgres:// URL";
+  if (typeof schema["pattern"] === "string" && schema["pattern"].startsWith("^redis")) return "redis:// URL";
+  return String(schema["type"] ?? "string");
 }
 
 /** The configuration reference as a markdown table, generated from the schema that parses it. */

@@ -16,7 +16,7 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { Hirebridge } from "../../src/client/index.js";
 import { freePort } from "../helpers/ports.js";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const CHROMIUM = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium";
 const ROOT = resolve(import.meta.dirname, "..", "..");
 const SHOTS = join(ROOT, "test-results", "console");
 const AXE = join(ROOT, "node_modules", "axe-core", "axe.min.js");

@@ -5,7 +5,7 @@ import { createLogger } from "../../src/shared/http/logger.js";
 export function testConfig(overrides: Record<string, string | number | undefined> = {}): Config {
   // Rate limits are off unless a test turns them on: suites share one client address.
   const env: Record<string, string> = {
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
+    LOG_LEVEL: process.env["TEST_LOG_LEVEL"] ?? "silent",
     RATE_LIMIT_PER_MINUTE: "0",
     TOKEN_RATE_LIMIT_PER_MINUTE: "0",
   };
@@ -13,4 +13,4 @@ export function testConfig(overrides: Record<string, string | number | undefined
   return loadConfig(ConfigSchema, env);
 }
 
-export const silentLogger = () => createLogger(process.env.TEST_LOG_LEVEL ?? "silent");
+export const silentLogger = () => createLogger(process.env["TEST_LOG_LEVEL"] ?? "silent");

@@ -2,11 +2,11 @@ import { randomBytes } from "node:crypto";
 import { after, before, describe } from "node:test";
 import { openDatabase, type Database } from "../../src/shared/db/database.js";
 import { migrate } from "../../src/shared/db/migrate.js";
-import { dropSchemas } from "../../src/shared/db/schemas.js";
+import { dropSchemas } from "../../src/shared/db/pg-schemas.js";
 
 /** The machine's real Postgres (trust auth, database `test`); override with TEST_DATABASE_URL. */
-export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+export const TEST_DATABASE_URL = process.env["TEST_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
+export const TEST_REDIS_URL = process.env["TEST_REDIS_URL"] ?? "redis://127.0.0.1:6379";
 
 export type DbKind = "pglite" | "postgres";
 export const DB_KINDS: DbKind[] = ["pglite", "postgres"];

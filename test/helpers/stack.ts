@@ -6,10 +6,9 @@
  */
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
-import { buildProxyApp } from "../../src/services/proxy/app.js";
 import { buildRecruitingApp } from "../../src/services/recruiting/app.js";
-import { openJobQueue, type JobQueue } from "../../src/services/sync/queue.js";
-import { writeBackHook } from "../../src/services/sync/write-back.js";
+import { openJobQueue, type JobQueue } from "../../src/shared/jobs/queue.js";
+import { buildProxyWithSync, recruitingHooks } from "../../src/runtime/wiring.js";
 import type { Database } from "../../src/shared/db/database.js";
 import type { App } from "../../src/shared/http/create-app.js";
 import { startTestIdentity, type TestIdentity, type TestLogin } from "./auth.js";
@@ -53,9 +52,9 @@ export async function startTestStack(
     database,
     logger,
     verify: identity.verify,
-    hooks: { onInterviewEnded: writeBackHook(queue) },
+    hooks: recruitingHooks(queue),
   });
-  const proxy = await buildProxyApp({ config, database, logger, verify: identity.verify, queue, workers: opts.workers ?? true });
+  const proxy = await buildProxyWithSync({ config, database, logger, verify: identity.verify, queue, workers: opts.workers ?? true });
   await proxy.listen({ host: "127.0.0.1", port: proxyPort });
   await recruiting.listen({ host: "127.0.0.1", port: 0 });
   const apiPort = (recruiting.server.address() as AddressInfo).port;

@@ -111,7 +111,7 @@ function StageMapping(props: { hb: Hirebridge; position: Position; onSaved: (p: 
       if (values[field] !== original) body[field] = values[field] === "" ? null : values[field];
     }
     // A number field keeps what was typed: "6.5" or "sixty" goes to the check as the API would see it.
-    if (minScore.trim() !== "") body.min_score = /^-?\d+(\.\d+)?$/.test(minScore.trim()) ? Number(minScore) : minScore.trim();
+    if (minScore.trim() !== "") body["min_score"] = /^-?\d+(\.\d+)?$/.test(minScore.trim()) ? Number(minScore) : minScore.trim();
     // The API's own contract: what it would refuse is refused here, in its words.
     const found: Record<string, string> = {};
     for (const issue of validateBody(PositionUpdateSchema, body)) found[String(issue.loc[1] ?? "form")] ??= issue.msg;
@@ -174,13 +174,13 @@ function StageMapping(props: { hb: Hirebridge; position: Position; onSaved: (p: 
           name="min_score"
           inputMode="numeric"
           value={minScore}
-          aria-invalid={problems.min_score ? "true" : undefined}
-          aria-describedby={problems.min_score ? "min_score-problem" : undefined}
+          aria-invalid={problems["min_score"] ? "true" : undefined}
+          aria-describedby={problems["min_score"] ? "min_score-problem" : undefined}
           onInput={(e) => setMinScore(e.currentTarget.value)}
         />
-        {problems.min_score && (
+        {problems["min_score"] && (
           <p class="field-problem" id="min_score-problem">
-            {problems.min_score}
+            {problems["min_score"]}
           </p>
         )}
       </div>

@@ -11,7 +11,7 @@ const COLUMNS: Column<UserRepresentation>[] = [
   { header: "ID", value: (u) => u.id },
   { header: "USERNAME", value: (u) => u.username, maxWidth: 28 },
   { header: "EMAIL", value: (u) => u.email, maxWidth: 32 },
-  { header: "ORG", value: (u) => u.attributes?.org_id?.[0] },
+  { header: "ORG", value: (u) => u.attributes?.["org_id"]?.[0] },
   { header: "ENABLED", value: (u) => (u.enabled ? "yes" : "no") },
 ];
 
@@ -21,7 +21,7 @@ const userFields = (u: UserRepresentation): [string, unknown][] => [
   ["email", u.email],
   ["first name", u.firstName],
   ["last name", u.lastName],
-  ["organisation", u.attributes?.org_id?.[0]],
+  ["organisation", u.attributes?.["org_id"]?.[0]],
   ["enabled", u.enabled],
   ["created at", new Date(u.createdTimestamp).toISOString()],
 ];
@@ -63,10 +63,10 @@ export const registerAdminCommands: RegisterCommands = (program, run) => {
     .action(
       run(async (ctx, _args, opts) => {
         const query = {
-          ...(opts.username ? { username: opts.username as string } : {}),
-          ...(opts.email ? { email: opts.email as string } : {}),
-          ...(opts.search ? { search: opts.search as string } : {}),
-          ...(opts.max ? { max: Number(opts.max) } : {}),
+          ...(opts["username"] ? { username: opts["username"] as string } : {}),
+          ...(opts["email"] ? { email: opts["email"] as string } : {}),
+          ...(opts["search"] ? { search: opts["search"] as string } : {}),
+          ...(opts["max"] ? { max: Number(opts["max"]) } : {}),
         };
         ctx.out.table(await (await ctx.admin()).users.list(query), COLUMNS);
       }),
@@ -98,15 +98,15 @@ export const registerAdminCommands: RegisterCommands = (program, run) => {
     .action(
       run(async (ctx, [username], opts) => {
         const adminClient = await ctx.admin();
-        const password = await newPassword(ctx, opts.passwordStdin === true, username!);
+        const password = await newPassword(ctx, opts["passwordStdin"] === true, username!);
         const { id } = await adminClient.users.create({
           username: username!,
-          orgId: opts.org as string,
-          email: opts.email as string | undefined,
-          firstName: opts.firstName as string | undefined,
-          lastName: opts.lastName as string | undefined,
+          orgId: opts["org"] as string,
+          email: opts["email"] as string | undefined,
+          firstName: opts["firstName"] as string | undefined,
+          lastName: opts["lastName"] as string | undefined,
           password,
-          temporaryPassword: opts.temporary === true,
+          temporaryPassword: opts["temporary"] === true,
         });
         const user = await adminClient.users.get(id);
         ctx.out.record(user, userFields(user));
@@ -127,8 +127,8 @@ export const registerAdminCommands: RegisterCommands = (program, run) => {
       run(async (ctx, [who], opts) => {
         const adminClient = await ctx.admin();
         const user = await resolveUser(adminClient, who!);
-        await adminClient.users.resetPassword(user.id, await newPassword(ctx, opts.passwordStdin === true, user.username), {
-          temporary: opts.temporary === true,
+        await adminClient.users.resetPassword(user.id, await newPassword(ctx, opts["passwordStdin"] === true, user.username), {
+          temporary: opts["temporary"] === true,
         });
         ctx.out.result({ id: user.id, password_reset: true }, () => `Password of ${user.username} changed.`);
       }),
@@ -158,7 +158,7 @@ export const registerAdminCommands: RegisterCommands = (program, run) => {
       run(async (ctx, [who], opts) => {
         const adminClient = await ctx.admin();
         const user = await resolveUser(adminClient, who!);
-        if (opts.yes !== true && !(await confirm(ctx.terminal, `Delete user ${user.username} (${user.id})?`))) {
+        if (opts["yes"] !== true && !(await confirm(ctx.terminal, `Delete user ${user.username} (${user.id})?`))) {
           throw new CliError("Not deleted: not confirmed (pass --yes to skip the question)", EXIT.FAILURE);
         }
         await adminClient.users.delete(user.id);

@@ -151,10 +151,10 @@ export const registerAtsCommands: RegisterCommands = (program, run) => {
       { exclude: NOT_FILTERS },
     ).action(
       run(async (ctx, _args, opts) => {
-        const integration = (opts.integration as string | undefined) || ctx.io.env.HIREBRIDGE_INTEGRATION_ID;
+        const integration = (opts["integration"] as string | undefined) || ctx.io.env["HIREBRIDGE_INTEGRATION_ID"];
         if (!integration) throw new CliError("--integration is needed (or set HIREBRIDGE_INTEGRATION_ID)", EXIT.USAGE);
-        const limit = opts.limit === undefined ? DEFAULT_LIMIT : positiveInt(opts.limit, "--limit", 0);
-        const pageSize = opts.pageSize === undefined ? undefined : positiveInt(opts.pageSize, "--page-size", 1);
+        const limit = opts["limit"] === undefined ? DEFAULT_LIMIT : positiveInt(opts["limit"], "--limit", 0);
+        const pageSize = opts["pageSize"] === undefined ? undefined : positiveInt(opts["pageSize"], "--page-size", 1);
         const query = {
           ...bodyFromOptions(kind.schema, opts, NOT_FILTERS),
           integration_id: integration,

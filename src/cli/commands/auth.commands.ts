@@ -15,7 +15,7 @@ async function loginPassword(ctx: CliContext, username: string, fromStdin: boole
     if (!password) throw new CliError("--password-stdin: stdin was empty", EXIT.USAGE);
     return password;
   }
-  return ctx.io.env.HIREBRIDGE_PASSWORD || ctx.askSecret(`Password for ${username}: `);
+  return ctx.io.env["HIREBRIDGE_PASSWORD"] || ctx.askSecret(`Password for ${username}: `);
 }
 
 export const registerAuthCommands: RegisterCommands = (program, run) => {
@@ -28,12 +28,12 @@ export const registerAuthCommands: RegisterCommands = (program, run) => {
       run(async (ctx, _args, opts) => {
         const stored = await ctx.stored();
         const endpoints = ctx.endpoints(stored);
-        let username = (opts.username as string | undefined) || ctx.io.env.HIREBRIDGE_USERNAME || stored?.username;
+        let username = (opts["username"] as string | undefined) || ctx.io.env["HIREBRIDGE_USERNAME"] || stored?.username;
         if (!username) {
-          if (!ctx.io.stdin.isTTY || opts.passwordStdin) throw new CliError("--username is needed", EXIT.USAGE);
+          if (!ctx.io.stdin.isTTY || opts["passwordStdin"]) throw new CliError("--username is needed", EXIT.USAGE);
           username = (await readLine(ctx.terminal, "Username: ")).trim();
         }
-        const password = await loginPassword(ctx, username, opts.passwordStdin === true);
+        const password = await loginPassword(ctx, username, opts["passwordStdin"] === true);
         const hb = new Hirebridge({ ...endpoints, credentials: { username, password } });
         const session = await hb.login();
         const orgId = decodeJwtPayload(session.accessToken)?.org_id ?? null;
@@ -84,7 +84,7 @@ export const registerAuthCommands: RegisterCommands = (program, run) => {
         const claims = decodeJwtPayload(session.accessToken) ?? {};
         const endpoints = ctx.endpoints(stored);
         const result = {
-          username: (claims.preferred_username as string | undefined) ?? stored?.username ?? null,
+          username: (claims["preferred_username"] as string | undefined) ?? stored?.username ?? null,
           org_id: claims.org_id ?? null,
           auth_url: endpoints.authUrl,
           api_url: endpoints.apiUrl,

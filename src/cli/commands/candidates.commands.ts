@@ -85,7 +85,7 @@ export const registerCandidateCommands: RegisterCommands = (program, run) => {
     .option("--format <format>", "csv or json (default: from the file extension)")
     .action(
       run(async (ctx, [positionId, file], opts) => {
-        const format = opts.format as string | undefined;
+        const format = opts["format"] as string | undefined;
         if (format !== undefined && format !== "csv" && format !== "json") throw new CliError("--format must be csv or json", EXIT.USAGE);
         const items = await readBulkFile(file!, format as BulkFormat | undefined);
         const updated = await (await ctx.client()).candidates.bulkUpdate(positionId!, items);

@@ -64,7 +64,7 @@ export const registerIntegrationCommands: RegisterCommands = (program, run) => {
     .option("--fresh", "bypass the proxy's cache")
     .action(
       run(async (ctx, [id], opts) => {
-        const answer = await (await ctx.client()).integrations.get(id!, { bypassCache: opts.fresh === true });
+        const answer = await (await ctx.client()).integrations.get(id!, { bypassCache: opts["fresh"] === true });
         const d = answer.data;
         ctx.out.record(answer, [
           ["id", d.id],
@@ -186,7 +186,7 @@ export const registerIntegrationCommands: RegisterCommands = (program, run) => {
     .option("-y, --yes", "do not ask")
     .action(
       run(async (ctx, [id], opts) => {
-        if (opts.yes !== true) {
+        if (opts["yes"] !== true) {
           const ok = await confirm(ctx.terminal, `Delete integration ${id}? This cannot be undone.`);
           if (!ok) throw new CliError("Not deleted: not confirmed (pass --yes to skip the question)", EXIT.FAILURE);
         }

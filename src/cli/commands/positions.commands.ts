@@ -34,7 +34,7 @@ export const registerPositionCommands: RegisterCommands = (program, run) => {
       run(async (ctx, _args, opts) => {
         const hb = await ctx.client();
         const items: Position[] = [];
-        for await (const p of hb.positions.iterate(opts.state ? { state: opts.state as Position["state"] } : {})) items.push(p);
+        for await (const p of hb.positions.iterate(opts["state"] ? { state: opts["state"] as Position["state"] } : {})) items.push(p);
         ctx.out.table(items, COLUMNS);
       }),
     );

@@ -28,7 +28,7 @@ const progressLine = (runs: SyncRun[]) =>
 const TYPES = ["JOBS", "APPLICATIONS"] as const;
 
 function integrationOf(ctx: CliContext, given: string | undefined): string {
-  const id = given || ctx.io.env.HIREBRIDGE_INTEGRATION_ID;
+  const id = given || ctx.io.env["HIREBRIDGE_INTEGRATION_ID"];
   if (!id) throw new CliError("An integration id is needed (argument, or HIREBRIDGE_INTEGRATION_ID)", EXIT.USAGE);
   return id;
 }
@@ -46,13 +46,13 @@ export const registerSyncCommands: RegisterCommands = (program, run) => {
     .action(
       run(async (ctx, [given], opts) => {
         const integration = integrationOf(ctx, given);
-        const only = opts.only === undefined ? undefined : String(opts.only).toUpperCase();
+        const only = opts["only"] === undefined ? undefined : String(opts["only"]).toUpperCase();
         if (only !== undefined && !TYPES.includes(only as (typeof TYPES)[number])) throw new CliError("--only must be JOBS or APPLICATIONS", EXIT.USAGE);
         const type = only as (typeof TYPES)[number] | undefined;
-        const interval = Number(opts.interval);
+        const interval = Number(opts["interval"]);
         if (!(interval > 0)) throw new CliError("--interval must be a positive number of seconds", EXIT.USAGE);
         const hb = await ctx.client();
-        if (opts.follow === false) {
+        if (opts["follow"] === false) {
           const started = await hb.sync.start(integration, { type });
           ctx.out.result(started, () => `Sync started: run ${started.message}. Follow it with: hirebridge sync status ${integration}`);
           return;
@@ -90,7 +90,7 @@ export const registerSyncCommands: RegisterCommands = (program, run) => {
     .action(
       run(async (ctx, [given], opts) => {
         const integration = integrationOf(ctx, given);
-        const answer = await (await ctx.client()).sync.runs(integration, opts.limit ? { limit: Number(opts.limit) } : {});
+        const answer = await (await ctx.client()).sync.runs(integration, opts["limit"] ? { limit: Number(opts["limit"]) } : {});
         ctx.out.table(answer.items, RUN_COLUMNS, answer);
       }),
     );
@@ -104,7 +104,7 @@ export const registerSyncCommands: RegisterCommands = (program, run) => {
     .action(
       run(async (ctx, [given], opts) => {
         const integration = integrationOf(ctx, given);
-        const type = opts.type === undefined ? undefined : String(opts.type).toUpperCase();
+        const type = opts["type"] === undefined ? undefined : String(opts["type"]).toUpperCase();
         if (type !== undefined && type !== "FULL" && type !== "DELTA") throw new CliError("--type must be FULL or DELTA", EXIT.USAGE);
         const answer = await (await ctx.client()).general.forceSync(integration, type ? { type } : {});
         ctx.out.result(answer, () =>

@@ -77,8 +77,8 @@ export async function requestGrant(
     { timeoutMs: endpoint.timeoutMs },
   );
   const body = res.body as Record<string, unknown> | null;
-  if (res.status >= 400 && res.status < 500 && body && typeof body.error === "string") {
-    throw new OAuthError(res.status, body.error, typeof body.error_description === "string" ? body.error_description : null);
+  if (res.status >= 400 && res.status < 500 && body && typeof body["error"] === "string") {
+    throw new OAuthError(res.status, body["error"], typeof body["error_description"] === "string" ? body["error_description"] : null);
   }
   if (res.status !== 200) {
     throw new AuthenticationError("token_endpoint_error", `The token endpoint answered ${res.status}`);
@@ -105,17 +105,17 @@ export async function revokeSession(endpoint: TokenEndpoint, refreshToken: strin
 }
 
 function toSession(body: Record<string, unknown> | null, sentAt: number): Session {
-  const accessToken = body?.access_token;
-  const refreshToken = body?.refresh_token;
+  const accessToken = body?.["access_token"];
+  const refreshToken = body?.["refresh_token"];
   if (typeof accessToken !== "string" || typeof refreshToken !== "string" || !accessToken || !refreshToken) {
     throw new AuthenticationError("token_endpoint_error", "The token endpoint's answer has no access and refresh token");
   }
-  const accessExpiresAt = expiryOf(accessToken, body?.expires_in, sentAt);
+  const accessExpiresAt = expiryOf(accessToken, body?.["expires_in"], sentAt);
   if (accessExpiresAt === null) {
     throw new AuthenticationError("token_endpoint_error", "The token endpoint's answer does not say when the token expires");
   }
   // refresh_expires_in 0 is Keycloak's "no limit" (offline sessions).
-  const refreshExpiresAt = body?.refresh_expires_in === 0 ? null : expiryOf(refreshToken, body?.refresh_expires_in, sentAt);
+  const refreshExpiresAt = body?.["refresh_expires_in"] === 0 ? null : expiryOf(refreshToken, body?.["refresh_expires_in"], sentAt);
   return { accessToken, refreshToken, accessExpiresAt, refreshExpiresAt, issuedAt: sentAt };
 }
 

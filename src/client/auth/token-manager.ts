@@ -204,7 +204,7 @@ export class TokenManager {
     if (!source) throw new AuthenticationError("no_credentials", "No credentials were given: cannot log in");
     const { username, password } = typeof source === "function" ? await source() : source;
     const form: Record<string, string> = { grant_type: "password", username, password };
-    if (this.opts.scope) form.scope = this.opts.scope;
+    if (this.opts.scope) form["scope"] = this.opts.scope;
     try {
       return await requestGrant(this.opts.endpoint, form, this.opts.clock.now());
     } catch (err) {

@@ -93,8 +93,8 @@ export class RateLimitError extends ApiError {
 }
 
 /** 502/504 from the integration proxy: the upstream ATS API failed, refused or timed out. */
-export class UpstreamError extends ApiError {
-  override name = "UpstreamError";
+export class UpstreamUnavailableError extends ApiError {
+  override name = "UpstreamUnavailableError";
   /** True for 504: the upstream did not answer in time. */
   readonly timedOut: boolean;
   constructor(status: number, body: unknown, headers: Headers, request: RequestInfo) {
@@ -116,8 +116,8 @@ const STATUS_CLASSES: Record<number, typeof ApiError> = {
   409: ConflictError,
   422: ValidationError,
   429: RateLimitError,
-  502: UpstreamError,
-  504: UpstreamError,
+  502: UpstreamUnavailableError,
+  504: UpstreamUnavailableError,
 };
 
 /** The request never produced a response: DNS, refused or reset connection, TLS failure. */
@@ -182,20 +182,20 @@ function describeBody(body: unknown, status: number): string {
   if (typeof body === "string") text = body.trim() || undefined;
   else if (body && typeof body === "object") {
     const b = body as Record<string, unknown>;
-    if (typeof b.detail === "string") text = b.detail;
-    else if (Array.isArray(b.detail)) {
+    if (typeof b["detail"] === "string") text = b["detail"];
+    else if (Array.isArray(b["detail"])) {
       const issues = validationIssues(body);
       const first = issues[0];
       text = first
         ? `${first.loc.join(".")}: ${first.msg}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ""}`
         : "validation failed";
-    } else if (b.error && typeof b.error === "object") {
+    } else if (b["error"] && typeof b["error"] === "object") {
       // The upstream's error envelope, passed through by the proxy: {status:"error", error:{code,title,message}}.
-      const e = b.error as Record<string, unknown>;
-      text = [e.code, e.message ?? e.title].filter((v) => typeof v === "string").join(": ") || undefined;
-    } else if (typeof b.error === "string") {
-      text = typeof b.error_description === "string" ? `${b.error}: ${b.error_description}` : b.error;
-    } else if (typeof b.errorMessage === "string") text = b.errorMessage; // Keycloak admin API
+      const e = b["error"] as Record<string, unknown>;
+      text = [e["code"], e["message"] ?? e["title"]].filter((v) => typeof v === "string").join(": ") || undefined;
+    } else if (typeof b["error"] === "string") {
+      text = typeof b["error_description"] === "string" ? `${b["error"]}: ${b["error_description"]}` : b["error"];
+    } else if (typeof b["errorMessage"] === "string") text = b["errorMessage"]; // Keycloak admin API
   }
   text ??= `HTTP ${status}`;
   return text.length > MAX_DETAIL ? `${text.slice(0, MAX_DETAIL)}…` : text;

@@ -10,7 +10,7 @@ import { ErrorDetailSchema, HTTPValidationErrorSchema, withDescription } from ".
  */
 export const OrNull = <T extends TSchema>(schema: T, opts: Record<string, unknown> = {}): TUnsafe<Static<T> | null> => {
   const plain = JSON.parse(JSON.stringify(schema)) as Record<string, unknown>; // drops TypeBox's symbols
-  return Type.Unsafe<Static<T> | null>({ ...plain, ...opts, type: [plain.type, "null"] });
+  return Type.Unsafe<Static<T> | null>({ ...plain, ...opts, type: [plain["type"], "null"] });
 };
 
 /** A closed string set, as one `enum` (a union of literals would report one error per literal). */

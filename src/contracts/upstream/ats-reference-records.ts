@@ -1,108 +1,132 @@
 /**
  * Upstream ATS records other than jobs, applications and candidates (reference/upstream-kombo.md
  * §4.4-4.10): stages, users, offers, rejection reasons, interviews, tags, attachments.
- * Re-exported by ats-records.ts.
  */
-import type { ApplicationOutcome, DateTimeString, EmailAddress, JobRef, JobRole, Location, OfferStatus } from "./ats-records.js";
+import { type Static, Type } from "@sinclair/typebox";
+import { Literals, Nullable } from "../common.js";
+import { EmailAddressSchema, JobRefSchema } from "./ats-application-records.js";
+import { ApplicationOutcomeSchema, DateTimeStringSchema, JobRoleSchema, LocationSchema, OfferStatusSchema } from "./ats-records.js";
+
+/** The simplest records (stages, tags): a name, the record's ids, when it changed, when it was deleted. */
+const namedRecord = () =>
+  Type.Object({
+    id: Type.String(),
+    remote_id: Nullable(Type.String()),
+    name: Nullable(Type.String()),
+    changed_at: DateTimeStringSchema,
+    remote_deleted_at: Nullable(DateTimeStringSchema),
+  });
 
 /** §4.4 `GET /ats/application-stages` (deprecated; use `job.stages`). */
-export type ApplicationStage = {
-  id: string;
-  remote_id: string | null;
-  name: string | null;
-  changed_at: DateTimeString;
-  remote_deleted_at: DateTimeString | null;
-};
+export const ApplicationStageSchema = namedRecord();
+export type ApplicationStage = Static<typeof ApplicationStageSchema>;
 
 /** §4.5 `GET /ats/users`. */
-export type User = {
-  id: string;
-  remote_id: string | null;
-  first_name: string | null;
-  last_name: string | null;
-  email?: string | null;
-  status: "ACTIVE" | "INACTIVE" | null;
-  changed_at: DateTimeString;
-  remote_deleted_at: DateTimeString | null;
-  system_roles: JobRole[];
-};
+export const UserSchema = Type.Object({
+  id: Type.String(),
+  remote_id: Nullable(Type.String()),
+  first_name: Nullable(Type.String()),
+  last_name: Nullable(Type.String()),
+  email: Type.Optional(Nullable(Type.String())),
+  status: Nullable(Literals(["ACTIVE", "INACTIVE"])),
+  changed_at: DateTimeStringSchema,
+  remote_deleted_at: Nullable(DateTimeStringSchema),
+  system_roles: Type.Array(JobRoleSchema),
+});
+export type User = Static<typeof UserSchema>;
 
-type PersonRef = {
-  id: string;
-  remote_id: string;
-  first_name: string | null;
-  last_name: string | null;
-  email_addresses?: EmailAddress[] | null;
-};
+const PersonRefSchema = Type.Object({
+  id: Type.String(),
+  remote_id: Type.String(),
+  first_name: Nullable(Type.String()),
+  last_name: Nullable(Type.String()),
+  email_addresses: Type.Optional(Nullable(Type.Array(EmailAddressSchema))),
+});
 
 /** §4.6 `GET /ats/offers`. */
-export type Offer = {
-  id: string;
-  remote_id: string | null;
-  status: OfferStatus | null;
-  employment_start_date: DateTimeString | null;
-  application_id: string | null;
-  custom_fields: Record<string, unknown> | null;
-  changed_at: DateTimeString;
-  remote_deleted_at: DateTimeString | null;
-  remote_created_at: DateTimeString | null;
-  remote_updated_at: DateTimeString | null;
-  application: { candidate: PersonRef | null; job: JobRef | null } | null;
-};
+export const OfferSchema = Type.Object({
+  id: Type.String(),
+  remote_id: Nullable(Type.String()),
+  status: Nullable(OfferStatusSchema),
+  employment_start_date: Nullable(DateTimeStringSchema),
+  application_id: Nullable(Type.String()),
+  custom_fields: Nullable(Type.Record(Type.String(), Type.Unknown())),
+  changed_at: DateTimeStringSchema,
+  remote_deleted_at: Nullable(DateTimeStringSchema),
+  remote_created_at: Nullable(DateTimeStringSchema),
+  remote_updated_at: Nullable(DateTimeStringSchema),
+  application: Type.Union([
+    Type.Object({
+      candidate: Nullable(PersonRefSchema),
+      job: Nullable(JobRefSchema),
+    }),
+    Type.Null(),
+  ]),
+});
+export type Offer = Static<typeof OfferSchema>;
 
 /** §4.7 `GET /ats/rejection-reasons` (remote_id is NOT nullable here). */
-export type RejectionReason = {
-  id: string;
-  remote_id: string;
-  name: string | null;
-  changed_at: DateTimeString;
-  remote_deleted_at: DateTimeString | null;
-};
+export const RejectionReasonSchema = Type.Object({
+  id: Type.String(),
+  remote_id: Type.String(),
+  name: Nullable(Type.String()),
+  changed_at: DateTimeStringSchema,
+  remote_deleted_at: Nullable(DateTimeStringSchema),
+});
+export type RejectionReason = Static<typeof RejectionReasonSchema>;
 
 /** §4.8 `GET /ats/interviews`. */
-export type Interview = {
-  id: string;
-  remote_id: string | null;
-  title: string | null;
-  starting_at: DateTimeString | null;
-  ending_at: DateTimeString | null;
-  location?: Location | null;
-  video_conferencing_url: string | null;
-  application_id: string | null;
-  stage_id: string | null;
-  canceled: boolean | null;
-  remote_created_at: DateTimeString | null;
-  remote_updated_at: DateTimeString | null;
-  changed_at: DateTimeString;
-  remote_deleted_at: DateTimeString | null;
-  users: { id: string; remote_id: string | null; first_name: string | null; last_name: string | null; email?: string | null }[];
-  application: {
-    id: string;
-    remote_id: string | null;
-    outcome: ApplicationOutcome | null;
-    rejection_reason_name: string | null;
-    candidate: PersonRef | null;
-    job: JobRef | null;
-  } | null;
-};
+export const InterviewSchema = Type.Object({
+  id: Type.String(),
+  remote_id: Nullable(Type.String()),
+  title: Nullable(Type.String()),
+  starting_at: Nullable(DateTimeStringSchema),
+  ending_at: Nullable(DateTimeStringSchema),
+  location: Type.Optional(Nullable(LocationSchema)),
+  video_conferencing_url: Nullable(Type.String()),
+  application_id: Nullable(Type.String()),
+  stage_id: Nullable(Type.String()),
+  canceled: Nullable(Type.Boolean()),
+  remote_created_at: Nullable(DateTimeStringSchema),
+  remote_updated_at: Nullable(DateTimeStringSchema),
+  changed_at: DateTimeStringSchema,
+  remote_deleted_at: Nullable(DateTimeStringSchema),
+  users: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      remote_id: Nullable(Type.String()),
+      first_name: Nullable(Type.String()),
+      last_name: Nullable(Type.String()),
+      email: Type.Optional(Nullable(Type.String())),
+    }),
+  ),
+  application: Type.Union([
+    Type.Object({
+      id: Type.String(),
+      remote_id: Nullable(Type.String()),
+      outcome: Nullable(ApplicationOutcomeSchema),
+      rejection_reason_name: Nullable(Type.String()),
+      candidate: Nullable(PersonRefSchema),
+      job: Nullable(JobRefSchema),
+    }),
+    Type.Null(),
+  ]),
+});
+export type Interview = Static<typeof InterviewSchema>;
 
 /** §4.9 `GET /ats/tags`. */
-export type Tag = {
-  id: string;
-  remote_id: string | null;
-  name: string | null;
-  changed_at: DateTimeString;
-  remote_deleted_at: DateTimeString | null;
-};
+export const TagSchema = namedRecord();
+export type Tag = Static<typeof TagSchema>;
 
 /** §4.10 `GET /ats/applications/{id}/attachments` (not paginated). */
-export type Attachment = {
-  type: "CV" | "COVER_LETTER" | "OTHER";
-  id: string;
-  remote_id: string;
-  data_url: string;
-  file_name: string;
-  content_type: string;
-  remote_created_at: DateTimeString | null;
-  remote_updated_at: DateTimeString | null;
-};
+export const AttachmentSchema = Type.Object({
+  type: Literals(["CV", "COVER_LETTER", "OTHER"]),
+  id: Type.String(),
+  remote_id: Type.String(),
+  data_url: Type.String(),
+  file_name: Type.String(),
+  content_type: Type.String(),
+  remote_created_at: Nullable(DateTimeStringSchema),
+  remote_updated_at: Nullable(DateTimeStringSchema),
+});
+export type Attachment = Static<typeof AttachmentSchema>;

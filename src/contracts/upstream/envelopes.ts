@@ -1,8 +1,12 @@
 /**
  * The upstream's (Kombo wire protocol) envelopes and its closed list of error codes
  * (reference/upstream-kombo.md §3). The SDK rejects any code outside these lists, so the sandbox
- * emits only these and the proxy may switch on them exhaustively.
+ * emits only these and the proxy may switch on them exhaustively. The envelopes' schemas take the
+ * schema of what they carry (the sandbox serialises its answers with them, the contract tests check
+ * them); their TypeScript types stay generic over the carried type.
  */
+import { type Static, type TSchema, Type } from "@sinclair/typebox";
+import { Nullable } from "../common.js";
 
 /** The 8 codes every endpoint may answer; the only ones for /check-api-key, /integrations/*, /tools, /connect/*, /force-sync. */
 export const PLATFORM_ERROR_CODES = [
@@ -40,13 +44,22 @@ export const ATS_ERROR_CODES = [
 export type PlatformErrorCode = (typeof PLATFORM_ERROR_CODES)[number];
 export type UpstreamErrorCode = (typeof ATS_ERROR_CODES)[number];
 
-/** `{"status":"error","error":{code,title,message,log_url}}`: all four keys always present. */
-export type UpstreamErrorEnvelope = {
-  status: "error";
-  error: { code: UpstreamErrorCode | null; title: string | null; message: string; log_url: string | null };
-};
+export const UpstreamErrorCodeSchema = Type.Union(ATS_ERROR_CODES.map((code) => Type.Literal(code)));
 
-export type UpstreamWarning = { message: string };
+/** `{"status":"error","error":{code,title,message,log_url}}`: all four keys always present. */
+export const UpstreamErrorEnvelopeSchema = Type.Object({
+  status: Type.Literal("error"),
+  error: Type.Object({
+    code: Nullable(UpstreamErrorCodeSchema),
+    title: Nullable(Type.String()),
+    message: Type.String(),
+    log_url: Nullable(Type.String()),
+  }),
+});
+export type UpstreamErrorEnvelope = Static<typeof UpstreamErrorEnvelopeSchema>;
+
+export const UpstreamWarningSchema = Type.Object({ message: Type.String() });
+export type UpstreamWarning = Static<typeof UpstreamWarningSchema>;
 
 /** A read: `{"status":"success","data":…}`. */
 export type UpstreamSuccess<T> = { status: "success"; data: T };
@@ -58,6 +71,12 @@ export type UpstreamActionSuccess<T> = { status: "success"; data: T; warnings: U
 export type UpstreamPage<T> = { next: string | null; results: T[] };
 
 export type UpstreamListSuccess<T> = UpstreamSuccess<UpstreamPage<T>>;
+
+export const UpstreamSuccessSchema = <T extends TSchema>(data: T) => Type.Object({ status: Type.Literal("success"), data });
+export const UpstreamActionSuccessSchema = <T extends TSchema>(data: T) =>
+  Type.Object({ status: Type.Literal("success"), data, warnings: Type.Array(UpstreamWarningSchema) });
+export const UpstreamPageSchema = <T extends TSchema>(item: T) => Type.Object({ next: Nullable(Type.String()), results: Type.Array(item) });
+export const UpstreamListSuccessSchema = <T extends TSchema>(item: T) => UpstreamSuccessSchema(UpstreamPageSchema(item));
 
 /** Page-size limits of the list endpoints (§2d). */
 export const PAGE_SIZE = { default: 100, max: 250, integrationFieldsMax: 2000 } as const;

@@ -4,19 +4,16 @@
  * Unknown keys are tolerated, as a JSON API that evolves must; `remote_fields` is per tool.
  */
 import { type Static, Type } from "@sinclair/typebox";
+import { Nullable } from "../common.js";
+import { IntegrationCategorySchema } from "./integration-records.js";
 
 /**
- * `null` comes first: Ajv with type coercion (the shared app config) tries anyOf branches in order
+ * `Nullable` puts `null` first: Ajv with type coercion (the shared app config) tries anyOf branches in order
  * and would otherwise coerce a JSON null into "" or false.
  */
-const Nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Boolean>>(t: T) =>
-  Type.Union([Type.Null(), t]);
 const RemoteFields = Type.Optional(Type.Record(Type.String(), Type.Unknown()));
 const Language = Type.Union(["en", "de", "fr", "it", "es"].map((l) => Type.Literal(l)));
 const LinkType = Type.Union([Type.Literal("EMBEDDED"), Type.Literal("MAGIC_LINK")]);
-export const IntegrationCategorySchema = Type.Union(
-  ["HRIS", "ATS", "ASSESSMENT", "LMS"].map((c) => Type.Literal(c)),
-);
 
 /** Comma-separated lists arrive as one string (`ids=a,b`); booleans as "true"/"false". */
 const BoolString = Type.Union([Type.Literal("true"), Type.Literal("false")]);

@@ -12,16 +12,13 @@ import { MemoryCache } from "./cache/memory-cache.js";
 import { RedisCache } from "./cache/redis-cache.js";
 import { ResponseCache } from "./cache/response-cache.js";
 import { IntegrationDirectory } from "./integrations/integration-directory.js";
-import type { ProxyDeps, ProxyRoutes } from "./proxy-deps.js";
+import type { HostedModule, ProxyDeps, ProxyRoutes } from "./proxy-deps.js";
 import { atsRoutes } from "./routes/ats.routes.js";
 import { connectRoutes } from "./routes/connect.routes.js";
 import { generalRoutes } from "./routes/general.routes.js";
 import { integrationsRoutes } from "./routes/integrations.routes.js";
-import { createUpstreamClient, type UpstreamClient } from "./upstream/upstream-client.js";
-import { openJobQueue, QUEUES, type JobQueue } from "../sync/queue.js";
-import { startProxyJobs } from "./webhooks/proxy-jobs.js";
-import { syncRoutes } from "./webhooks/sync.routes.js";
-import { webhookRoutes } from "./webhooks/webhooks.routes.js";
+import { createUpstreamClient, type UpstreamClient } from "../../shared/upstream/upstream-client.js";
+import { openJobQueue, QUEUES, type JobQueue } from "../../shared/jobs/queue.js";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -30,15 +27,13 @@ declare module "fastify" {
   }
 }
 
-/** Route groups behind the bearer JWT, under /api/v1 (the bulk-sync trigger and sync runs included). */
-const PROTECTED_ROUTES: ProxyRoutes[] = [generalRoutes, integrationsRoutes, atsRoutes, connectRoutes, syncRoutes];
-
 /**
- * Route groups without bearer auth, under /api/v1: the six upstream webhook receivers
- * (`/webhooks/upstream/<kind>`), authenticated by the upstream's signature instead. They record,
- * delete and update integrations through `deps.integrations` (which evicts its caches).
+ * Route groups behind the bearer JWT, under /api/v1. The hosted modules' groups follow (the sync
+ * module's bulk-sync trigger and sync runs), then their public ones: the six upstream webhook
+ * receivers, authenticated by the upstream's signature instead, which record, delete and update
+ * integrations through `deps.integrations` (which evicts its caches).
  */
-const PUBLIC_ROUTES: ProxyRoutes[] = [webhookRoutes];
+const PROTECTED_ROUTES: ProxyRoutes[] = [generalRoutes, integrationsRoutes, atsRoutes, connectRoutes];
 
 export type ProxyAppOptions = {
   config: Config;
@@ -53,6 +48,8 @@ export type ProxyAppOptions = {
   queue?: JobQueue;
   /** Run the job workers in this process (default: WORKERS). */
   workers?: boolean;
+  /** Modules hosted on the proxy's port (the sync module), handed in by src/runtime/wiring.ts. */
+  modules?: HostedModule[];
 };
 
 export async function buildProxyApp(opts: ProxyAppOptions): Promise<App> {
@@ -97,12 +94,14 @@ export async function buildProxyApp(opts: ProxyAppOptions): Promise<App> {
   queueReady = async () => {
     if (!(await queue.boss.getQueue(QUEUES.sync))) throw new Error("job queue tables are not reachable");
   };
-  const sync = await startProxyJobs({ config, database, logger, upstream, integrations, queue, workers: opts.workers ?? config.WORKERS });
-  const deps: ProxyDeps = { config, database, logger, upstream, cache, integrations, sync };
+  const deps: ProxyDeps = { config, database, logger, upstream, cache, integrations };
+  const host = { config, database, logger, upstream, integrations, queue, workers: opts.workers ?? config.WORKERS };
+  const modules: Awaited<ReturnType<HostedModule>>[] = [];
+  for (const start of opts.modules ?? []) modules.push(await start(host));
   app.decorate("proxy", deps);
   app.addHook("onClose", async () => {
     // Workers stop first (in-flight jobs finish) so nothing uses the upstream client or storage after.
-    sync.stopMetrics();
+    for (const m of modules) await m.close();
     if (!opts.queue) await queue.stop();
     if (!opts.upstream) await upstream.close();
     if (!opts.cache) await store.close();
@@ -118,12 +117,13 @@ export async function buildProxyApp(opts: ProxyAppOptions): Promise<App> {
     async (api) => {
       api.addHook("onRequest", bearerAuth(withVerifiedTokenCache(opts.verify)));
       for (const routes of PROTECTED_ROUTES) await api.register(routes, { deps });
+      for (const routes of modules.flatMap((m) => m.protectedRoutes)) await api.register(routes);
     },
     { prefix: "/api/v1" },
   );
   await app.register(
     async (api) => {
-      for (const routes of PUBLIC_ROUTES) await api.register(routes, { deps });
+      for (const routes of modules.flatMap((m) => m.publicRoutes)) await api.register(routes);
     },
     { prefix: "/api/v1" },
   );

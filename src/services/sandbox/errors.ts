@@ -8,8 +8,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
 import type { UpstreamErrorCode, UpstreamErrorEnvelope } from "../../contracts/upstream/index.js";
 
-export class UpstreamError extends Error {
-  override name = "UpstreamError";
+export class SandboxError extends Error {
+  override name = "SandboxError";
   constructor(
     readonly statusCode: number,
     readonly code: UpstreamErrorCode | null,
@@ -20,20 +20,20 @@ export class UpstreamError extends Error {
   }
 }
 
-export const isUpstreamError = (e: unknown): e is UpstreamError => e instanceof UpstreamError;
+export const isSandboxError = (e: unknown): e is SandboxError => e instanceof SandboxError;
 
-export const inputInvalid = (message: string) => new UpstreamError(400, "PLATFORM.INPUT_INVALID", message, { title: "Invalid input" });
+export const inputInvalid = (message: string) => new SandboxError(400, "PLATFORM.INPUT_INVALID", message, { title: "Invalid input" });
 /** A record id that names nothing in this integration. */
 export const recordNotFound = (what: string, id: string) =>
-  new UpstreamError(404, "PLATFORM.INPUT_INVALID", `No ${what} with id ${JSON.stringify(id)} exists in this integration.`, { title: "Not found" });
+  new SandboxError(404, "PLATFORM.INPUT_INVALID", `No ${what} with id ${JSON.stringify(id)} exists in this integration.`, { title: "Not found" });
 export const integrationNotFound = (id: string) =>
-  new UpstreamError(404, "PLATFORM.INTEGRATION_NOT_FOUND", `No integration with id ${JSON.stringify(id)} exists.`, { title: "Integration not found" });
+  new SandboxError(404, "PLATFORM.INTEGRATION_NOT_FOUND", `No integration with id ${JSON.stringify(id)} exists.`, { title: "Integration not found" });
 
 export function errorEnvelope(code: UpstreamErrorCode | null, message: string, title: string | null = null): UpstreamErrorEnvelope {
   return { status: "error", error: { code, title, message, log_url: null } };
 }
 
-export function sendUpstreamError(reply: FastifyReply, err: UpstreamError): FastifyReply {
+export function sendSandboxError(reply: FastifyReply, err: SandboxError): FastifyReply {
   return reply
     .status(err.statusCode)
     .headers(err.options.headers ?? {})
@@ -49,7 +49,7 @@ function describeValidation(errors: AjvError[], context: string | undefined): st
     .slice(0, 5)
     .map((e) => {
       const field = [where, ...e.instancePath.split("/").filter(Boolean)];
-      if (e.keyword === "required") field.push(String(e.params.missingProperty));
+      if (e.keyword === "required") field.push(String(e.params["missingProperty"]));
       return `${field.join(".")}: ${e.keyword === "required" ? "is required" : (e.message ?? "is invalid")}`;
     })
     .join("; ");
@@ -58,19 +58,19 @@ function describeValidation(errors: AjvError[], context: string | undefined): st
 /** One handler for the whole sandbox: validation and body-parse failures are INPUT_INVALID (400). */
 export function installUpstreamErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (isUpstreamError(error)) return sendUpstreamError(reply, error);
+    if (isSandboxError(error)) return sendSandboxError(reply, error);
     if (error.validation) {
-      return sendUpstreamError(reply, inputInvalid(describeValidation(error.validation as unknown as AjvError[], error.validationContext)));
+      return sendSandboxError(reply, inputInvalid(describeValidation(error.validation as unknown as AjvError[], error.validationContext)));
     }
     const status = typeof error.statusCode === "number" ? error.statusCode : 500;
     if (status >= 400 && status < 500) {
       const code = status === 429 ? "PLATFORM.RATE_LIMIT_EXCEEDED" : "PLATFORM.INPUT_INVALID";
-      return sendUpstreamError(reply, new UpstreamError(status === 404 ? 404 : status, code, error.message));
+      return sendSandboxError(reply, new SandboxError(status === 404 ? 404 : status, code, error.message));
     }
     request.log.error({ err: error }, "unhandled error");
-    return sendUpstreamError(reply, new UpstreamError(500, "PLATFORM.UNKNOWN_ERROR", "An unexpected error occurred."));
+    return sendSandboxError(reply, new SandboxError(500, "PLATFORM.UNKNOWN_ERROR", "An unexpected error occurred."));
   });
   app.setNotFoundHandler((request, reply) =>
-    sendUpstreamError(reply, new UpstreamError(404, null, `No route ${request.method} ${request.url.split("?")[0]}.`, { title: "Not found" })),
+    sendSandboxError(reply, new SandboxError(404, null, `No route ${request.method} ${request.url.split("?")[0]}.`, { title: "Not found" })),
   );
 }

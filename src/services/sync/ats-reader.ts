@@ -1,33 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { UpstreamPage } from "../../contracts/upstream/index.js";
-import { parseRetryAfter } from "../proxy/upstream/retry-policy.js";
-import { isUpstreamError } from "../proxy/upstream/upstream-errors.js";
-import type { UpstreamClient } from "../proxy/upstream/upstream-client.js";
+import { parseRetryAfter } from "../../shared/upstream/retry-policy.js";
+import { isUpstreamCallError } from "../../shared/upstream/upstream-errors.js";
+import type { UpstreamClient } from "../../shared/upstream/upstream-client.js";
+import { PermanentUpstreamError, RetryableUpstreamError, type AtsReader } from "./ports.js";
 
-/** A failure worth retrying later (429, 5xx, timeouts, connection errors); `retryAfterMs` when the upstream said. */
-export class RetryableUpstreamError extends Error {
-  override name = "RetryableUpstreamError";
-  constructor(
-    message: string,
-    readonly retryAfterMs?: number,
-    options: { cause?: unknown } = {},
-  ) {
-    super(message, options);
-  }
-}
-/** A failure that retrying will not fix (the upstream refused the request: 4xx other than 429). */
-export class PermanentUpstreamError extends Error {
-  override name = "PermanentUpstreamError";
-  constructor(
-    message: string,
-    readonly status: number,
-  ) {
-    super(message);
-  }
-}
-export const isRetryableUpstreamError = (e: unknown): e is RetryableUpstreamError => e instanceof RetryableUpstreamError;
-export const isPermanentUpstreamError = (e: unknown): e is PermanentUpstreamError => e instanceof PermanentUpstreamError;
+export { isPermanentUpstreamError, isRetryableUpstreamError, PermanentUpstreamError, RetryableUpstreamError } from "./ports.js";
 
 /** The upstream's error message, without anything else of its body. */
 function upstreamMessage(body: string): string {
@@ -45,7 +24,7 @@ function upstreamMessage(body: string): string {
  * the API key, timeouts and the client's own bounded retries apply): typed list pages and actions,
  * with every failure sorted into retryable or permanent.
  */
-export function createAtsReader(upstream: UpstreamClient, logger: Logger) {
+export function createAtsReader(upstream: UpstreamClient, logger: Logger): AtsReader {
   async function call(integrationId: string, method: "GET" | "PUT" | "POST", path: string, opts: { query?: Record<string, string>; body?: unknown; requestId?: string }) {
     let res;
     try {
@@ -64,7 +43,7 @@ export function createAtsReader(upstream: UpstreamClient, logger: Logger) {
         logger,
       );
     } catch (err) {
-      if (isUpstreamError(err)) throw new RetryableUpstreamError(err.message, undefined, { cause: err });
+      if (isUpstreamCallError(err)) throw new RetryableUpstreamError(err.message, undefined, { cause: err });
       throw err;
     }
     if (res.status === 200) return res.body;
@@ -86,4 +65,4 @@ export function createAtsReader(upstream: UpstreamClient, logger: Logger) {
     },
   };
 }
-export type AtsReader = ReturnType<typeof createAtsReader>;
+export type { AtsReader } from "./ports.js";

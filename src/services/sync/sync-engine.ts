@@ -1,21 +1,28 @@
-import { eq, sql } from "drizzle-orm";
 import type { Logger } from "pino";
-import type { Application, Job } from "../../contracts/upstream/index.js";
+import type { Application, Job, JobStage } from "../../contracts/upstream/index.js";
 import type { Db } from "../../shared/db/database.js";
-import { findIntegration } from "../proxy/integrations/integrations.repository.js";
-import { isRetryableUpstreamError, type AtsReader } from "./ats-reader.js";
-import { mapApplication, mapJob, type MappedApplication } from "./mapping.js";
-import { QUEUES, type JobQueue } from "./queue.js";
-import type { LinkedPosition, RecruitingStore } from "./recruiting-store.js";
+import { mapApplication, mapJob } from "./mapping.js";
+import {
+  isRetryableUpstreamError,
+  type AtsReader,
+  type IntegrationLookup,
+  type LinkedPosition,
+  type PositionedMappedApplication,
+  type RecruitingStore,
+  type SyncQueue,
+} from "./ports.js";
 import { isFinal } from "./sync-run.states.js";
-import { syncRuns, type SyncModel, type SyncRunRow } from "./sync.schema.js";
+import type { SyncModel, SyncRunRow } from "./sync.tables.js";
 import {
   advanceCheckpoint,
   createSyncRun,
   findOpenSyncRun,
   findSyncRun,
   getCheckpoint,
+  joinSyncRun,
+  lockSyncKey,
   nextSyncRun,
+  noteSyncRunError,
   recordSyncPage,
   transitionSyncRun,
 } from "./sync-runs.repository.js";
@@ -43,9 +50,10 @@ export type SyncJobData = { integrationId: string; model: SyncModel };
 
 export type SyncEngineDeps = {
   db: Db;
-  queue: JobQueue;
+  queue: SyncQueue;
   reader: AtsReader;
   store: RecruitingStore;
+  integrations: Pick<IntegrationLookup, "find">;
   logger: Logger;
   defaultCandidateStage: string | null;
   checkpointMarginSeconds: number;
@@ -54,8 +62,38 @@ export type SyncEngineDeps = {
   now?: () => Date;
 };
 
-/** Resume point of an applications run, stored as the run's page cursor: where the next page starts. */
-type ApplicationsCursor = { position: string; cursor: string | null; done: boolean };
+/** A position whose candidate stage's applications are listed: position, job, stage (null: not a stage of the job), language. */
+type ChunkEntry = { p: string; j: string; s: string | null; l: string };
+/**
+ * Resume point of an applications run, stored as the run's page cursor: `after` the last position
+ * of the chunk being (or last) listed; while a chunk is listed, the chunk itself and the cursor of
+ * its next page, so a resumed run repeats exactly the same query.
+ */
+type ApplicationsCursor = { after: string; chunk?: ChunkEntry[]; cursor?: string };
+
+/** A page read ahead of the writes, with what its transaction stores besides. */
+type ReadPage<T> = { results: T[]; resume: string | null };
+
+/**
+ * Reads one item ahead of the consumer: while it writes a page, the next one is already being
+ * fetched (the engine's two halves, upstream reads and database writes, overlap).
+ */
+async function* readAhead<T>(source: AsyncGenerator<T>): AsyncGenerator<T> {
+  let next = source.next();
+  try {
+    for (;;) {
+      const item = await next;
+      if (item.done) return;
+      next = source.next();
+      next.catch(() => {}); // awaited on the next turn; a failure is handled there
+      yield item.value;
+    }
+  } finally {
+    // The consumer stopped early (cancelled or failed): let the read in flight settle, then close the source.
+    await next.catch(() => undefined);
+    await source.return(undefined);
+  }
+}
 
 export class SyncCancelled extends Error {
   override name = "SyncCancelled";
@@ -76,15 +114,13 @@ export function createSyncEngine(deps: SyncEngineDeps) {
     const [model, ...then] = req.models;
     if (!model) throw new Error("a sync needs at least one model");
     return deps.db.transaction(async (tx) => {
-      await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`sync:${req.integrationId}:${model}`}))`);
+      await lockSyncKey(tx, req.integrationId, model);
       const open = await findOpenSyncRun(tx, req.integrationId, model);
       if (open?.state === "queued") {
         // Join it: a FULL request upgrades a DELTA run, and the trigger's follow-up models are added.
         const type = req.type === "FULL" ? "FULL" : open.type;
         const followUp = [...new Set([...open.followUp, ...then])];
-        if (type !== open.type || followUp.length !== open.followUp.length) {
-          await tx.update(syncRuns).set({ type, followUp, updatedAt: new Date() }).where(eq(syncRuns.id, open.id));
-        }
+        if (type !== open.type || followUp.length !== open.followUp.length) await joinSyncRun(tx, open.id, { type, followUp });
         return { ...open, type, followUp };
       }
       const run = await createSyncRun(tx, {
@@ -96,7 +132,7 @@ export function createSyncEngine(deps: SyncEngineDeps) {
         followUp: then,
       });
       const data: SyncJobData = { integrationId: req.integrationId, model };
-      await deps.queue.send(QUEUES.sync, data, { singletonKey: `${req.integrationId}:${model}`, tx });
+      await deps.queue.send("sync", data, { singletonKey: `${req.integrationId}:${model}`, tx });
       return run;
     });
   }
@@ -117,14 +153,17 @@ export function createSyncEngine(deps: SyncEngineDeps) {
   async function runOne(first: SyncRunRow, attempt: { last: boolean }): Promise<void> {
     let current = first;
     const log = deps.logger.child({ sync_run: current.id, integration_id: current.integrationId, model: current.model });
-    const integration = await findIntegration(deps.db, current.integrationId);
+    const integration = await deps.integrations.find(current.integrationId);
     if (!integration || integration.deletedAt) {
       await transitionSyncRun(deps.db, current, "cancelled", { lastError: "integration deleted", finishedAt: now() });
       return;
     }
     if (integration.status && integration.status !== "ACTIVE") {
       // Paused: the integration-state-changed handler starts a sync when it is ACTIVE again.
-      await transitionSyncRun(deps.db, current, "cancelled", { lastError: `paused: integration is ${integration.status}`, finishedAt: now() });
+      await transitionSyncRun(deps.db, current, "cancelled", {
+        lastError: `paused: integration is ${integration.status}`,
+        finishedAt: now(),
+      });
       return;
     }
     if (current.state === "queued") {
@@ -145,7 +184,7 @@ export function createSyncEngine(deps: SyncEngineDeps) {
       const message = err instanceof Error ? err.message : String(err);
       if (err instanceof SyncCancelled) return;
       if (isRetryableUpstreamError(err) && !attempt.last) {
-        await deps.db.execute(sql`update sync_runs set last_error = ${message}, updated_at = now() where id = ${current.id}`);
+        await noteSyncRunError(deps.db, current.id, message);
         log.warn({ err: message }, "sync run interrupted; it resumes from its last page");
         throw err;
       }
@@ -167,102 +206,213 @@ export function createSyncEngine(deps: SyncEngineDeps) {
     }
   }
 
-  /** Stops at a page boundary when the run was cancelled meanwhile (deletion, pause). */
-  async function assertStillRunning(runId: string): Promise<void> {
-    const fresh = await findSyncRun(deps.db, runId);
-    if (!fresh || fresh.state !== "running") throw new SyncCancelled("sync run cancelled");
-  }
-
   function baseQuery(r: SyncRunRow): Record<string, string> {
     return { page_size: pageSize, ...(r.updatedAfter ? { updated_after: r.updatedAfter.toISOString() } : {}) };
   }
 
-  async function syncJobs(r: SyncRunRow): Promise<void> {
+  /**
+   * Writes one page in one transaction with the run's counts and resume point; a run cancelled
+   * meanwhile (deletion, pause) rolls the page back and stops.
+   */
+  async function writePage(
+    r: SyncRunRow,
+    resume: string | null,
+    write: (tx: Parameters<Parameters<Db["transaction"]>[0]>[0]) => Promise<{ created?: number; updated?: number; skipped?: number }>,
+  ) {
+    await deps.db.transaction(async (tx) => {
+      const counts = await write(tx);
+      if (!(await recordSyncPage(tx, r.id, counts, resume))) throw new SyncCancelled("sync run cancelled");
+    });
+  }
+
+  async function* jobPages(r: SyncRunRow): AsyncGenerator<ReadPage<Job>> {
     // Deleted jobs are read too: their positions become inactive.
     const query = { ...baseQuery(r), include_deleted: "true" };
     let cursor = r.pageCursor;
     for (;;) {
       const page = await deps.reader.page<Job>(r.integrationId, "/ats/jobs", cursor ? { ...query, cursor } : query);
-      await assertStillRunning(r.id);
-      const mapped = page.results.map((job) => mapJob(job, deps.defaultCandidateStage));
-      await deps.db.transaction(async (tx) => {
-        const counts = await deps.store.upsertPositions(tx, r.orgId, r.integrationId, mapped);
-        await recordSyncPage(tx, r.id, counts, page.next);
-      });
+      yield { results: page.results, resume: page.next };
       if (!page.next) return;
       cursor = page.next;
     }
   }
 
-  /** The upstream stage id of each position's candidate stage (null when the job has no such stage). */
-  async function candidateStages(r: SyncRunRow, positions: LinkedPosition[]): Promise<Map<string, string | null>> {
+  async function syncJobs(r: SyncRunRow): Promise<void> {
+    for await (const page of readAhead(jobPages(r))) {
+      const mapped = page.results.map((job) => mapJob(job, deps.defaultCandidateStage));
+      await writePage(r, page.resume, (tx) => deps.store.upsertPositions(tx, r.orgId, r.integrationId, mapped));
+    }
+  }
+
+  /** The upstream stage id of each position's candidate stage (null when the job has no such stage or is gone). */
+  async function candidateStages(
+    r: SyncRunRow,
+    positions: { id: string; upstreamJobIdId: string; candidateStage: string | null }[],
+  ): Promise<Map<string, string | null>> {
     const stages = new Map<string, string | null>();
-    const ids = positions.map((p) => p.upstreamJobIdId);
+    const byJob = new Map(positions.map((p) => [p.upstreamJobIdId, p]));
     let cursor: string | null = null;
     do {
       const page: { results: Job[]; next: string | null } = await deps.reader.page<Job>(r.integrationId, "/ats/jobs", {
-        ids: ids.join(","),
+        ids: [...byJob.keys()].join(","),
         include_deleted: "true",
         page_size: String(PAGE_SIZE),
         ...(cursor ? { cursor } : {}),
       });
       for (const job of page.results) {
-        for (const p of positions.filter((x) => x.upstreamJobIdId === job.id)) {
-          stages.set(p.id, job.remote_deleted_at ? null : (matchStage(job.stages ?? [], p.candidateStage)?.id ?? null));
-        }
+        const p = byJob.get(job.id);
+        if (p) stages.set(p.id, job.remote_deleted_at ? null : (matchStage(job.stages ?? [], p.candidateStage)?.id ?? null));
       }
       cursor = page.next;
     } while (cursor);
     return stages;
   }
 
+  /** The next chunk of linked positions after `after`, with their candidate stages. */
+  async function nextChunk(r: SyncRunRow, after: string | null): Promise<ChunkEntry[]> {
+    const positions = await deps.store.linkedPositions(deps.db, r.orgId, r.integrationId, { after, limit: JOBS_PER_LISTING });
+    if (!positions.length) return [];
+    const stages = await candidateStages(r, positions);
+    return positions.map((p) => ({ p: p.id, j: p.upstreamJobIdId, s: stages.get(p.id) ?? null, l: p.acceptedLanguages[0] ?? "en" }));
+  }
+
   /**
-   * Applications → candidates, position by position (ordered by id), each position's applications
-   * in its candidate stage listed page by page. Every page is written in one transaction together
-   * with the resume point (position, next cursor), so a resumed run continues exactly there.
+   * The applications in the candidate stages of the linked positions, chunk by chunk (positions
+   * ordered by id, `JOBS_PER_LISTING` at a time, never all of them at once): one listing per chunk
+   * filtered by its jobs and stages, page by page. Each page carries the resume point its
+   * transaction stores: the chunk and the next page's cursor, or the chunk's end.
+   */
+  async function* applicationPages(
+    r: SyncRunRow,
+  ): AsyncGenerator<ReadPage<Application> & { chunk: ChunkEntry[]; skippedPositions: number }> {
+    const resume = parseApplicationsCursor(r.pageCursor);
+    let after = resume?.after ?? null;
+    let chunk = resume?.chunk ?? null;
+    let cursor = resume?.cursor ?? null;
+    for (;;) {
+      let skippedPositions = 0;
+      if (!chunk) {
+        chunk = await nextChunk(r, after);
+        if (!chunk.length) return;
+        // A candidate stage that is not a stage of its job (or a job gone): counted as skipped, once.
+        skippedPositions = chunk.filter((c) => !c.s).length;
+        cursor = null;
+      }
+      const last = chunk[chunk.length - 1]!.p;
+      const listed = chunk.filter((c) => c.s);
+      const query = {
+        ...baseQuery(r),
+        job_ids: [...new Set(listed.map((c) => c.j))].join(","),
+        current_stage_ids: [...new Set(listed.map((c) => c.s!))].join(","),
+      };
+      for (;;) {
+        const page = listed.length
+          ? await deps.reader.page<Application>(r.integrationId, "/ats/applications", cursor ? { ...query, cursor } : query)
+          : { results: [], next: null };
+        const next: ApplicationsCursor = page.next ? { after: last, chunk, cursor: page.next } : { after: last };
+        yield { results: page.results, resume: JSON.stringify(next), chunk, skippedPositions };
+        skippedPositions = 0;
+        if (!page.next) break;
+        cursor = page.next;
+      }
+      after = last;
+      chunk = null;
+    }
+  }
+
+  /**
+   * An incremental run's applications: only those changed since `updated_after`, in one listing
+   * across all jobs (no walk over every position), each page with the linked positions of the jobs
+   * it names. Resume point: the next page's cursor.
+   */
+  async function* changedApplicationPages(
+    r: SyncRunRow,
+  ): AsyncGenerator<ReadPage<Application> & { positions: Map<string, LinkedPosition> }> {
+    const query = baseQuery(r);
+    let cursor = parseChangedCursor(r.pageCursor);
+    for (;;) {
+      const page = await deps.reader.page<Application>(r.integrationId, "/ats/applications", cursor ? { ...query, cursor } : query);
+      const jobIds = [...new Set(page.results.map((a) => a.job_id).filter((j): j is string => !!j))];
+      const positions = await deps.store.positionsOfJobs(deps.db, r.orgId, r.integrationId, jobIds);
+      yield {
+        results: page.results,
+        resume: page.next ? JSON.stringify({ changed: page.next }) : null,
+        positions: new Map(positions.map((p) => [p.upstreamJobIdId, p])),
+      };
+      if (!page.next) return;
+      cursor = page.next;
+    }
+  }
+
+  /** Writes a page of applications (already matched to positions) with its counts and resume point. */
+  async function writeApplications(r: SyncRunRow, resume: string | null, apps: PositionedMappedApplication[], skipped: number) {
+    await writePage(r, resume, async (tx) => {
+      const c = apps.length ? await deps.store.upsertCandidates(tx, r.orgId, apps) : { created: 0, updated: 0, skipped: 0 };
+      return { created: c.created, updated: c.updated, skipped: c.skipped + skipped };
+    });
+  }
+
+  /**
+   * Applications → candidates: every page is written with one set-based upsert (all its positions
+   * at once) in one transaction together with the resume point, so a resumed run continues exactly
+   * after the last page written. A full run lists each chunk of positions' candidate stages; an
+   * incremental one reads only the changed applications and keeps those now in their position's
+   * candidate stage (matched by the stage's id, then name).
    */
   async function syncApplications(r: SyncRunRow): Promise<void> {
-    const resume = r.pageCursor ? (JSON.parse(r.pageCursor) as ApplicationsCursor) : null;
-    const positions = (await deps.store.linkedPositions(deps.db, r.orgId, r.integrationId)).filter(
-      (p) => p.candidateStage && (!resume || p.id > resume.position || (p.id === resume.position && !resume.done)),
-    );
-    for (let i = 0; i < positions.length; i += JOBS_PER_LISTING) {
-      const chunk = positions.slice(i, i + JOBS_PER_LISTING);
-      const stages = await candidateStages(r, chunk);
-      for (const position of chunk) {
-        const stageId = stages.get(position.id) ?? null;
-        if (!stageId) {
-          // The candidate stage is not a stage of the job (or the job is gone): counted as skipped, once.
-          await deps.db.transaction((tx) => recordSyncPage(tx, r.id, { skipped: 1 }, JSON.stringify({ position: position.id, cursor: null, done: true })));
-          continue;
+    if (r.type === "DELTA" && r.updatedAfter) {
+      for await (const page of readAhead(changedApplicationPages(r))) {
+        const apps: PositionedMappedApplication[] = [];
+        let skipped = 0;
+        for (const app of page.results) {
+          const position = app.job_id ? page.positions.get(app.job_id) : undefined;
+          if (!position || !app.current_stage || app.remote_deleted_at) continue;
+          if (!matchStage([app.current_stage as JobStage], position.candidateStage)) continue;
+          const mapped = mapApplication(app);
+          if (mapped) apps.push({ ...mapped, positionId: position.id, language: position.acceptedLanguages[0] ?? "en" });
+          else skipped++; // no email address
         }
-        let cursor = resume && position.id === resume.position ? resume.cursor : null;
-        const query = { ...baseQuery(r), job_ids: position.upstreamJobIdId, current_stage_ids: stageId };
-        for (;;) {
-          const page = await deps.reader.page<Application>(r.integrationId, "/ats/applications", cursor ? { ...query, cursor } : query);
-          await assertStillRunning(r.id);
-          const apps: MappedApplication[] = [];
-          let skipped = 0;
-          for (const app of page.results) {
-            if (app.job_id !== position.upstreamJobIdId || app.current_stage_id !== stageId || app.remote_deleted_at) continue;
-            const mapped = mapApplication(app);
-            if (mapped) apps.push(mapped);
-            else skipped++; // no email address
-          }
-          const next: ApplicationsCursor = { position: position.id, cursor: page.next, done: !page.next };
-          await deps.db.transaction(async (tx) => {
-            const c = apps.length
-              ? await deps.store.upsertCandidates(tx, r.orgId, position.id, apps, position.acceptedLanguages[0] ?? "en")
-              : { created: 0, updated: 0, skipped: 0 };
-            await recordSyncPage(tx, r.id, { created: c.created, updated: c.updated, skipped: c.skipped + skipped }, JSON.stringify(next));
-          });
-          if (!page.next) break;
-          cursor = page.next;
-        }
+        await writeApplications(r, page.resume, apps, skipped);
       }
+      return;
+    }
+    for await (const page of readAhead(applicationPages(r))) {
+      const byJob = new Map(page.chunk.map((c) => [c.j, c]));
+      const apps: PositionedMappedApplication[] = [];
+      let skipped = page.skippedPositions;
+      for (const app of page.results) {
+        const entry = app.job_id ? byJob.get(app.job_id) : undefined;
+        if (!entry?.s || app.current_stage_id !== entry.s || app.remote_deleted_at) continue;
+        const mapped = mapApplication(app);
+        if (mapped) apps.push({ ...mapped, positionId: entry.p, language: entry.l });
+        else skipped++; // no email address
+      }
+      await writeApplications(r, page.resume, apps, skipped);
     }
   }
 
   return { start, run };
 }
 export type SyncEngine = ReturnType<typeof createSyncEngine>;
+
+/** An applications resume point; one of an older shape starts the run over (its writes are idempotent). */
+function parseApplicationsCursor(raw: string | null): ApplicationsCursor | null {
+  if (!raw) return null;
+  try {
+    const parsed = JSON.parse(raw) as Partial<ApplicationsCursor>;
+    return typeof parsed.after === "string" ? (parsed as ApplicationsCursor) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** An incremental applications run's resume point: the cursor of the next page of changes. */
+function parseChangedCursor(raw: string | null): string | null {
+  if (!raw) return null;
+  try {
+    const parsed = JSON.parse(raw) as { changed?: unknown };
+    return typeof parsed.changed === "string" ? parsed.changed : null;
+  } catch {
+    return null;
+  }
+}

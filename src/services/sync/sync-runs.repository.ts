@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
-import type { Queryable } from "../../shared/db/database.js";
+import type { Queryable, RawQuery } from "../../shared/db/database.js";
 import { assertTransition, type SyncRunState } from "./sync-run.states.js";
-import { syncCheckpoints, syncRuns, type SyncModel, type SyncRunRow } from "./sync.schema.js";
+import { syncCheckpoints, syncRuns, type SyncModel, type SyncRunRow } from "./sync.tables.js";
 
 export type NewSyncRun = {
   integrationId: string;
@@ -15,6 +15,24 @@ export type NewSyncRun = {
 export async function createSyncRun(q: Queryable, run: NewSyncRun): Promise<SyncRunRow> {
   const [row] = await q.insert(syncRuns).values(run).returning();
   return row!;
+}
+
+/** Serialises the triggers of one (integration, model) for the rest of the caller's transaction. */
+export async function lockSyncKey(q: Queryable, integrationId: string, model: SyncModel): Promise<void> {
+  await q.execute(sql`select pg_advisory_xact_lock(hashtext(${`sync:${integrationId}:${model}`}))`);
+}
+
+/** A trigger joins a queued run: its type (a FULL request upgrades a DELTA) and follow-up models. */
+export async function joinSyncRun(q: Queryable, id: string, patch: Pick<SyncRunRow, "type" | "followUp">): Promise<void> {
+  await q
+    .update(syncRuns)
+    .set({ ...patch, updatedAt: new Date() })
+    .where(eq(syncRuns.id, id));
+}
+
+/** Notes a failure the run will resume from (it stays running). */
+export async function noteSyncRunError(q: Queryable, id: string, message: string): Promise<void> {
+  await q.update(syncRuns).set({ lastError: message, updatedAt: new Date() }).where(eq(syncRuns.id, id));
 }
 
 export async function findSyncRun(q: Queryable, id: string, opts: { lock?: boolean } = {}): Promise<SyncRunRow | null> {
@@ -69,9 +87,10 @@ export type PageCounts = { created?: number; updated?: number; unlinked?: number
 /**
  * Records one written page: counts add up and the cursor of the NEXT page is stored, in the same
  * transaction as the page's writes, so a run resumed after a crash neither skips nor double-counts.
+ * False when the run is no longer running (cancelled meanwhile): the caller rolls the page back.
  */
-export async function recordSyncPage(q: Queryable, runId: string, counts: PageCounts, nextCursor: string | null): Promise<void> {
-  await q
+export async function recordSyncPage(q: Queryable, runId: string, counts: PageCounts, nextCursor: string | null): Promise<boolean> {
+  const rows = await q
     .update(syncRuns)
     .set({
       createdCount: sql`${syncRuns.createdCount} + ${counts.created ?? 0}`,
@@ -83,7 +102,9 @@ export async function recordSyncPage(q: Queryable, runId: string, counts: PageCo
       pageCursor: nextCursor,
       updatedAt: new Date(),
     })
-    .where(eq(syncRuns.id, runId));
+    .where(and(eq(syncRuns.id, runId), eq(syncRuns.state, "running")))
+    .returning({ id: syncRuns.id });
+  return rows.length > 0;
 }
 
 export async function listSyncRuns(q: Queryable, integrationId: string, limit = 20): Promise<SyncRunRow[]> {
@@ -117,4 +138,25 @@ export async function advanceCheckpoint(q: Queryable, integrationId: string, mod
       target: [syncCheckpoints.integrationId, syncCheckpoints.model],
       set: { syncedUntil: sql`greatest(${syncCheckpoints.syncedUntil}, excluded.synced_until)`, updatedAt: new Date() },
     });
+}
+
+/**
+ * How far behind each checkpoint of a live integration is, in seconds (the sync-lag metric). The
+ * join keeps the checkpoints of deleted integrations out; it reads only the proxy's `deleted_at`.
+ */
+export async function checkpointLags(query: RawQuery): Promise<{ integration_id: string; model: string; seconds: number }[]> {
+  const rows = await query<{ integration_id: string; model: string; seconds: number }>(
+    "select c.integration_id, c.model, extract(epoch from now() - c.synced_until)::float8 as seconds from sync_checkpoints c join integrations i on i.id = c.integration_id where i.deleted_at is null",
+  );
+  return rows.map((r) => ({ ...r, seconds: Number(r.seconds) }));
+}
+
+/** The newest run of each model of each of these integrations (one query, DISTINCT ON). */
+export async function latestSyncRuns(q: Queryable, integrationIds: string[]): Promise<SyncRunRow[]> {
+  if (integrationIds.length === 0) return [];
+  return q
+    .selectDistinctOn([syncRuns.integrationId, syncRuns.model])
+    .from(syncRuns)
+    .where(inArray(syncRuns.integrationId, integrationIds))
+    .orderBy(syncRuns.integrationId, syncRuns.model, desc(syncRuns.createdAt), desc(syncRuns.id));
 }

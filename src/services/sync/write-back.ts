@@ -1,24 +1,37 @@
-import { and, eq, sql } from "drizzle-orm";
 import type { Logger } from "pino";
 import type { Job } from "../../contracts/upstream/index.js";
 import type { Db, Tx } from "../../shared/db/database.js";
-import { findIntegration } from "../proxy/integrations/integrations.repository.js";
-import { candidates } from "../recruiting/candidates/candidates.schema.js";
-import { interviews } from "../recruiting/interviews/interviews.schema.js";
-import { positions } from "../recruiting/positions/positions.schema.js";
-import type { InterviewEndedEvent } from "../recruiting/upstream/index.js";
+import { QUEUES, type JobQueue } from "../../shared/jobs/queue.js";
 import { isPermanentUpstreamError, type AtsReader } from "./ats-reader.js";
 import { cut } from "./html-to-text.js";
-import { QUEUES, type JobQueue } from "./queue.js";
-import { writeBacks, type WriteBackRow } from "./sync.schema.js";
+import type { IntegrationLookup, InterviewEnded, WriteBackSource } from "./ports.js";
+import type { WriteBackRow } from "./sync.tables.js";
 import { matchStage } from "./stage-match.js";
+import { assertWriteBackTransition, isFinalWriteBack } from "./write-back.states.js";
+import {
+  countWriteBackAttempt,
+  failOpenWriteBacks,
+  findWriteBack,
+  insertWriteBack,
+  resumePausedWriteBacks,
+  updateWriteBack,
+  type WriteBackPatch,
+} from "./write-backs.repository.js";
 
-export type WriteBackDeps = { db: Db; queue: JobQueue; reader: AtsReader; logger: Logger; now?: () => Date };
+export type WriteBackDeps = {
+  db: Db;
+  queue: JobQueue;
+  reader: AtsReader;
+  integrations: Pick<IntegrationLookup, "find">;
+  source: WriteBackSource;
+  logger: Logger;
+  now?: () => Date;
+};
 
 const RESULT_LINK_LABEL = "Hirebridge AI interview";
 
 /** graded with score >= min_score passes; graded below fails; errored or cancelled needs a person. */
-export function outcomeOf(event: Pick<InterviewEndedEvent, "to">, score: number | null, minScore: number | null) {
+export function outcomeOf(event: Pick<InterviewEnded, "to">, score: number | null, minScore: number | null) {
   if (event.to !== "graded") return "needs_review" as const;
   if (minScore === null) return score === null ? ("needs_review" as const) : ("passed" as const);
   return score !== null && score >= minScore ? ("passed" as const) : ("rejected" as const);
@@ -28,35 +41,26 @@ export function outcomeOf(event: Pick<InterviewEndedEvent, "to">, score: number 
  * The recruiting API's `onInterviewEnded` hook: inside the transaction that ends an interview, it
  * records the write-back and enqueues its job, so the write-back exists exactly when the result does.
  */
-export function writeBackHook(queue: JobQueue, now: () => Date = () => new Date()) {
-  return async function onInterviewEnded(event: InterviewEndedEvent, tx: Tx): Promise<void> {
-    const [position] = await tx.select().from(positions).where(eq(positions.id, event.positionId));
-    const [candidate] = await tx
-      .select({ applicationId: candidates.upstreamApplicationId })
-      .from(candidates)
-      .where(eq(candidates.id, event.candidateId));
-    if (!position?.autoUpdateStages || !position.upstreamIntegrationId || !candidate?.applicationId) return;
-    const outcome = outcomeOf(event, event.interview.score, position.minScore);
-    const target = outcome === "passed" ? position.passedStage : outcome === "rejected" ? position.rejectedStage : position.needsReviewedStage;
+export function writeBackHook(queue: JobQueue, source: WriteBackSource, now: () => Date = () => new Date()) {
+  return async function onInterviewEnded(event: InterviewEnded, tx: Tx): Promise<void> {
+    const target = await source.target(tx, event.positionId, event.candidateId);
+    if (!target?.autoUpdateStages || !target.integrationId || !target.applicationId) return;
+    const outcome = outcomeOf(event, event.interview.score, target.minScore);
+    const stage = outcome === "passed" ? target.passedStage : outcome === "rejected" ? target.rejectedStage : target.needsReviewedStage;
     const when = event.interview.graded_at ?? event.interview.end_time ?? now().toISOString();
-    const [row] = await tx
-      .insert(writeBacks)
-      .values({
-        eventKey: `${event.interviewId}:${event.to}:${when}`,
-        orgId: event.organizationId,
-        integrationId: position.upstreamIntegrationId,
-        applicationId: candidate.applicationId,
-        positionId: position.id,
-        candidateId: event.candidateId,
-        interviewId: event.interviewId,
-        outcome,
-        targetStage: target,
-      })
-      .onConflictDoNothing()
-      .returning({ id: writeBacks.id });
-    if (row) await queue.send(QUEUES.writeBack, { id: row.id }, { tx });
+    const id = await insertWriteBack(tx, {
+      eventKey: `${event.interviewId}:${event.to}:${when}`,
+      orgId: event.organizationId,
+      integrationId: target.integrationId,
+      applicationId: target.applicationId,
+      positionId: event.positionId,
+      candidateId: event.candidateId,
+      interviewId: event.interviewId,
+      outcome,
+      targetStage: stage,
+    });
+    if (id) await queue.send(QUEUES.writeBack, { id }, { tx });
   };
-
 }
 
 /**
@@ -66,107 +70,100 @@ export function writeBackHook(queue: JobQueue, now: () => Date = () => new Date(
 export function createWriteBack(deps: WriteBackDeps) {
   const now = deps.now ?? (() => new Date());
 
-  async function update(id: string, patch: Partial<WriteBackRow>): Promise<void> {
-    await deps.db.update(writeBacks).set({ ...patch, updatedAt: now() }).where(eq(writeBacks.id, id));
+  /** Records a step or a state change of `wb`, checking the state's transition. */
+  async function update(wb: WriteBackRow, patch: WriteBackPatch): Promise<void> {
+    if (patch.state) assertWriteBackTransition(wb.state, patch.state);
+    await updateWriteBack(deps.db, wb.id, patch, now());
   }
 
   /** The worker. Retryable failures rethrow (the queue backs off); permanent ones are recorded. */
   async function run(id: string, attempt: { last: boolean }): Promise<void> {
-    const [wb] = await deps.db.select().from(writeBacks).where(eq(writeBacks.id, id));
-    if (!wb || wb.state === "done" || wb.state === "failed") return;
+    const wb = await findWriteBack(deps.db, id);
+    if (!wb || isFinalWriteBack(wb.state)) return;
     const log = deps.logger.child({ write_back: id, integration_id: wb.integrationId });
-    const integration = await findIntegration(deps.db, wb.integrationId);
+    const integration = await deps.integrations.find(wb.integrationId);
     if (!integration || integration.deletedAt) {
-      await update(id, { state: "failed", lastError: "integration deleted" });
+      await update(wb, { state: "failed", lastError: "integration deleted" });
       return;
     }
     if (integration.status && integration.status !== "ACTIVE") {
-      await update(id, { state: "paused", lastError: `paused: integration is ${integration.status}` });
+      await update(wb, { state: "paused", lastError: `paused: integration is ${integration.status}` });
       return;
     }
-    const [position] = await deps.db.select().from(positions).where(eq(positions.id, wb.positionId));
-    const [interview] = await deps.db.select().from(interviews).where(eq(interviews.candidateId, wb.candidateId));
-    if (!position || !interview) {
-      await update(id, { state: "failed", lastError: "position or candidate no longer exists" });
+    const result = await deps.source.result(deps.db, wb.positionId, wb.candidateId);
+    if (!result) {
+      await update(wb, { state: "failed", lastError: "position or candidate no longer exists" });
       return;
     }
-    await deps.db.execute(sql`update write_backs set attempts = attempts + 1 where id = ${id}`);
+    await countWriteBackAttempt(deps.db, id);
     const errors: string[] = [];
     const appPath = `/ats/applications/${encodeURIComponent(wb.applicationId)}`;
     try {
       let stageName: string | null = null;
       let moved = wb.stageMovedAt !== null;
-      if (!wb.stageMovedAt && wb.targetStage && position.upstreamJobIdId) {
+      if (!wb.stageMovedAt && wb.targetStage && result.upstreamJobId) {
         let stageId = wb.targetStageId;
         if (!stageId) {
-          const jobs = await deps.reader.page<Job>(wb.integrationId, "/ats/jobs", { ids: position.upstreamJobIdId, include_deleted: "true" });
+          const jobs = await deps.reader.page<Job>(wb.integrationId, "/ats/jobs", { ids: result.upstreamJobId, include_deleted: "true" });
           const stage = matchStage(jobs.results[0]?.stages ?? [], wb.targetStage);
           stageId = stage?.id ?? null;
           stageName = stage?.name ?? null;
           // Resolved once: a retry (e.g. after a 429) goes straight to the move.
-          if (stageId) await update(id, { targetStageId: stageId });
+          if (stageId) await update(wb, { targetStageId: stageId });
         }
         if (!stageId) {
           errors.push(`stage '${wb.targetStage}' is not a stage of the job`);
         } else {
           await deps.reader.action(wb.integrationId, "PUT", `${appPath}/stage`, { stage_id: stageId });
-          await update(id, { stageMovedAt: now() });
+          await update(wb, { stageMovedAt: now() });
           moved = true;
         }
       }
-      const link = interview.recordingLink ?? interview.transcriptLink ?? interview.interviewLink;
-      if (!wb.linkAddedAt && link) {
+      if (!wb.linkAddedAt && result.link) {
         await deps.reader.action(wb.integrationId, "POST", `${appPath}/result-links`, {
           label: RESULT_LINK_LABEL,
-          url: link,
+          url: result.link,
           details: {
             custom_field_name_prefix: "hirebridge",
             attributes: [
-              { key: "status", value: interview.status },
+              { key: "status", value: result.status },
               { key: "outcome", value: wb.outcome },
-              ...(interview.score !== null ? [{ key: "score", value: String(interview.score) }] : []),
+              ...(result.score !== null ? [{ key: "score", value: String(result.score) }] : []),
             ],
           },
         });
-        await update(id, { linkAddedAt: now() });
+        await update(wb, { linkAddedAt: now() });
       }
       if (!wb.noteAddedAt) {
         await deps.reader.action(wb.integrationId, "POST", `${appPath}/notes`, {
-          content: noteText(wb, interview.status, interview.score, position.minScore, interview.feedback, moved ? (stageName ?? wb.targetStage) : null),
+          content: noteText(wb, result.status, result.score, result.minScore, result.feedback, moved ? (stageName ?? wb.targetStage) : null),
           content_type: "PLAIN_TEXT",
         });
-        await update(id, { noteAddedAt: now() });
+        await update(wb, { noteAddedAt: now() });
       }
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       if (isPermanentUpstreamError(err) || attempt.last) {
-        await update(id, { state: "failed", lastError: message });
+        await update(wb, { state: "failed", lastError: message });
         log.error({ err: message }, "write-back failed");
         return;
       }
-      await update(id, { lastError: message });
+      await update(wb, { lastError: message });
       throw err;
     }
-    await update(id, errors.length ? { state: "failed", lastError: errors.join("; ") } : { state: "done", lastError: null });
+    await update(wb, errors.length ? { state: "failed", lastError: errors.join("; ") } : { state: "done", lastError: null });
   }
 
   /** Write-backs held while the integration was not ACTIVE go out again. */
   async function resumePaused(integrationId: string): Promise<number> {
-    const rows = await deps.db
-      .update(writeBacks)
-      .set({ state: "pending", updatedAt: now() })
-      .where(and(eq(writeBacks.integrationId, integrationId), eq(writeBacks.state, "paused")))
-      .returning({ id: writeBacks.id });
-    for (const r of rows) await deps.queue.send(QUEUES.writeBack, { id: r.id });
-    return rows.length;
+    const ids = await resumePausedWriteBacks(deps.db, integrationId, now());
+    for (const id of ids) await deps.queue.send(QUEUES.writeBack, { id });
+    return ids.length;
   }
 
   /** The integration is gone: pending write-backs can never happen. */
   async function abandon(integrationId: string, reason: string): Promise<void> {
-    await deps.db
-      .update(writeBacks)
-      .set({ state: "failed", lastError: reason, updatedAt: now() })
-      .where(and(eq(writeBacks.integrationId, integrationId), sql`${writeBacks.state} in ('pending', 'paused')`));
+    await failOpenWriteBacks(deps.db, integrationId, reason, now());
   }
 
   return { run, resumePaused, abandon };

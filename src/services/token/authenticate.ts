@@ -1,6 +1,6 @@
 import { hashPassword, needsRehash, verifyPassword } from "./password-hash.js";
 import type { Realm } from "./realms.js";
-import type { UserRow } from "./storage/token.schema.js";
+import type { UserRow } from "./storage/token.tables.js";
 import type { TokenContext } from "./token-context.js";
 import { invalidCredentials, invalidGrant } from "./token-errors.js";
 

@@ -11,7 +11,7 @@ import {
   type JWTPayload,
 } from "jose";
 import type { SigningKeysRepository } from "./storage/signing-keys.repository.js";
-import type { SigningKeyRow } from "./storage/token.schema.js";
+import type { SigningKeyRow } from "./storage/token.tables.js";
 
 export const SIGNING_ALG = "RS256";
 

@@ -12,7 +12,7 @@ export class KeycloakError extends Error {
     readonly body: Record<string, string>,
     readonly headers: Record<string, string> = {},
   ) {
-    super(body.error_description ?? body.errorMessage ?? body.error ?? "error");
+    super(body["error_description"] ?? body["errorMessage"] ?? body["error"] ?? "error");
   }
 }
 

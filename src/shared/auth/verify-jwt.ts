@@ -91,20 +91,20 @@ export function createVerifier(opts: VerifierOptions) {
       }
       throw new TokenInvalidError(describeJoseError(err));
     }
-    if (payload.typ !== undefined && payload.typ !== "Bearer") throw new TokenInvalidError("token is not an access token");
+    if (payload["typ"] !== undefined && payload["typ"] !== "Bearer") throw new TokenInvalidError("token is not an access token");
     if (opts.audience) {
       const aud = Array.isArray(payload.aud) ? payload.aud : payload.aud ? [payload.aud] : [];
-      if (!aud.includes(opts.audience) && payload.azp !== opts.audience) {
+      if (!aud.includes(opts.audience) && payload["azp"] !== opts.audience) {
         throw new TokenInvalidError("token is not meant for this service");
       }
     }
     const str = (v: unknown) => (typeof v === "string" && v.length > 0 ? v : null);
     return {
       sub: payload.sub as string,
-      orgId: str(payload.org_id),
-      username: str(payload.preferred_username),
-      email: str(payload.email),
-      scope: typeof payload.scope === "string" ? payload.scope : "",
+      orgId: str(payload["org_id"]),
+      username: str(payload["preferred_username"]),
+      email: str(payload["email"]),
+      scope: typeof payload["scope"] === "string" ? payload["scope"] : "",
       claims: payload,
     };
   };

@@ -41,7 +41,7 @@ abstract class BoundMetric<S> {
         throw new Error(`${this.name}: expected ${this.labelNames.length} label values, got ${values.length}`);
       }
       const labels: Labels = {};
-      this.labelNames.forEach((name, i) => (labels[name] = values[i]!));
+      for (const [i, name] of this.labelNames.entries()) labels[name] = values[i]!;
       entry = { labels, series: this.create() };
       this.#series.set(key, entry);
     }

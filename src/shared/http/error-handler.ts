@@ -24,34 +24,34 @@ function describe(err: AjvError): { type: string; msg: string } {
     case "additionalProperties":
       return { type: "extra_forbidden", msg: "Extra inputs are not permitted" };
     case "minLength":
-      return { type: "string_too_short", msg: `String should have at least ${p.limit} character${p.limit === 1 ? "" : "s"}` };
+      return { type: "string_too_short", msg: `String should have at least ${p["limit"]} character${p["limit"] === 1 ? "" : "s"}` };
     case "maxLength":
-      return { type: "string_too_long", msg: `String should have at most ${p.limit} characters` };
+      return { type: "string_too_long", msg: `String should have at most ${p["limit"]} characters` };
     case "minimum":
-      return { type: "greater_than_equal", msg: `Input should be greater than or equal to ${p.limit}` };
+      return { type: "greater_than_equal", msg: `Input should be greater than or equal to ${p["limit"]}` };
     case "maximum":
-      return { type: "less_than_equal", msg: `Input should be less than or equal to ${p.limit}` };
+      return { type: "less_than_equal", msg: `Input should be less than or equal to ${p["limit"]}` };
     case "exclusiveMinimum":
-      return { type: "greater_than", msg: `Input should be greater than ${p.limit}` };
+      return { type: "greater_than", msg: `Input should be greater than ${p["limit"]}` };
     case "minItems":
-      return { type: "too_short", msg: `List should have at least ${p.limit} item${p.limit === 1 ? "" : "s"}` };
+      return { type: "too_short", msg: `List should have at least ${p["limit"]} item${p["limit"] === 1 ? "" : "s"}` };
     case "maxItems":
-      return { type: "too_long", msg: `List should have at most ${p.limit} items` };
+      return { type: "too_long", msg: `List should have at most ${p["limit"]} items` };
     case "uniqueItems":
       return { type: "unique_items", msg: "Items should be unique" };
     case "enum":
       return {
         type: "enum",
-        msg: `Input should be ${formatAlternatives((p.allowedValues as unknown[]) ?? [])}`,
+        msg: `Input should be ${formatAlternatives((p["allowedValues"] as unknown[]) ?? [])}`,
       };
     case "const":
-      return { type: "literal_error", msg: `Input should be ${JSON.stringify(p.allowedValue)}` };
+      return { type: "literal_error", msg: `Input should be ${JSON.stringify(p["allowedValue"])}` };
     case "pattern":
-      return { type: "string_pattern_mismatch", msg: `String should match pattern '${p.pattern}'` };
+      return { type: "string_pattern_mismatch", msg: `String should match pattern '${p["pattern"]}'` };
     case "format":
-      return formatIssue(String(p.format));
+      return formatIssue(String(p["format"]));
     case "type":
-      return typeIssue(String(p.type));
+      return typeIssue(String(p["type"]));
     case "anyOf":
     case "oneOf":
       return { type: "value_error", msg: "Input does not match any allowed type" };
@@ -102,7 +102,7 @@ export function toValidationIssues(errors: AjvError[], context: string | undefin
   const issues: ValidationIssue[] = [];
   // For "X or null" (anyOf [null, X]) the null branch's "should be None" and the anyOf summary say
   // less than the X branch's error at the same place: report those only when nothing else is there.
-  const weak = (e: AjvError) => e.keyword === "anyOf" || e.keyword === "oneOf" || (e.keyword === "type" && e.params.type === "null");
+  const weak = (e: AjvError) => e.keyword === "anyOf" || e.keyword === "oneOf" || (e.keyword === "type" && e.params["type"] === "null");
   const strongAt = new Set(errors.filter((e) => !weak(e)).map((e) => e.instancePath));
   for (const err of errors) {
     if (weak(err) && strongAt.has(err.instancePath)) continue;
@@ -113,8 +113,8 @@ export function toValidationIssues(errors: AjvError[], context: string | undefin
       .slice(1)
       .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))
       .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
-    if (err.keyword === "required") path.push(String(err.params.missingProperty));
-    if (err.keyword === "additionalProperties") path.push(String(err.params.additionalProperty));
+    if (err.keyword === "required") path.push(String(err.params["missingProperty"]));
+    if (err.keyword === "additionalProperties") path.push(String(err.params["additionalProperty"]));
     const loc = [root, ...path];
     const key = JSON.stringify(loc);
     if (seen.has(key)) continue;
@@ -164,7 +164,7 @@ export function installErrorHandler(app: FastifyInstance): void {
     request.log.error({ err: error }, "unhandled error");
     return reply.status(500).send({ detail: "Internal Server Error" });
   });
-  app.setNotFoundHandler((request, reply) => {
+  app.setNotFoundHandler((_request, reply) => {
     reply.status(404).send({ detail: "Not Found" });
   });
 }

@@ -25,7 +25,7 @@ export class Cli {
   static async create(env: EmbeddedStack): Promise<Cli> {
     const home = await mkdtemp(join(tmpdir(), "hirebridge-cli-"));
     return new Cli(home, {
-      PATH: process.env.PATH ?? "",
+      PATH: process.env["PATH"] ?? "",
       HOME: home,
       XDG_CONFIG_HOME: join(home, "config"),
       HIREBRIDGE_AUTH_URL: env.authUrl,

@@ -162,7 +162,7 @@ describe("CLI: serve", () => {
   test("`hirebridge serve sandbox` starts the service from the bin and stops cleanly on SIGTERM", async () => {
     const port = await freePort();
     const child = spawn(process.execPath, ["bin/hirebridge.js", "serve", "sandbox"], {
-      env: { PATH: process.env.PATH ?? "", SANDBOX_PORT: String(port), LOG_LEVEL: "silent", SANDBOX_APPLICATIONS: "5" },
+      env: { PATH: process.env["PATH"] ?? "", SANDBOX_PORT: String(port), LOG_LEVEL: "silent", SANDBOX_APPLICATIONS: "5" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
@@ -219,7 +219,7 @@ describe("CLI: the password prompt on a terminal", () => {
     const home = await mkdtemp(join(tmpdir(), "hirebridge-cli-"));
     try {
       const argv = [process.execPath, "bin/hirebridge.js", "login", "-u", "demo", "--auth-url", `http://127.0.0.1:${port}/realms/hirebridge`];
-      const env = { PATH: process.env.PATH ?? "", HOME: home, XDG_CONFIG_HOME: join(home, "config"), TERM: "dumb" };
+      const env = { PATH: process.env["PATH"] ?? "", HOME: home, XDG_CONFIG_HOME: join(home, "config"), TERM: "dumb" };
       const { stdout } = await promisify(execFile)("python3", ["-c", PTY_DRIVER, JSON.stringify([argv, env, "Password for demo: ", typed])], {
         cwd: ROOT,
       });

@@ -98,7 +98,7 @@ describe("CLI: integrations, ATS reads, sync", () => {
   });
 
   test("delete asks first: no or no answer keeps it (exit 1), yes deletes it, --yes does not ask", async () => {
-    const a = (await sandbox("POST", "/sandbox/integrations", { org_id: env.demo.orgId, tool: "greenhouse", applications: 1 })).id as string;
+    const a = (await sandbox("POST", "/sandbox/integrations", { org_id: env.demo.orgId, tool: "greenhouse", applications: 1 }))["id"] as string;
     await cli.json(["integrations", "show", a]); // the proxy learns it belongs to the demo org
     const declined = await cli.run(["integrations", "delete", a], { stdin: "n\n" });
     assert.equal(declined.code, 1);
@@ -113,7 +113,7 @@ describe("CLI: integrations, ATS reads, sync", () => {
     assert.equal(confirmed.stdout, `Deleted integration ${a}.\n`);
     assert.equal((await cli.run(["integrations", "show", a, "--fresh"])).code, 4);
 
-    const b = (await sandbox("POST", "/sandbox/integrations", { org_id: env.demo.orgId, tool: "greenhouse", applications: 1 })).id as string;
+    const b = (await sandbox("POST", "/sandbox/integrations", { org_id: env.demo.orgId, tool: "greenhouse", applications: 1 }))["id"] as string;
     await cli.json(["integrations", "show", b]);
     const forced = await cli.json<Envelope<unknown>>(["integrations", "delete", b, "--yes"]);
     assert.equal(forced.status, "success");

@@ -46,9 +46,9 @@ describe("CLI: login, the session, admin users", () => {
     const res = await cli.run(["--json", "login", "-u", "demo", "--password-stdin"], { stdin: `${env.demo.password}\n` });
     assert.equal(res.code, 0, res.stderr);
     const out = JSON.parse(res.stdout) as Record<string, unknown>;
-    assert.equal(out.username, "demo");
-    assert.equal(out.org_id, env.demo.orgId);
-    assert.equal(out.session_file, cli.sessionFile);
+    assert.equal(out["username"], "demo");
+    assert.equal(out["org_id"], env.demo.orgId);
+    assert.equal(out["session_file"], cli.sessionFile);
     assert.equal(await cli.sessionMode(), 0o600);
     const stored = await cli.session();
     assert.equal(stored.username, "demo");
@@ -75,7 +75,7 @@ describe("CLI: login, the session, admin users", () => {
     assert.match(table.stdout, new RegExp(`^org_id\\s+${env.demo.orgId}$`, "m"));
     const json = await cli.json<Record<string, string>>(["whoami"]);
     assert.deepEqual(
-      { username: json.username, org_id: json.org_id, auth_url: json.auth_url, api_url: json.api_url, proxy_url: json.proxy_url },
+      { username: json["username"], org_id: json["org_id"], auth_url: json["auth_url"], api_url: json["api_url"], proxy_url: json["proxy_url"] },
       { username: "demo", org_id: env.demo.orgId, auth_url: env.authUrl, api_url: env.apiUrl, proxy_url: env.proxyUrl },
     );
   });
@@ -165,7 +165,7 @@ describe("CLI: login, the session, admin users", () => {
       { env: admin, stdin: "first-pass-123\n" },
     );
     assert.equal(created.username, "lin");
-    assert.deepEqual(created.attributes.org_id, [org]);
+    assert.deepEqual(created.attributes["org_id"], [org]);
 
     const other = await Cli.create(env);
     try {

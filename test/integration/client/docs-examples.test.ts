@@ -87,7 +87,7 @@ describe("docs examples run against the embedded stack", () => {
     test(`${doc} example ${index + 1} runs: ${code.split("\n").find((l) => l.includes("new Hirebridge") || l.includes("new HirebridgeAdmin"))?.trim() ?? ""}`, async () => {
       const file = join(docDir, `run-${i}.ts`);
       await writeFile(file, localize(code));
-      const res = await run(process.execPath, ["--import", "tsx", file], { cwd: ROOT, env: { PATH: process.env.PATH ?? "" } }).catch(
+      const res = await run(process.execPath, ["--import", "tsx", file], { cwd: ROOT, env: { PATH: process.env["PATH"] ?? "" } }).catch(
         (err: { stderr?: string }) => assert.fail(`example ${index + 1} of ${doc} failed:\n${err.stderr}\n${code}`),
       );
       assert.equal(res.stderr, "", `example ${index + 1} of ${doc} wrote to stderr`);
@@ -104,7 +104,7 @@ describe("docs examples run against the embedded stack", () => {
         cwd: shellDir,
         timeout: 110_000,
         env: {
-          PATH: `${join(shellDir, "bin")}:${process.env.PATH ?? ""}`,
+          PATH: `${join(shellDir, "bin")}:${process.env["PATH"] ?? ""}`,
           HOME: shellDir,
           XDG_CONFIG_HOME: join(shellDir, "config"),
           HIREBRIDGE_AUTH_URL: env.authUrl,

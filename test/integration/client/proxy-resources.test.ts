@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { AbortedError, Hirebridge, NotFoundError, RateLimitError, UpstreamError, ValidationError } from "../../../src/client/index.js";
+import { AbortedError, Hirebridge, NotFoundError, RateLimitError, UpstreamUnavailableError, ValidationError } from "../../../src/client/index.js";
 import { startEmbeddedStack, type EmbeddedStack } from "./embedded-stack.js";
 
 /** Every integration-proxy operation through the SDK, against the embedded stack (proxy → sandbox). */
@@ -137,7 +137,7 @@ describe("SDK: integration proxy resources", () => {
 
   test("delete removes the integration: afterwards it is NotFoundError", async () => {
     const created = await sandbox("POST", "/sandbox/integrations", { org_id: env.demo.orgId, tool: "greenhouse", applications: 2 });
-    const id = created.id as string;
+    const id = created["id"] as string;
     assert.equal((await hb.integrations.get(id)).data.id, id);
     await hb.integrations.delete(id);
     await assert.rejects(hb.integrations.get(id, { bypassCache: true }), NotFoundError);
@@ -181,7 +181,7 @@ describe("SDK: integration proxy resources", () => {
     // Scoped to this one path: webhook-triggered syncs may be calling the sandbox meanwhile.
     await sandbox("PUT", "/sandbox/config", { fail_next: 1, fault_kinds: ["500"], fault_path_prefix: `/ats/applications/${appId}/notes` });
     const upstream = await hb.ats.applications.addNote(integration, appId, { content: "x" }).catch((e: unknown) => e);
-    assert.ok(upstream instanceof UpstreamError, String(upstream));
+    assert.ok(upstream instanceof UpstreamUnavailableError, String(upstream));
     assert.equal(upstream.status, 502);
 
     await sandbox("PUT", "/sandbox/config", { rate_limit_per_second: 1, fail_next: 0, fault_path_prefix: null });

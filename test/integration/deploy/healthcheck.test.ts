@@ -19,7 +19,7 @@ const load = async () => (await import(new URL(`file://${SCRIPT}`).href)) as Hea
 /** Runs the script as the container runtime does (async: the services under test share this event loop). */
 function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [SCRIPT, ...args], { env: { PATH: process.env.PATH ?? "", ...env }, timeout: 10_000 }, (_err, _out, stderr) =>
+    const child = execFile(process.execPath, [SCRIPT, ...args], { env: { PATH: process.env["PATH"] ?? "", ...env }, timeout: 10_000 }, (_err, _out, stderr) =>
       resolve({ code: child.exitCode, stderr }),
     );
   });

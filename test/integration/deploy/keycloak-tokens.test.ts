@@ -64,14 +64,14 @@ describe("services against Keycloak-shaped tokens from a separate JWKS process",
 
   test("the stand-in serves discovery and the JWKS at Keycloak's paths and signs like Keycloak 26", async () => {
     const disco = (await call<Record<string, unknown>>(`${kc.issuer}/.well-known/openid-configuration`)).body;
-    assert.equal(disco.issuer, kc.issuer);
-    assert.equal(disco.jwks_uri, `${kc.issuer}/protocol/openid-connect/certs`);
+    assert.equal(disco["issuer"], kc.issuer);
+    assert.equal(disco["jwks_uri"], `${kc.issuer}/protocol/openid-connect/certs`);
     const { keys } = (await call<{ keys: Record<string, string | string[]>[] }>(`${kc.issuer}/protocol/openid-connect/certs`)).body;
-    assert.deepEqual(keys.map((k) => `${k.alg}/${k.use}`).sort(), ["RS256/sig", "RSA-OAEP/enc"]);
+    assert.deepEqual(keys.map((k) => `${k["alg"]}/${k["use"]}`).sort(), ["RS256/sig", "RSA-OAEP/enc"]);
     for (const key of keys) {
-      const cert = new X509Certificate(Buffer.from(key.x5c![0]!, "base64"));
+      const cert = new X509Certificate(Buffer.from(key["x5c"]![0]!, "base64"));
       assert.equal(cert.subject, "CN=hirebridge");
-      assert.equal((cert.publicKey.export({ format: "jwk" }) as { n: string }).n, key.n, "x5c holds the published key");
+      assert.equal((cert.publicKey.export({ format: "jwk" }) as { n: string }).n, key["n"], "x5c holds the published key");
     }
     const { token, kid } = await kc.mint({ org_id: org.id });
     const [header, payload] = token.split(".") as [string, string];
@@ -81,11 +81,11 @@ describe("services against Keycloak-shaped tokens from a separate JWKS process",
       "exp", "iat", "jti", "iss", "aud", "sub", "typ", "azp", "sid", "acr", "allowed-origins", "realm_access", "resource_access",
       "scope", "email_verified", "name", "preferred_username", "given_name", "family_name", "email", "org_id",
     ]);
-    assert.equal(claims.iss, kc.issuer);
-    assert.equal(claims.aud, "account");
-    assert.equal(claims.azp, "hirebridge");
-    assert.equal((claims.exp as number) - (claims.iat as number), 1800);
-    assert.match(claims.jti as string, /^onrtro:[0-9a-f-]{36}$/);
+    assert.equal(claims["iss"], kc.issuer);
+    assert.equal(claims["aud"], "account");
+    assert.equal(claims["azp"], "hirebridge");
+    assert.equal((claims["exp"] as number) - (claims["iat"] as number), 1800);
+    assert.match(claims["jti"] as string, /^onrtro:[0-9a-f-]{36}$/);
   });
 
   test("the recruiting API answers /org_id and tenant routes for an unchanged Keycloak token", async () => {
@@ -93,7 +93,7 @@ describe("services against Keycloak-shaped tokens from a separate JWKS process",
     assert.deepEqual(await orgId(token), { status: 200, body: { org_id: org.id } });
     const created = await call<Record<string, unknown>>(`${api}/org/${org.id}/position`, { method: "POST", token, body: { name: "Keycloak-trusted role" } });
     assert.equal(created.status, 200, JSON.stringify(created.body));
-    assert.equal(created.body.name, "Keycloak-trusted role");
+    assert.equal(created.body["name"], "Keycloak-trusted role");
     const list = await call<{ items: Record<string, unknown>[] }>(`${api}/org/${org.id}/position`, { token });
     assert.deepEqual(list, { status: 200, body: { items: [created.body] } });
     // A token of another organisation is refused on this one's path.

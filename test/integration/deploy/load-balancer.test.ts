@@ -106,9 +106,9 @@ describe("the compose load balancer (nginx) in front of two API instances", { sk
     assert.ok(instances.some((x) => x.seen.includes(minted)), "the service adopted the balancer's id");
     const logged = await eventually("the access log line", async () => accessLog().find((l) => l.includes(minted)), 5000);
     const line = JSON.parse(logged) as Record<string, unknown>;
-    assert.equal(line.request_id, minted);
-    assert.equal(line.status, 200);
-    assert.equal(line.uri, "/api/v1/org_id");
+    assert.equal(line["request_id"], minted);
+    assert.equal(line["status"], 200);
+    assert.equal(line["uri"], "/api/v1/org_id");
   });
 
   test("a body above the services' limit gets the service's own 413", async () => {

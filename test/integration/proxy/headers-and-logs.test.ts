@@ -4,8 +4,8 @@ import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { after, before, describe, test } from "node:test";
 import { pino } from "pino";
-import { buildProxyApp } from "../../../src/services/proxy/app.js";
-import { filterResponseHeaders } from "../../../src/services/proxy/upstream/headers.js";
+import { buildProxyWithSync } from "../../../src/runtime/wiring.js";
+import { filterResponseHeaders } from "../../../src/shared/upstream/headers.js";
 import { testConfig } from "../../helpers/config.js";
 import { sampleIds, type SampleIds } from "./operation-samples.js";
 import { startProxyHarness, upstreamCalls, type ProxyHarness } from "./proxy-harness.js";
@@ -113,7 +113,7 @@ describe("proxy: what crosses it in each direction", () => {
         done();
       },
     });
-    const app = await buildProxyApp({
+    const app = await buildProxyWithSync({
       config: testConfig({ UPSTREAM_BASE_URL: h.sandbox.url, UPSTREAM_API_KEY: h.sandbox.apiKey, UPSTREAM_RETRY_BASE_MS: 5 }),
       database: h.deps.database,
       logger: pino({ level: "trace" }, sink),

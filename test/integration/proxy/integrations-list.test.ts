@@ -4,7 +4,7 @@ import { after, before, test } from "node:test";
 import type { IntegrationList } from "../../../src/contracts/proxy/index.js";
 import { recordIntegration } from "../../../src/services/proxy/integrations/integrations.repository.js";
 import { createSyncRun, transitionSyncRun } from "../../../src/services/sync/sync-runs.repository.js";
-import { writeBacks } from "../../../src/services/sync/sync.schema.js";
+import { writeBacks } from "../../../src/services/sync/sync.tables.js";
 import { describeEachDatabase } from "../../helpers/db.js";
 import { startProxyHarness, upstreamCalls, type ProxyHarness } from "./proxy-harness.js";
 

@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import { ConnectCreateLinkRequestSchema, JobApplicationCreateSchema } from "../../../src/contracts/proxy/index.js";
 import { OPERATIONS } from "../../../src/services/proxy/operations/operations.table.js";
 import { shapeBody, toUpstreamRequest } from "../../../src/services/proxy/operations/upstream-request.js";
-import { parseRetryAfter, retryDelay } from "../../../src/services/proxy/upstream/retry-policy.js";
+import { parseRetryAfter, retryDelay } from "../../../src/shared/upstream/retry-policy.js";
 
 describe("proxy: mapping a validated request onto the upstream", () => {
   test("path ids are percent-encoded, integration_id becomes X-Integration-Id, names are translated, empties dropped", () => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { buildProxyApp } from "../../../src/services/proxy/app.js";
+import { buildProxyWithSync } from "../../../src/runtime/wiring.js";
 import type { App } from "../../../src/shared/http/create-app.js";
 import { silentLogger, testConfig } from "../../helpers/config.js";
 import { freshDatabase } from "../../helpers/db.js";
@@ -56,7 +56,7 @@ describe("proxy: OpenAPI 3.1 document and docs page", () => {
   before(async () => {
     const database = await freshDatabase("postgres");
     dispose = () => database.dispose();
-    app = await buildProxyApp({
+    app = await buildProxyWithSync({
       config: testConfig(),
       database,
       logger: silentLogger(),
@@ -106,21 +106,21 @@ describe("proxy: OpenAPI 3.1 document and docs page", () => {
 
   test("enums and defaults are stated as the spec states them", () => {
     const param = (path: string, method: string, name: string) => doc.paths[`/api/v1${path}`]![method]!.parameters!.find((p) => p.name === name)!;
-    assert.deepEqual(param("/general/tools/{category}", "get", "category").schema.enum, ["hris", "ats", "assessment"]);
+    assert.deepEqual(param("/general/tools/{category}", "get", "category").schema["enum"], ["hris", "ats", "assessment"]);
     const type = param("/general/force-sync", "post", "type").schema;
-    assert.equal(type.default, "DELTA");
-    assert.equal(type.pattern, "^(FULL|DELTA)$");
-    assert.equal(param("/integrations/{integration_id}", "get", "bypass_cache").schema.default, false);
-    const link = doc.paths["/api/v1/connect/create-link"]!.post!.requestBody!.content["application/json"].schema.properties;
-    assert.equal(link.integration_category!.default, "HRIS");
-    assert.equal(link.language!.default, "en");
-    assert.equal(link.link_type!.default, "EMBEDDED");
-    assert.equal(link.enable_filtering!.default, false);
-    assert.equal(link.enable_field_mapping!.default, false);
-    const note = doc.paths["/api/v1/ats/applications/{application_id}/notes"]!.post!.requestBody!.content["application/json"].schema.properties;
-    assert.equal(note.content_type!.default, "PLAIN_TEXT");
-    assert.match(doc.paths["/api/v1/ats/jobs"]!.get!.description, /`job_status` → `statuses`/);
-    assert.match(doc.paths["/api/v1/general/tools/{category}"]!.get!.description, /5 hours/);
+    assert.equal(type["default"], "DELTA");
+    assert.equal(type["pattern"], "^(FULL|DELTA)$");
+    assert.equal(param("/integrations/{integration_id}", "get", "bypass_cache").schema["default"], false);
+    const link = doc.paths["/api/v1/connect/create-link"]!["post"]!.requestBody!.content["application/json"].schema.properties;
+    assert.equal(link["integration_category"]!["default"], "HRIS");
+    assert.equal(link["language"]!["default"], "en");
+    assert.equal(link["link_type"]!["default"], "EMBEDDED");
+    assert.equal(link["enable_filtering"]!["default"], false);
+    assert.equal(link["enable_field_mapping"]!["default"], false);
+    const note = doc.paths["/api/v1/ats/applications/{application_id}/notes"]!["post"]!.requestBody!.content["application/json"].schema.properties;
+    assert.equal(note["content_type"]!["default"], "PLAIN_TEXT");
+    assert.match(doc.paths["/api/v1/ats/jobs"]!["get"]!.description, /`job_status` → `statuses`/);
+    assert.match(doc.paths["/api/v1/general/tools/{category}"]!["get"]!.description, /5 hours/);
   });
 
   test("the docs page is served at /docs", async () => {

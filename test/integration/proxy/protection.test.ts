@@ -83,9 +83,9 @@ describeEachDatabase("proxy: authentication and tenancy", (getDb) => {
   test("a token without an organisation cannot reach integrations or create links (403)", async () => {
     // The token service always sets org_id; the verifier is wrapped to take it away, as a token of
     // an identity provider without the org mapper would arrive.
-    const { buildProxyApp } = await import("../../../src/services/proxy/app.js");
+    const { buildProxyWithSync } = await import("../../../src/runtime/wiring.js");
     const { silentLogger, testConfig } = await import("../../helpers/config.js");
-    const app = await buildProxyApp({
+    const app = await buildProxyWithSync({
       config: testConfig({ UPSTREAM_BASE_URL: h.sandbox.url }),
       database: getDb(),
       logger: silentLogger(),

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { InjectOptions, LightMyRequestResponse } from "fastify";
-import { buildProxyApp } from "../../../src/services/proxy/app.js";
+import { buildProxyWithSync } from "../../../src/runtime/wiring.js";
 import type { Cache } from "../../../src/services/proxy/cache/cache.js";
 import type { ProxyDeps } from "../../../src/services/proxy/proxy-deps.js";
 import type { Database } from "../../../src/shared/db/database.js";
@@ -26,7 +26,7 @@ export type ProxyHarness = {
   integration: string;
   /** Every request the upstream received since the last `seen.length = 0`. */
   seen: SeenRequest[];
-  call(method: InjectOptions["method"], url: string, opts?: { token?: string | null; payload?: unknown; headers?: Record<string, string> }): Promise<LightMyRequestResponse>;
+  call(method: NonNullable<InjectOptions["method"]>, url: string, opts?: { token?: string | null; payload?: unknown; headers?: Record<string, string> }): Promise<LightMyRequestResponse>;
   /** Another proxy app over the same database, identity and sandbox, with other settings (closed with the harness). */
   extraApp(config: Record<string, string | number>, cache?: Cache): Promise<App>;
   /** Upstream requests made on behalf of the proxy request with this X-Request-Id. */
@@ -53,7 +53,7 @@ export async function startProxyHarness(storage: Database | DbKind, opts: Harnes
   const sandbox = await startSandbox(opts.sandbox);
   const identity = await startTestIdentity(database);
   const build = (overrides: Record<string, string | number> = {}, cache?: Cache) =>
-    buildProxyApp({
+    buildProxyWithSync({
       config: testConfig({
         UPSTREAM_BASE_URL: sandbox.url,
         UPSTREAM_API_KEY: sandbox.apiKey,

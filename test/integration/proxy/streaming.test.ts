@@ -50,7 +50,7 @@ describe("proxy: streamed answers over a keep-alive connection", () => {
       assert.equal(res.headers["x-request-id"], `stream-${i}`);
       assert.equal(res.headers["x-content-type-options"], "nosniff");
       assert.equal(res.headers["access-control-allow-origin"], "*");
-      assert.equal(res.headers.authorization, undefined);
+      assert.equal(res.headers["authorization"], undefined);
     }
     // Another caller on the same connection is checked anew: another org's token is 404, a
     // tampered one 401, and the first caller's token still works after them.

@@ -28,7 +28,7 @@ describeEachDatabase("recruiting API candidates", (getDb) => {
     assert.equal(res.statusCode, 200, res.body);
     const body = res.json();
     assert.match(body.id, UUID);
-    assert.notEqual(body.id, sent.id);
+    assert.notEqual(body.id, sent["id"]);
     assert.match(body.created_at, ISO);
     assert.deepEqual(body, {
       id: body.id,
@@ -74,12 +74,12 @@ describeEachDatabase("recruiting API candidates", (getDb) => {
   test("POST with the optional creation fields stores them; short_listed null means false", async () => {
     const body = await create({ tags: ["python", "remote"], hired: true, upstream_application_id: "app-1", short_listed: null });
     assert.deepEqual(
-      [body.tags, body.hired, body.upstream_application_id, body.short_listed],
+      [body["tags"], body["hired"], body["upstream_application_id"], body["short_listed"]],
       [["python", "remote"], true, "app-1", false],
     );
     const unlinked = await create({ upstream_application_id: null, short_listed: true });
     assert.equal("upstream_application_id" in unlinked, false);
-    assert.equal(unlinked.short_listed, true);
+    assert.equal(unlinked["short_listed"], true);
   });
 
   test("one email once per position (case-insensitive): 409, and no row or interview is added", async () => {

@@ -59,30 +59,30 @@ test("the OpenAPI 3.1 document lists every route from the same schemas that vali
   }
 
   // Request bodies are the contracts themselves: read-only fields marked, unknown fields refused.
-  const positionBody = doc.paths["/api/v1/org/{org_id}/position"]!.post!.requestBody!.content["application/json"].schema;
+  const positionBody = doc.paths["/api/v1/org/{org_id}/position"]!["post"]!.requestBody!.content["application/json"].schema;
   assert.deepEqual(positionBody, JSON.parse(JSON.stringify(PositionCreateSchema)));
-  assert.equal(positionBody.additionalProperties, false);
-  assert.deepEqual(positionBody.required, ["name"]);
-  const props = positionBody.properties as Record<string, { readOnly?: boolean }>;
+  assert.equal(positionBody["additionalProperties"], false);
+  assert.deepEqual(positionBody["required"], ["name"]);
+  const props = positionBody["properties"] as Record<string, { readOnly?: boolean }>;
   assert.deepEqual(
     Object.keys(props).filter((k) => props[k]!.readOnly),
     ["id", "created_at", "updated_at"],
   );
-  const candidateBody = doc.paths["/api/v1/org/{org_id}/positions/{position_id}/"]!.post!.requestBody!.content["application/json"].schema;
+  const candidateBody = doc.paths["/api/v1/org/{org_id}/positions/{position_id}/"]!["post"]!.requestBody!.content["application/json"].schema;
   assert.deepEqual(candidateBody, JSON.parse(JSON.stringify(CandidateCreateSchema)));
-  assert.deepEqual((candidateBody.required as string[]).sort(), ["email", "language", "name", "phone"]);
+  assert.deepEqual((candidateBody["required"] as string[]).sort(), ["email", "language", "name", "phone"]);
 
   // Responses: Position has its spec fields, validation errors are HTTPValidationError.
-  const positionOk = doc.paths["/api/v1/org/{org_id}/position/{position_id}"]!.get!.responses["200"]!.content!["application/json"].schema;
+  const positionOk = doc.paths["/api/v1/org/{org_id}/position/{position_id}"]!["get"]!.responses["200"]!.content!["application/json"].schema;
   assert.deepEqual(
-    Object.keys(positionOk.properties as object).sort(),
+    Object.keys(positionOk["properties"] as object).sort(),
     [
       "accepted_languages", "agent_id", "auto_update_stages", "candidate_stage", "created_at", "department", "id",
       "location", "min_score", "name", "needs_reviewed_stage", "passed_stage", "position_calender_link", "rejected_stage",
       "role_description", "state", "updated_at", "upstream_integration_id", "upstream_job_id_id",
     ].sort(),
   );
-  const invalid = doc.paths["/api/v1/org/{org_id}/position"]!.post!.responses["422"]!.content!["application/json"].schema;
+  const invalid = doc.paths["/api/v1/org/{org_id}/position"]!["post"]!.responses["422"]!.content!["application/json"].schema;
   assert.equal(JSON.stringify(invalid).includes("detail"), true);
 
   const docs = await app.inject({ method: "GET", url: "/docs/" });

@@ -46,19 +46,19 @@ test("serve token api: the demo user works the API, and grading enqueues the ATS
     passed_stage: "Passed",
   });
   assert.equal(position.status, 200);
-  const candidate = await call("POST", `${org}/positions/${position.body.id}/`, {
+  const candidate = await call("POST", `${org}/positions/${position.body["id"]}/`, {
     name: "Ada",
     email: "ada@example.test",
     phone: "1",
     language: "en",
     upstream_application_id: "app-1",
   });
-  const interview = `${org}/positions/${position.body.id}/candidates/${candidate.body.id}/interview/`;
+  const interview = `${org}/positions/${position.body["id"]}/candidates/${candidate.body["id"]}/interview/`;
   assert.equal((await call("PUT", interview, { status: "completed", score: 80 })).status, 200);
   assert.equal((await call("PUT", interview, { status: "graded" })).status, 200);
 
   const writeBacks = await database.query("select outcome, target_stage, application_id, candidate_id from write_backs");
-  assert.deepEqual(writeBacks, [{ outcome: "passed", target_stage: "Passed", application_id: "app-1", candidate_id: candidate.body.id }]);
+  assert.deepEqual(writeBacks, [{ outcome: "passed", target_stage: "Passed", application_id: "app-1", candidate_id: candidate.body["id"] }]);
   const jobs = await database.query(`select count(*)::int as n from ${database.schema}_boss.job where name = 'write-back'`);
   assert.deepEqual(jobs, [{ n: 1 }]);
 });

@@ -57,8 +57,8 @@ test("create-link → page → confirm → integration, integration-created webh
   // The new integration is usable at once, with its own data, and its first sync reports in.
   const jobs = await collectPages(await sdkFor(sandbox, integration_id).ats.getJobs());
   assert.ok(jobs.results.length >= 3);
-  const firstSync = await receiver.waitFor((r) => r.body.type === "sync-finished" && r.body.data.integration_id === integration_id);
-  assert.equal(firstSync.body.data.sync_state, "SUCCEEDED");
+  const firstSync = await receiver.waitFor((r) => r.body.type === "sync-finished" && r.body.data["integration_id"] === integration_id);
+  assert.equal(firstSync.body.data["sync_state"], "SUCCEEDED");
   const { body } = await admin<{ integrations: { id: string; end_user: { origin_id: string } }[] }>(sandbox, "GET", "/sandbox/integrations");
   assert.deepEqual(body.integrations.map((i) => i.id), [sandbox.demoIntegrationId, integration_id]);
 
@@ -116,7 +116,7 @@ test("relink: the link re-activates an invalid integration and tells the receive
   assert.equal(res.integration_id, id);
   await waitFor(() => receiver.received.filter((r) => r.body.type === "integration-state-changed").length === 2);
   assert.deepEqual(
-    receiver.received.filter((r) => r.body.type === "integration-state-changed").map((r) => r.body.data.state),
+    receiver.received.filter((r) => r.body.type === "integration-state-changed").map((r) => r.body.data["state"]),
     ["INVALID", "ACTIVE"],
   );
   assert.equal((await sdkFor(sandbox).ats.getJobs()).result.data.results.length > 0, true);

@@ -50,7 +50,11 @@ export async function startReceiver(respond: (r: Received, n: number) => number 
       if (past) return Promise.resolve(past);
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error("no matching webhook arrived in time")), timeoutMs);
-        waiters.push({ match, resolve: (r) => (clearTimeout(timer), resolve(r)) });
+        waiters.push({ match, resolve: (r) => {
+            clearTimeout(timer);
+            resolve(r);
+          },
+        });
       });
     },
     close: () =>

@@ -99,22 +99,22 @@ test("force-sync ends with sync-finished, then data-changed; DELTA reports what 
   const { data } = await kombo.general.triggerSync({ type: "FULL" });
   const finished = await receiver.waitFor((r) => r.body.type === "sync-finished");
   assert.equal(finished.path, "/hooks/sync-finished");
-  assert.equal(finished.body.data.sync_id, data.sync_id);
-  assert.equal(finished.body.data.sync_state, "SUCCEEDED");
-  assert.equal(finished.body.data.integration_id, sandbox.demoIntegrationId);
-  assert.deepEqual(finished.body.data.end_user, { organization_name: "Demo Organisation", creator_email: "demo@hirebridge.local", origin_id: sandbox.demoOrgId });
+  assert.equal(finished.body.data["sync_id"], data.sync_id);
+  assert.equal(finished.body.data["sync_state"], "SUCCEEDED");
+  assert.equal(finished.body.data["integration_id"], sandbox.demoIntegrationId);
+  assert.deepEqual(finished.body.data["end_user"], { organization_name: "Demo Organisation", creator_email: "demo@hirebridge.local", origin_id: sandbox.demoOrgId });
   const changed = await receiver.waitFor((r) => r.body.type === "data-changed");
-  assert.ok((changed.body.data.changed_models as { name: string }[]).some((m) => m.name === "ats_applications"));
+  assert.ok((changed.body.data["changed_models"] as { name: string }[]).some((m) => m.name === "ats_applications"));
 
   // A job added in the ATS, then a DELTA sync: data-changed names exactly the job models.
   await admin(sandbox, "POST", `/sandbox/integrations/${encodeURIComponent(sandbox.demoIntegrationId)}/jobs`, { name: "Night Nurse" });
   const before = receiver.received.length;
   await kombo.general.triggerSync({ type: "DELTA" });
-  const deltaFinished = await receiver.waitFor((r) => r.body.type === "sync-finished" && r.body.data.sync_id !== data.sync_id);
-  assert.equal(deltaFinished.body.data.sync_state, "SUCCEEDED");
+  const deltaFinished = await receiver.waitFor((r) => r.body.type === "sync-finished" && r.body.data["sync_id"] !== data.sync_id);
+  assert.equal(deltaFinished.body.data["sync_state"], "SUCCEEDED");
   const afterDelta = await receiver.waitFor((r) => receiver.received.indexOf(r) > receiver.received.indexOf(deltaFinished) && r.body.type === "data-changed");
   assert.ok(receiver.received.length > before);
-  assert.deepEqual(afterDelta.body.data.changed_models, [{ name: "ats_jobs" }, { name: "ats_application_stages" }, { name: "ats_join_jobs_application_stages" }]);
+  assert.deepEqual(afterDelta.body.data["changed_models"], [{ name: "ats_jobs" }, { name: "ats_application_stages" }, { name: "ats_join_jobs_application_stages" }]);
 });
 
 test("state changes, deletions and a failed connection flow send their events", async (t) => {
@@ -148,8 +148,8 @@ test("state changes, deletions and a failed connection flow send their events", 
 
   await sdkFor(sandbox, null).general.deleteIntegration({ integration_id: sandbox.demoIntegrationId, body: {} });
   const deleted = await receiver.waitFor((r) => r.body.type === "integration-deleted");
-  assert.equal(deleted.body.data.id, sandbox.demoIntegrationId);
-  assert.match(String(deleted.body.data.deleted_at), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  assert.equal(deleted.body.data["id"], sandbox.demoIntegrationId);
+  assert.match(String(deleted.body.data["deleted_at"]), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 });
 
 /** Each event kind, as the SDK's own payload schemas (strict enums, datetimes) parse it. */

@@ -54,7 +54,8 @@ export class Balancer {
           bodyTimeout: 10_000,
         });
         const body = await res.body.text();
-        const perStatus = (this.served[backend.name] ??= {});
+        const perStatus = this.served[backend.name] ?? {};
+        this.served[backend.name] = perStatus;
         perStatus[res.statusCode] = (perStatus[res.statusCode] ?? 0) + 1;
         return { instance: backend.name, status: res.statusCode, body };
       } catch (err) {

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
-import { dropSchemas, jobQueueSchema } from "../../../src/shared/db/schemas.js";
+import { dropSchemas, jobQueueSchema } from "../../../src/shared/db/pg-schemas.js";
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from "../../helpers/db.js";
 import { freePort } from "../../helpers/ports.js";
 import { startReceiver, type CapturedWebhook } from "./webhook-receiver.js";
@@ -79,7 +79,7 @@ const OUTPUT_LINES = 60;
 function spawnServe(name: string, services: string[], port: number, env: Record<string, string>): Instance {
   const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve", ...services], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", NODE_NO_WARNINGS: "1", ...env },
+    env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "", NODE_NO_WARNINGS: "1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const lines: string[] = [];

@@ -46,7 +46,7 @@ test("a draining server refuses new connections and answers what its open connec
     const during = await reused.request({ path: "/fast", method: "GET" });
     assert.equal(during.statusCode, 200);
     assert.deepEqual(await during.body.json(), { ok: true });
-    assert.equal(during.headers.connection, "close", "the client is told not to send another request on it");
+    assert.equal(during.headers["connection"], "close", "the client is told not to send another request on it");
 
     const slow = await inFlight;
     assert.equal(slow.statusCode, 200);

@@ -63,7 +63,7 @@ describe("scale-out: two proxies and two recruiting APIs on one Postgres and Red
 
   test("every webhook event is stored once and its work done once, however often and wherever it is delivered", async () => {
     integrations = await Promise.all([30, 30, 30, 30, 0].map((n) => createIntegration(cluster, n)));
-    const created = await Promise.all(integrations.map((id) => cluster.webhook((w) => w.type === "integration-created" && w.data.id === id)));
+    const created = await Promise.all(integrations.map((id) => cluster.webhook((w) => w.type === "integration-created" && w.data["id"] === id)));
 
     // The same event to both proxies, twice each, all at once: at-least-once delivery behind a balancer.
     const answers = await Promise.all(created.map((e) => Promise.all([proxies[0], proxies[1], proxies[0], proxies[1]].map((p) => deliver(p, e)))));
@@ -82,7 +82,7 @@ describe("scale-out: two proxies and two recruiting APIs on one Postgres and Red
     await Promise.all(
       integrations.slice(0, 4).map((id, i) => json(`${cluster.sandboxOrigin}/sandbox/integrations/${enc(id)}/jobs`, { method: "POST", body: { name: `Scale job ${i}` } })),
     );
-    const changed = await Promise.all(integrations.slice(0, 4).map((id) => cluster.webhook((w) => w.type === "data-changed" && w.data.integration_id === id)));
+    const changed = await Promise.all(integrations.slice(0, 4).map((id) => cluster.webhook((w) => w.type === "data-changed" && w.data["integration_id"] === id)));
     const first = await Promise.all(changed.map((e, i) => deliver(proxies[i % 2]!, e)));
     assert.deepEqual(first.map((a) => [a.status, a.body.message]), changed.map(() => [200, "stored; work queued"]));
     const again = await Promise.all(changed.map((e, i) => deliver(proxies[(i + 1) % 2]!, e)));
@@ -112,7 +112,7 @@ describe("scale-out: two proxies and two recruiting APIs on one Postgres and Red
     for (const e of changed) {
       const runId = /sync ([0-9a-f-]{36}) queued/.exec(rows.find((r) => r.id === e.id)!.message ?? "")?.[1];
       const run = runs.find((r) => r.id === runId);
-      assert.ok(run && run.integration_id === e.data.integration_id && run.model === "jobs", `${e.id} → ${runId}`);
+      assert.ok(run && run.integration_id === e.data["integration_id"] && run.model === "jobs", `${e.id} → ${runId}`);
     }
   });
 
@@ -173,7 +173,7 @@ describe("scale-out: two proxies and two recruiting APIs on one Postgres and Red
 
       // The upstream reports a state change to proxy B; proxy A's next answer is fresh.
       await json(`${cluster.sandboxOrigin}/sandbox/integrations/${enc(id)}/state`, { method: "PUT", body: { state: "INACTIVE" } });
-      const changed = await cluster.webhook((w) => w.type === "integration-state-changed" && w.data.integration_id === id);
+      const changed = await cluster.webhook((w) => w.type === "integration-state-changed" && w.data["integration_id"] === id);
       assert.equal((await deliver(proxies[1], changed)).status, 200);
       await eventually("the state change to be processed", async () => ((await storedEvents(cluster, [changed.id]))[0]?.status === "processed" ? true : undefined));
       const fresh = await json<{ data: { status: string } }>(`${proxies[0].origin}/api/v1/integrations/${enc(id)}`, { token });
@@ -193,7 +193,7 @@ describe("scale-out: two proxies and two recruiting APIs on one Postgres and Red
     // Slow upstream answers keep the run going long enough to be cut in the middle.
     await sandboxConfig(cluster, { latency_ms: 60 });
     try {
-      const event = await cluster.webhook((w) => w.type === "integration-created" && w.data.id === id);
+      const event = await cluster.webhook((w) => w.type === "integration-created" && w.data["id"] === id);
       assert.equal((await deliver(proxies[0], event)).status, 200);
       const run = await eventually(
         "the applications run to write pages",

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { sql } from "drizzle-orm";
-import { openJobQueue, QUEUES, type JobQueue } from "../../../src/services/sync/queue.js";
+import { openJobQueue, QUEUES, type JobQueue } from "../../../src/shared/jobs/queue.js";
 import { silentLogger } from "../../helpers/config.js";
 import { describeEachDatabase } from "../../helpers/db.js";
 

@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import type { Job } from "../../../src/contracts/upstream/index.js";
-import { createAtsReader, type AtsReader } from "../../../src/services/sync/ats-reader.js";
+import type { Application, Job } from "../../../src/contracts/upstream/index.js";
+import { createAtsReader, RetryableUpstreamError, type AtsReader } from "../../../src/services/sync/ats-reader.js";
+import { createSyncStore } from "../../../src/services/recruiting/upstream/index.js";
 import { createSyncEngine } from "../../../src/services/sync/sync-engine.js";
 import { findSyncRun, listSyncRuns } from "../../../src/services/sync/sync-runs.repository.js";
-import { createUpstreamClient } from "../../../src/services/proxy/upstream/upstream-client.js";
+import { createUpstreamClient } from "../../../src/shared/upstream/upstream-client.js";
 import { silentLogger } from "../../helpers/config.js";
 import { describeEachDatabase } from "../../helpers/db.js";
 import { call, startTestStack, type TestStack } from "../../helpers/stack.js";
@@ -37,19 +38,23 @@ describeEachDatabase("sync engine", (getDb) => {
     await stack.close();
   });
 
+  const store = createSyncStore({ interviewBaseUrl: "http://127.0.0.1/interview" });
   const engineWith = (r: AtsReader) =>
     createSyncEngine({
       db: getDb().db,
       queue: stack.queue,
       reader: r,
-      store: stack.proxy.proxy!.sync.store,
+      store,
+      integrations: stack.proxy.proxy!.integrations,
       logger: silentLogger(),
       defaultCandidateStage: "AI Interview",
       checkpointMarginSeconds: 60,
       pageSize: 2,
     });
   const linkedPositions = async () =>
-    getDb().query<{ upstream_job_id_id: string }>("select upstream_job_id_id from positions where upstream_integration_id = $1", [integrationId]);
+    getDb().query<{ upstream_job_id_id: string }>("select upstream_job_id_id from positions where upstream_integration_id = $1", [
+      integrationId,
+    ]);
 
   test("triggers arriving while a run is queued coalesce into it", async () => {
     const engine = engineWith(reader);
@@ -62,7 +67,11 @@ describeEachDatabase("sync engine", (getDb) => {
     assert.equal((await findSyncRun(getDb().db, upgraded.id))?.type, "FULL", "a FULL request upgrades the queued DELTA run");
     const joined = await engine.start({ integrationId, orgId, models: ["jobs", "applications"], type: "DELTA", trigger: "sync-finished" });
     assert.equal(joined.id, upgraded.id);
-    assert.deepEqual((await findSyncRun(getDb().db, upgraded.id))?.followUp, ["applications"], "a joining trigger's follow-up models are kept");
+    assert.deepEqual(
+      (await findSyncRun(getDb().db, upgraded.id))?.followUp,
+      ["applications"],
+      "a joining trigger's follow-up models are kept",
+    );
     await getDb().query("update sync_runs set follow_up = '{}' where id = $1", [upgraded.id]);
     await engine.run({ integrationId, model: "jobs" }, { last: false });
     assert.equal((await findSyncRun(getDb().db, upgraded.id))?.state, "succeeded");
@@ -98,7 +107,13 @@ describeEachDatabase("sync engine", (getDb) => {
 
     // The queue hands the job to another worker, which continues from the stored cursor.
     let resumedCalls = 0;
-    const counting: AtsReader = { ...reader, page: async (...args) => (resumedCalls++, reader.page(...(args as Parameters<AtsReader["page"]>))) };
+    const counting: AtsReader = {
+      ...reader,
+      page: async (...args) => {
+        resumedCalls++;
+        return reader.page(...(args as Parameters<AtsReader["page"]>));
+      },
+    };
     await engineWith(counting).run({ integrationId, model: "jobs" }, { last: false });
     const done = await findSyncRun(getDb().db, run.id);
     assert.equal(done?.state, "succeeded");
@@ -107,6 +122,130 @@ describeEachDatabase("sync engine", (getDb) => {
     const linked = await linkedPositions();
     assert.equal(linked.length, jobs.length);
     assert.deepEqual(new Set(linked.map((p) => p.upstream_job_id_id)), new Set(jobs.map((j) => j.id)));
+  });
+
+  test("an applications sync interrupted in the middle of writing a page resumes there: nothing skipped, nothing written or counted twice", async () => {
+    const engine = engineWith(reader);
+    await engine.start({ integrationId, orgId, models: ["jobs"], type: "FULL", trigger: "sync-all" });
+    await engine.run({ integrationId, model: "jobs" }, { last: false });
+    const candidatesNow = async () =>
+      (
+        await getDb().query<{ position_id: string; upstream_application_id: string }>(
+          "select c.position_id, c.upstream_application_id from candidates c join positions p on p.id = c.position_id where p.upstream_integration_id = $1 order by 1, 2",
+          [integrationId],
+        )
+      ).map((c) => `${c.position_id}/${c.upstream_application_id}`);
+    const forget = () =>
+      getDb().query("delete from candidates where position_id in (select id from positions where upstream_integration_id = $1)", [
+        integrationId,
+      ]);
+    const syncApplications = async (e: ReturnType<typeof engineWith>, last: boolean) => {
+      const run = await e.start({ integrationId, orgId, models: ["applications"], type: "FULL", trigger: "sync-all" });
+      await e.run({ integrationId, model: "applications" }, { last });
+      return run.id;
+    };
+
+    // Reference: the same sync, uninterrupted.
+    await forget();
+    const whole = (await findSyncRun(getDb().db, await syncApplications(engine, false)))!;
+    const expected = await candidatesNow();
+    assert.ok(whole.pages >= 6, `several pages (${whole.pages})`);
+    assert.equal(whole.createdCount, expected.length);
+
+    // The fourth page's transaction breaks after its candidates were written (the worker lost its
+    // connection, say): the page rolls back, the run stays running at the page before.
+    await forget();
+    let writes = 0;
+    const breaking = createSyncEngine({
+      db: getDb().db,
+      queue: stack.queue,
+      reader,
+      store: {
+        ...store,
+        upsertCandidates: async (...args) => {
+          const counts = await store.upsertCandidates(...args);
+          if (++writes === 4) throw new RetryableUpstreamError("connection lost mid-page");
+          return counts;
+        },
+      },
+      integrations: stack.proxy.proxy!.integrations,
+      logger: silentLogger(),
+      defaultCandidateStage: "AI Interview",
+      checkpointMarginSeconds: 60,
+      pageSize: 2,
+    });
+    const runId = (await engine.start({ integrationId, orgId, models: ["applications"], type: "FULL", trigger: "sync-all" })).id;
+    await assert.rejects(breaking.run({ integrationId, model: "applications" }, { last: false }), /connection lost/);
+    const broken = (await findSyncRun(getDb().db, runId))!;
+    assert.equal(broken.state, "running");
+    assert.ok(broken.pages >= 3 && broken.pages < whole.pages, `stopped after ${broken.pages} pages`);
+    assert.equal(
+      typeof (JSON.parse(broken.pageCursor!) as { cursor?: unknown }).cursor,
+      "string",
+      "stopped inside a listing, at its next page",
+    );
+    const partial = await candidatesNow();
+    assert.ok(partial.length < expected.length, "the broken page's candidates were rolled back");
+
+    await engine.run({ integrationId, model: "applications" }, { last: false });
+    const resumed = (await findSyncRun(getDb().db, runId))!;
+    assert.equal(resumed.state, "succeeded");
+    assert.deepEqual(await candidatesNow(), expected, "the same candidates as the uninterrupted sync");
+    assert.equal(resumed.createdCount, expected.length, "each counted once");
+    assert.equal(resumed.pages, whole.pages, "each page written once");
+  });
+
+  test("an incremental applications sync reads only the changed applications and adds those now in their candidate stage", async () => {
+    const engine = engineWith(reader);
+    // A full sync first: it sets the checkpoint the incremental run reads from.
+    await engine.start({ integrationId, orgId, models: ["jobs", "applications"], type: "FULL", trigger: "sync-all" });
+    await engine.run({ integrationId, model: "jobs" }, { last: false });
+    await engine.run({ integrationId, model: "applications" }, { last: false });
+    const before = await getDb().query<{ upstream_application_id: string }>(
+      "select upstream_application_id from candidates c join positions p on p.id = c.position_id where p.upstream_integration_id = $1",
+      [integrationId],
+    );
+    const known = new Set(before.map((c) => c.upstream_application_id));
+    // Three applications not yet candidates move into the "AI Interview" stage upstream.
+    const all = (await reader.page<Application>(integrationId, "/ats/applications", { page_size: "250" })).results;
+    const moved: string[] = [];
+    for (const app of all) {
+      if (moved.length === 3) break;
+      if (known.has(app.id) || !app.candidate?.email_addresses?.length || app.remote_deleted_at) continue;
+      const res = await fetch(
+        `${stack.sandbox.origin}/sandbox/integrations/${encodeURIComponent(integrationId)}/applications/${app.id}/stage`,
+        {
+          method: "PUT",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ stage_name: "AI Interview" }),
+        },
+      );
+      if (res.ok) moved.push(app.id);
+    }
+    assert.equal(moved.length, 3);
+    const calls: Record<string, string>[] = [];
+    const recording: AtsReader = {
+      ...reader,
+      page: async (id, path, query) => {
+        calls.push({ path, ...query });
+        return reader.page(id, path, query);
+      },
+    };
+    const run = await engine.start({ integrationId, orgId, models: ["applications"], type: "DELTA", trigger: "data-changed" });
+    await engineWith(recording).run({ integrationId, model: "applications" }, { last: false });
+    const done = (await findSyncRun(getDb().db, run.id))!;
+    assert.equal(done.state, "succeeded");
+    assert.ok(
+      calls.length >= 1 && calls.every((c) => c["path"] === "/ats/applications" && c["updated_after"] && !c["job_ids"]),
+      JSON.stringify(calls),
+    );
+    assert.equal(calls.length, Math.max(1, Math.ceil(3 / 2)), "only the pages of changes were read");
+    const after = await getDb().query<{ upstream_application_id: string }>(
+      "select upstream_application_id from candidates c join positions p on p.id = c.position_id where p.upstream_integration_id = $1",
+      [integrationId],
+    );
+    assert.deepEqual(new Set(after.map((c) => c.upstream_application_id)), new Set([...known, ...moved]));
+    assert.equal(done.createdCount, 3);
   });
 
   test("an upstream failure after the last retry fails the run with the error, visible on the runs", async () => {

@@ -90,7 +90,7 @@ describeEachDatabase("admin REST API (Keycloak subset)", (getDb) => {
 
     const login = await h.password("grace.hopper", "cobol-1959");
     assert.equal(login.status, 200);
-    assert.equal(claims(login.body.access_token).org_id, ORG, "the org_id attribute becomes the org_id claim");
+    assert.equal(claims(login.body.access_token)["org_id"], ORG, "the org_id attribute becomes the org_id claim");
   });
 
   test("duplicate usernames and emails answer 409 as Keycloak does", async () => {

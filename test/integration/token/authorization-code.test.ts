@@ -112,9 +112,9 @@ describeEachDatabase("token service: authorization code + PKCE (the browser sign
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const access = claims(res.body.access_token);
     assert.equal(access.sub, user.id);
-    assert.equal(access.azp, CLIENT);
+    assert.equal(access["azp"], CLIENT);
     assert.equal(access["org_id"], user.orgId);
-    assert.equal(claims(res.body.id_token).nonce, "n-1");
+    assert.equal(claims(res.body.id_token)["nonce"], "n-1");
 
     const rotated = await h.refresh(res.body.refresh_token, CLIENT);
     assert.equal(rotated.status, 200);
@@ -257,7 +257,7 @@ describeEachDatabase("token service: authorization code + PKCE (the browser sign
     const address = h.app.server.address() as { port: number };
     const hb = new Hirebridge({ authUrl: `http://127.0.0.1:${address.port}/realms/${h.config.AUTH_REALM}`, clientId: CLIENT, refreshLeewaySeconds: 0 });
     const session = await hb.auth.signInWithCode({ code, redirectUri, codeVerifier: verifier });
-    assert.equal(claims(session.accessToken).azp, CLIENT);
+    assert.equal(claims(session.accessToken)["azp"], CLIENT);
     assert.equal(hb.auth.current?.refreshToken, session.refreshToken);
     hb.auth.invalidate(session.accessToken);
     const renewed = await hb.auth.getAccessToken();

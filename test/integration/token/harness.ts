@@ -13,6 +13,7 @@ export function testClock(start = Date.now()): Clock {
   return { now: () => t, advance: (s) => (t += s * 1000) };
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: the suites read the token service's JSON answers field by field
 export type Res = { status: number; body: any; headers: Record<string, unknown> };
 export type NewUser = { id: string; username: string; password: string; orgId: string };
 

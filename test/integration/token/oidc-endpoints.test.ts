@@ -51,9 +51,9 @@ describeEachDatabase("discovery, JWKS, userinfo, logout", (getDb) => {
     assert.ok(keys.length >= 1);
     for (const key of keys) {
       assert.deepEqual(Object.keys(key).sort(), ["alg", "e", "kid", "kty", "n", "use"]);
-      assert.equal(key.kty, "RSA");
-      assert.equal(key.alg, "RS256");
-      assert.equal(key.use, "sig");
+      assert.equal(key["kty"], "RSA");
+      assert.equal(key["alg"], "RS256");
+      assert.equal(key["use"], "sig");
     }
   });
 

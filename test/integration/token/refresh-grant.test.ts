@@ -23,7 +23,7 @@ describeEachDatabase("token endpoint: refresh grant", (getDb) => {
     assert.notEqual(first.body.refresh_token, tokens.refresh_token);
     const access = claims(first.body.access_token);
     assert.equal(access.sub, user.id);
-    assert.equal(access.org_id, user.orgId);
+    assert.equal(access["org_id"], user.orgId);
     assert.equal(access.iat, Math.floor(h.clock.now() / 1000));
     const second = await h.refresh(first.body.refresh_token);
     assert.equal(second.status, 200);

@@ -12,7 +12,7 @@ import {
   ServerError,
   TimeoutError,
   UnauthorizedError,
-  UpstreamError,
+  UpstreamUnavailableError,
   ValidationError,
 } from "../../../src/client/core/errors.js";
 import { HttpClient, type TokenSource } from "../../../src/client/core/http-client.js";
@@ -57,7 +57,7 @@ describe("HTTP core: requests", () => {
     assert.deepEqual(body, { items: [] });
     assert.equal(seen[0]!.url, `${BASE}/org/o1/position?ids=a%2Cb&page_size=50`);
     assert.equal(seen[0]!.method, "POST");
-    assert.equal(seen[0]!.headers.authorization, "Bearer token-1");
+    assert.equal(seen[0]!.headers["authorization"], "Bearer token-1");
     assert.equal(seen[0]!.headers["content-type"], "application/json");
     assert.equal(seen[0]!.body, '{"name":"x"}');
   });
@@ -78,7 +78,7 @@ describe("HTTP core: typed errors per status", () => {
     [409, { detail: "duplicate email" }, ConflictError],
     [418, { detail: "teapot" }, ApiError],
     [500, "Internal Server Error", ServerError],
-    [502, { detail: "upstream unavailable" }, UpstreamError],
+    [502, { detail: "upstream unavailable" }, UpstreamUnavailableError],
   ];
   for (const [status, body, Class] of cases) {
     test(`${status} → ${Class.name}`, async () => {
@@ -106,10 +106,10 @@ describe("HTTP core: typed errors per status", () => {
     assert.equal(err.message, "POST /api/v1/org/o1/position failed with 422: body.name: Field required (and 1 more)");
   });
 
-  test("504 is an UpstreamError that says it timed out; the upstream's envelope is described", async () => {
+  test("504 is an UpstreamUnavailableError that says it timed out; the upstream's envelope is described", async () => {
     const { http } = client([json(504, { detail: "The upstream did not answer in time" })], { maxRetries: 0 });
     const err = await http.request(get).catch((e: unknown) => e);
-    assert.ok(err instanceof UpstreamError && err.timedOut);
+    assert.ok(err instanceof UpstreamUnavailableError && err.timedOut);
     const { http: http2 } = client([
       json(404, { status: "error", error: { code: "PLATFORM.INTEGRATION_NOT_FOUND", title: "Not found", message: "No integration", log_url: null } }),
     ]);
@@ -134,7 +134,7 @@ describe("HTTP core: one new attempt after a 401", () => {
     assert.deepEqual(await http.request(post), { ok: true });
     assert.deepEqual(source.invalidated, ["token-1"]);
     assert.deepEqual(
-      seen.map((s) => s.headers.authorization),
+      seen.map((s) => s.headers["authorization"]),
       ["Bearer token-1", "Bearer token-2"],
     );
   });

@@ -67,14 +67,14 @@ describe("deploy/compose.yaml", () => {
 
   test("the api and proxy instances trust the Keycloak realm of the export, imported at start", () => {
     const realm = JSON.parse(text("deploy/keycloak/hirebridge-realm.json")) as { realm: string };
-    const kc = services.keycloak!;
+    const kc = services["keycloak"]!;
     assert.match(kc.image!, /^quay\.io\/keycloak\/keycloak:26(\.|$)/);
     assert.deepEqual(kc.command, ["start-dev", "--import-realm"]);
     assert.ok(kc.volumes?.includes("./keycloak/hirebridge-realm.json:/opt/keycloak/data/import/hirebridge-realm.json:ro"));
-    const issuer = `${String(kc.environment?.KC_HOSTNAME)}/realms/${realm.realm}`;
+    const issuer = `${String(kc.environment?.["KC_HOSTNAME"])}/realms/${realm.realm}`;
     for (const [name, s] of ours.filter(([, x]) => serviceOf(x) !== "sandbox")) {
-      assert.equal(s.environment?.AUTH_ISSUER, issuer, name);
-      assert.equal(s.environment?.AUTH_AUDIENCE, defaultOf("AUTH_CLIENT_ID"), name);
+      assert.equal(s.environment?.["AUTH_ISSUER"], issuer, name);
+      assert.equal(s.environment?.["AUTH_AUDIENCE"], defaultOf("AUTH_CLIENT_ID"), name);
       assert.equal(new URL(issuer).port, String(defaultOf("AUTH_PORT")));
     }
   });
@@ -82,23 +82,23 @@ describe("deploy/compose.yaml", () => {
   test("every service has a health check; ours and the balancer's ask /healthz", () => {
     for (const [name, s] of Object.entries(services)) assert.ok(s.healthcheck?.test, `${name} has a health check`);
     for (const [name, s] of ours) assert.deepEqual(s.healthcheck?.test, ["CMD", "node", "deploy/healthcheck.mjs", serviceOf(s)], name);
-    const lb = services.lb!.healthcheck!.test!.join(" ");
+    const lb = services["lb"]!.healthcheck!.test!.join(" ");
     for (const port of [defaultOf("PROXY_PORT"), defaultOf("API_PORT")]) assert.ok(lb.includes(`http://127.0.0.1:${String(port)}/healthz`), lb);
-    assert.ok(services.keycloak!.healthcheck!.test!.join(" ").includes("/health/ready"));
+    assert.ok(services["keycloak"]!.healthcheck!.test!.join(" ").includes("/health/ready"));
   });
 
   test("the instances of a service are identical, and the balancer spreads over exactly them", () => {
     const strip = (s: ComposeService) => JSON.stringify(s);
     assert.equal(strip(services["api-1"]!), strip(services["api-2"]!));
     assert.equal(strip(services["proxy-1"]!), strip(services["proxy-2"]!));
-    const lb = services.lb!;
+    const lb = services["lb"]!;
     assert.ok(lb.volumes?.includes("./nginx/nginx.conf:/etc/nginx/nginx.conf:ro"));
     const nginx = nginxUpstreams(text("deploy/nginx/nginx.conf"));
     const api = `${String(defaultOf("API_PORT"))}`;
     const proxy = `${String(defaultOf("PROXY_PORT"))}`;
     assert.deepEqual(nginx.listens, { [proxy]: "hirebridge_proxy", [api]: "hirebridge_api" });
-    assert.deepEqual(nginx.upstreams.hirebridge_api, [`api-1:${api}`, `api-2:${api}`]);
-    assert.deepEqual(nginx.upstreams.hirebridge_proxy, [`proxy-1:${proxy}`, `proxy-2:${proxy}`]);
+    assert.deepEqual(nginx.upstreams["hirebridge_api"], [`api-1:${api}`, `api-2:${api}`]);
+    assert.deepEqual(nginx.upstreams["hirebridge_proxy"], [`proxy-1:${proxy}`, `proxy-2:${proxy}`]);
     for (const name of ["api-1", "api-2", "proxy-1", "proxy-2"]) assert.equal(lb.depends_on?.[name]?.condition, "service_healthy", name);
   });
 
@@ -109,9 +109,9 @@ describe("deploy/compose.yaml", () => {
   });
 
   test("the sandbox delivers webhooks through the balancer to the proxies' receivers", () => {
-    const env = interpolateDefaults(services.sandbox!.environment ?? {});
+    const env = interpolateDefaults(services["sandbox"]!.environment ?? {});
     const own = serviceUrls(loadConfig(ConfigSchema, {})).webhookReceiver; // http://127.0.0.1:8000/api/v1/webhooks/upstream
-    const url = new URL(env.SANDBOX_WEBHOOK_URL!);
+    const url = new URL(env["SANDBOX_WEBHOOK_URL"]!);
     assert.equal(`${url.hostname}:${url.port}`, `lb:${String(defaultOf("PROXY_PORT"))}`);
     assert.equal(url.pathname, new URL(own).pathname);
   });
@@ -140,7 +140,7 @@ describe("Dockerfile", () => {
 
   test("everything src/ imports at run time is a production dependency (tsx included)", () => {
     const pkg = JSON.parse(text("package.json")) as { dependencies: Record<string, string> };
-    assert.ok(pkg.dependencies.tsx, "tsx runs the sources in the image");
+    assert.ok(pkg.dependencies["tsx"], "tsx runs the sources in the image");
     const missing = new Set<string>();
     for (const file of readdirSync(new URL("src/", root), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts"))) {
       const source = text(`src/${file}`);

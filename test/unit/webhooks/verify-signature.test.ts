@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { isAuthentic, signWebhookBody } from "../../../src/services/proxy/webhooks/verify-signature.js";
+import { isAuthentic, signWebhookBody } from "../../../src/services/sync/webhooks/verify-signature.js";
 
 // The reference's known vector (shared/reference/upstream-kombo.md, section 5).
 const BODY = JSON.stringify({

@@ -1,18 +1,21 @@
 import type { Logger } from "pino";
 import type { Db, Queryable } from "../../../shared/db/database.js";
+import type { KeysetCursor } from "../../../shared/db/keyset-cursor.js";
 import { AppError, notFound } from "../../../shared/errors.js";
 import { cacheKeys, integrationKeys } from "../cache/cache.js";
 import type { CachedResponse, ResponseCache } from "../cache/response-cache.js";
-import type { Log, UpstreamClient } from "../upstream/upstream-client.js";
+import type { Log, UpstreamClient } from "../../../shared/upstream/upstream-client.js";
 import {
   findIntegration,
+  listIntegrations,
+  listSyncableIntegrations,
   markIntegrationDeleted,
   recordIntegration,
   setIntegrationState,
   type IntegrationRecordInput,
   type IntegrationStateInput,
 } from "./integrations.repository.js";
-import type { IntegrationRow } from "./integrations.schema.js";
+import type { IntegrationRow } from "./integrations.tables.js";
 
 /** The fields of the upstream's integration details the proxy reads (tenancy and state). */
 type DetailsPeek = {
@@ -139,8 +142,30 @@ export class IntegrationDirectory {
     return row;
   }
 
+  /**
+   * The organisation an integration is recorded for (deleted or not), from the memo when it has it;
+   * null when it is not recorded. What the webhook receivers need for each event.
+   */
+  async ownerOf(integrationId: string): Promise<string | null> {
+    const memo = this.#owners.get(integrationId);
+    if (memo && memo.expiresAt > Date.now()) return memo.orgId;
+    const row = await findIntegration(this.opts.db, integrationId);
+    if (row) this.#remember(row);
+    return row?.orgId ?? null;
+  }
+
   find(integrationId: string, q: Queryable = this.opts.db): Promise<IntegrationRow | null> {
     return findIntegration(q, integrationId);
+  }
+
+  /** One page of an organisation's live integrations, oldest first. */
+  listOwned(orgId: string, page: { limit?: number | undefined; after?: KeysetCursor | undefined }) {
+    return listIntegrations(this.opts.db, orgId, page);
+  }
+
+  /** Every ATS integration that is neither deleted nor paused. */
+  listSyncable(): Promise<{ id: string; orgId: string }[]> {
+    return listSyncableIntegrations(this.opts.db);
   }
 
   /** After the integration was deleted (here or upstream): refuse it from now on, drop its cache. */

@@ -1,8 +1,7 @@
-import { and, asc, desc, eq, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, isNull, or, sql, type SQL } from "drizzle-orm";
 import { keysetPage, keysetTimestamp, type KeysetCursor } from "../../../shared/db/keyset-cursor.js";
-import { syncRuns, writeBacks, type SyncModel, type SyncRunRow } from "../../sync/sync.schema.js";
 import type { Queryable } from "../../../shared/db/database.js";
-import { integrations, type IntegrationRow } from "./integrations.schema.js";
+import { integrations, type IntegrationRow } from "./integrations.tables.js";
 
 /** What Hirebridge knows of an integration when it learns of it. */
 export type IntegrationRecordInput = {
@@ -63,6 +62,20 @@ export async function findIntegration(q: Queryable, id: string): Promise<Integra
   return row ?? null;
 }
 
+/** Every ATS integration that is neither deleted nor paused (the weekly full sync's list). */
+export async function listSyncableIntegrations(q: Queryable): Promise<{ id: string; orgId: string }[]> {
+  return q
+    .select({ id: integrations.id, orgId: integrations.orgId })
+    .from(integrations)
+    .where(
+      and(
+        isNull(integrations.deletedAt),
+        or(isNull(integrations.status), eq(integrations.status, "ACTIVE")),
+        or(isNull(integrations.category), eq(integrations.category, "ATS")),
+      ),
+    );
+}
+
 /** Soft-deletes; the first deletion time is kept. False when the integration is unknown. */
 export async function markIntegrationDeleted(q: Queryable, id: string, at: Date = new Date()): Promise<boolean> {
   const rows = await q
@@ -92,15 +105,14 @@ export async function setIntegrationState(q: Queryable, id: string, state: Integ
 }
 
 /**
- * One page of an organisation's live integrations, oldest first (keyset on created_at, id), with
- * the newest sync run of each model and the count of write-backs still to go out. Three queries
- * whatever the page size: the page, the runs of its integrations, their write-back counts.
+ * One page of an organisation's live integrations, oldest first (keyset on created_at, id): one
+ * query whatever the page size. The sync module adds each one's runs and write-backs.
  */
 export async function listIntegrations(
   q: Queryable,
   orgId: string,
   opts: { limit?: number | undefined; after?: KeysetCursor | undefined } = {},
-): Promise<{ rows: IntegrationListRow[]; last: KeysetCursor | null; more: boolean }> {
+): Promise<{ rows: IntegrationRow[]; last: KeysetCursor | null; more: boolean }> {
   const where: SQL[] = [eq(integrations.orgId, orgId), isNull(integrations.deletedAt)];
   if (opts.after) {
     where.push(sql`(${integrations.createdAt}, ${integrations.id}) > (${opts.after.createdAt}::timestamptz, ${opts.after.id})`);
@@ -112,33 +124,5 @@ export async function listIntegrations(
     .orderBy(asc(integrations.createdAt), asc(integrations.id));
   const found = opts.limit === undefined ? await base : await base.limit(opts.limit + 1);
   const { page, more, last } = keysetPage(found, opts.limit);
-  const ids = page.map((r) => r.row.id);
-  if (ids.length === 0) return { rows: [], last: null, more: false };
-  const [runs, pending] = await Promise.all([
-    q
-      .selectDistinctOn([syncRuns.integrationId, syncRuns.model])
-      .from(syncRuns)
-      .where(inArray(syncRuns.integrationId, ids))
-      .orderBy(syncRuns.integrationId, syncRuns.model, desc(syncRuns.createdAt), desc(syncRuns.id)),
-    q
-      .select({ integrationId: writeBacks.integrationId, count: sql<number>`count(*)::int` })
-      .from(writeBacks)
-      .where(and(inArray(writeBacks.integrationId, ids), inArray(writeBacks.state, ["pending", "paused"])))
-      .groupBy(writeBacks.integrationId),
-  ]);
-  const rows = page.map(({ row }) => ({
-    integration: row,
-    lastSync: {
-      jobs: runs.find((r) => r.integrationId === row.id && r.model === "jobs") ?? null,
-      applications: runs.find((r) => r.integrationId === row.id && r.model === "applications") ?? null,
-    },
-    pendingWriteBacks: pending.find((p) => p.integrationId === row.id)?.count ?? 0,
-  }));
-  return { rows, last, more };
+  return { rows: page.map((r) => r.row), last, more };
 }
-
-export type IntegrationListRow = {
-  integration: IntegrationRow;
-  lastSync: Record<SyncModel, SyncRunRow | null>;
-  pendingWriteBacks: number;
-};

@@ -1,5 +1,6 @@
-import type { TObject, TSchema } from "@sinclair/typebox";
-import type { UpstreamMethod } from "../upstream/upstream-client.js";
+import type { Static, TObject, TSchema } from "@sinclair/typebox";
+import type { FastifyRequest } from "fastify";
+import type { UpstreamMethod } from "../../../shared/upstream/upstream-client.js";
 
 export type OperationTag = "General" | "Integrations" | "Unified ATS" | "Connect";
 
@@ -8,7 +9,10 @@ export type OperationTag = "General" | "Integrations" | "Unified ATS" | "Connect
  * (operations.table.ts) drives route registration, upstream request building and the OpenAPI
  * descriptions, so the three cannot drift apart.
  */
-export type ProxyOperation = {
+/** The contract of an operation's input: TypeBox schemas from src/contracts/proxy. */
+export type OperationSchema = { querystring?: TObject; params?: TObject; body?: TSchema };
+
+export type ProxyOperation<S extends OperationSchema = OperationSchema> = {
   operationId: string;
   tag: OperationTag;
   method: UpstreamMethod;
@@ -19,7 +23,7 @@ export type ProxyOperation = {
   notes?: string;
   /** Where the integration the operation acts on is named; it must belong to the caller's org. */
   tenancy: "query" | "path" | "none";
-  schema: { querystring?: TObject; params?: TObject; body?: TSchema };
+  schema: S;
   upstream: {
     method: UpstreamMethod;
     /** Upstream path template; `{name}` is filled from the path parameter of that name, percent-encoded. */
@@ -41,3 +45,13 @@ export type ProxyOperation = {
 
 /** `/integrations/{integration_id}` → `/integrations/:integration_id` for Fastify. */
 export const fastifyPath = (path: string) => path.replace(/\{(\w+)\}/g, ":$1");
+
+/** What the route of an operation receives, typed from its contract (an input without a schema is whatever was sent). */
+export type OperationInput<S extends OperationSchema> = {
+  Params: S["params"] extends TObject ? Static<S["params"]> : Record<string, unknown>;
+  Querystring: S["querystring"] extends TObject ? Static<S["querystring"]> : Record<string, unknown>;
+  Body: S["body"] extends TSchema ? Static<S["body"]> : unknown;
+};
+export type OperationRequest<S extends OperationSchema> = FastifyRequest<OperationInput<S>>;
+/** The request of any operation, as the generic forwarding reads it. */
+export type AnyOperationRequest = FastifyRequest<{ Params: Record<string, unknown>; Querystring: Record<string, unknown>; Body: unknown }>;

@@ -46,6 +46,7 @@ const ats = (path: string, extra: Partial<ProxyOperation["upstream"]> = {}): Pro
  * (reference/upstream-kombo.md §2). Query renames are the spec's names the upstream spells
  * differently (its list filters are plural).
  */
+// biome-ignore format: one block per operation, its identity and routing packed into a few lines so the table reads as one
 export const OPERATIONS = {
   // ── General ──────────────────────────────────────────────────────────────────────────────
   checkApiKey: {

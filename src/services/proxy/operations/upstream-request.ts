@@ -1,5 +1,5 @@
-import type { TSchema } from "@sinclair/typebox";
-import type { UpstreamRequest } from "../upstream/upstream-client.js";
+import type { Static, TSchema } from "@sinclair/typebox";
+import type { UpstreamRequest } from "../../../shared/upstream/upstream-client.js";
 import type { ProxyOperation } from "./operation.js";
 
 export type OperationInput = {
@@ -26,7 +26,7 @@ export function toUpstreamRequest(op: ProxyOperation, input: OperationInput, bod
     if (skip.has(key) || value === undefined || value === null || value === "") continue;
     query[rename[key] ?? key] = String(value);
   }
-  const integrationId = op.upstream.integrationHeader ? String(input.query?.integration_id ?? "") : undefined;
+  const integrationId = op.upstream.integrationHeader ? String(input.query?.["integration_id"] ?? "") : undefined;
   const upstreamBody =
     op.upstream.method === "GET"
       ? undefined
@@ -84,6 +84,8 @@ type JsonSchemaNode = {
  * given": the spec's default when it declares one, otherwise the field is left out. Objects with
  * arbitrary properties (custom_fields, the force-sync body) are passed as they are.
  */
+export function shapeBody<S extends TSchema>(schema: S, value: Static<S>): Static<S>;
+export function shapeBody(schema: TSchema, value: unknown): unknown;
 export function shapeBody(schema: TSchema, value: unknown): unknown {
   return shape(schema as JsonSchemaNode, value);
 }

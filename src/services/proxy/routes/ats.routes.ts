@@ -1,4 +1,4 @@
-import type { JobApplicationCreate } from "../../../contracts/proxy/index.js";
+import type { ProxyOperation } from "../operations/operation.js";
 import { OPERATIONS } from "../operations/operations.table.js";
 import { shapeBody } from "../operations/upstream-request.js";
 import type { ProxyRoutes } from "../proxy-deps.js";
@@ -7,7 +7,7 @@ import { forward, route } from "./forward.js";
 /** Unified ATS: every read and write of one integration, forwarded with its `X-Integration-Id`. */
 export const atsRoutes: ProxyRoutes = async (app, { deps }) => {
   const { createJobApplication } = OPERATIONS;
-  for (const op of [
+  const forwarded: ProxyOperation[] = [
     OPERATIONS.listApplications,
     OPERATIONS.moveApplicationStage,
     OPERATIONS.addApplicationResultLink,
@@ -22,16 +22,13 @@ export const atsRoutes: ProxyRoutes = async (app, { deps }) => {
     OPERATIONS.listOffers,
     OPERATIONS.listRejectionReasons,
     OPERATIONS.listInterviews,
-  ]) {
-    route(app, op, (request, reply) => forward(deps, op, request, reply));
-  }
+  ];
+  for (const op of forwarded) route(app, op, (request, reply) => forward(deps, op, request, reply));
 
   route(app, createJobApplication, (request, reply) => {
-    const body = shapeBody(createJobApplication.schema.body, request.body) as Omit<JobApplicationCreate, "source"> & {
-      source?: string | { name: string };
-    };
+    const shaped = shapeBody(createJobApplication.schema.body, request.body);
     // The spec names the source; the upstream takes a source object.
-    if (typeof body.source === "string") body.source = { name: body.source };
+    const body = typeof shaped.source === "string" ? { ...shaped, source: { name: shaped.source } } : shaped;
     return forward(deps, createJobApplication, request, reply, { body });
   });
 };

@@ -1,11 +1,11 @@
-import type { ConnectActivateRequest, ConnectCreateLinkRequest } from "../../../contracts/proxy/index.js";
 import { forbidden, validationError } from "../../../shared/errors.js";
 import { integrationNotFound } from "../integrations/integration-directory.js";
 import { OPERATIONS } from "../operations/operations.table.js";
 import { shapeBody, toUpstreamRequest } from "../operations/upstream-request.js";
 import type { ProxyRoutes } from "../proxy-deps.js";
-import { upstreamMalformed } from "../upstream/upstream-errors.js";
-import { callerOrg, forward, route } from "./forward.js";
+import { upstreamMalformed } from "../../../shared/upstream/upstream-errors.js";
+import { callerOrg } from "../../../shared/auth/caller-org.js";
+import { forward, route } from "./forward.js";
 
 type ActivationAnswer = { data?: { id?: unknown; tool?: unknown; end_user_origin_id?: unknown; setup_status?: unknown } };
 
@@ -18,7 +18,7 @@ export const connectRoutes: ProxyRoutes = async (app, { deps }) => {
 
   route(app, createConnectLink, (request, reply) => {
     const orgId = callerOrg(request);
-    const body = shapeBody(createConnectLink.schema.body, request.body) as ConnectCreateLinkRequest;
+    const body = shapeBody(createConnectLink.schema.body, request.body);
     if (body.enable_filtering === true && body.integration_category !== "HRIS") {
       throw validationError([
         { loc: ["body", "enable_filtering"], msg: "Value error, filtering is only available for HRIS integrations", type: "value_error" },
@@ -33,7 +33,7 @@ export const connectRoutes: ProxyRoutes = async (app, { deps }) => {
 
   route(app, activateConnection, async (request, reply) => {
     const orgId = callerOrg(request);
-    const { activation_token } = request.body as ConnectActivateRequest;
+    const { activation_token } = request.body;
     const upstreamRequest = toUpstreamRequest(activateConnection, { params: { activation_token }, requestId: request.id });
     const res = await deps.upstream.sendBuffered(upstreamRequest, request.log);
     if (res.status !== 200) return reply.status(res.status).headers(res.headers).send(res.body);

@@ -1,32 +1,18 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { principalOf } from "../../../shared/auth/bearer.plugin.js";
-import { forbidden, validationError } from "../../../shared/errors.js";
+import { callerOrg } from "../../../shared/auth/caller-org.js";
+import { validationError } from "../../../shared/errors.js";
 import type { CachedResponse } from "../cache/response-cache.js";
-import type { ProxyOperation } from "../operations/operation.js";
-import { fastifyPath } from "../operations/operation.js";
+import { fastifyPath, type AnyOperationRequest, type OperationInput, type OperationRequest, type OperationSchema, type ProxyOperation } from "../operations/operation.js";
 import { routeSchema } from "../operations/describe.js";
 import { toUpstreamRequest } from "../operations/upstream-request.js";
 import type { ProxyDeps } from "../proxy-deps.js";
-import { AnswerCutShort, type UpstreamResponse } from "../upstream/upstream-client.js";
+import { AnswerCutShort, type UpstreamResponse } from "../../../shared/upstream/upstream-client.js";
 import type { App } from "../../../shared/http/create-app.js";
 
-const ORG_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** The caller's organisation; integrations belong to one, so a token without it can reach none. */
-export function callerOrg(request: FastifyRequest): string {
-  const orgId = principalOf(request).orgId;
-  if (!orgId || !ORG_ID.test(orgId)) throw forbidden("The access token carries no organisation (org_id claim)");
-  return orgId.toLowerCase();
-}
-
-type Input = { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown };
-const inputOf = (request: FastifyRequest): Input => request as unknown as Input;
-
 /** Checks that the integration the operation names belongs to the caller's org (404 otherwise). */
-export async function authorize(deps: ProxyDeps, op: ProxyOperation, request: FastifyRequest): Promise<void> {
+export async function authorize(deps: ProxyDeps, op: ProxyOperation, request: AnyOperationRequest): Promise<void> {
   if (op.tenancy === "none") return;
-  const { params, query } = inputOf(request);
-  const integrationId = String((op.tenancy === "query" ? query : params)?.integration_id ?? "");
+  const integrationId = String((op.tenancy === "query" ? request.query : request.params)?.["integration_id"] ?? "");
   await deps.integrations.requireOwned(integrationId, callerOrg(request), request.id, request.log);
 }
 
@@ -47,12 +33,12 @@ export function sendCached(reply: FastifyReply, res: CachedResponse): FastifyRep
 export async function forward(
   deps: ProxyDeps,
   op: ProxyOperation,
-  request: FastifyRequest,
+  request: AnyOperationRequest,
   reply: FastifyReply,
   opts: { body?: unknown; onSuccess?: () => Promise<void> } = {},
 ): Promise<FastifyReply> {
   await authorize(deps, op, request);
-  const { params, query, body } = inputOf(request);
+  const { params, query, body } = request;
   const upstreamRequest = toUpstreamRequest(op, { params, query, body, requestId: request.id }, opts.body);
   if (!opts.onSuccess) {
     try {
@@ -91,14 +77,17 @@ function deliverRaw(reply: FastifyReply, status: number, headers: Record<string,
 
 const MISSING_BODY = [{ loc: ["body"], msg: "Field required", type: "missing" }];
 
-/** Registers an operation's route with its schema; a required body that is absent reads "Field required". */
-export function route(
+/**
+ * Registers an operation's route with its schema; the handler's request is typed from the
+ * operation's contract. A required body that is absent reads "Field required".
+ */
+export function route<S extends OperationSchema>(
   app: App,
-  op: ProxyOperation,
-  handler: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>,
+  op: ProxyOperation<S>,
+  handler: (request: OperationRequest<S>, reply: FastifyReply) => Promise<FastifyReply>,
 ): void {
   const bodyRequired = op.schema.body !== undefined && !("anyOf" in op.schema.body);
-  app.route({
+  app.route<OperationInput<S>>({
     method: op.method,
     url: fastifyPath(op.path),
     schema: routeSchema(op),

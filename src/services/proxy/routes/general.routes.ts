@@ -1,4 +1,3 @@
-import type { ForceSyncBody, ForceSyncQuery, ToolsParams } from "../../../contracts/proxy/index.js";
 import { cacheKeys } from "../cache/cache.js";
 import { OPERATIONS } from "../operations/operations.table.js";
 import { toUpstreamRequest } from "../operations/upstream-request.js";
@@ -12,14 +11,14 @@ export const generalRoutes: ProxyRoutes = async (app, { deps }) => {
   route(app, checkApiKey, (request, reply) => forward(deps, checkApiKey, request, reply));
 
   route(app, forceSync, (request, reply) => {
-    const { type } = request.query as ForceSyncQuery;
+    const { type } = request.query;
     // The upstream takes the sync type in its body; the query's type (default DELTA) wins.
-    const body = { ...((request.body as ForceSyncBody | undefined) ?? {}), type: type ?? "DELTA" };
+    const body = { ...(request.body ?? {}), type: type ?? "DELTA" };
     return forward(deps, forceSync, request, reply, { body });
   });
 
   route(app, getTools, async (request, reply) => {
-    const params = request.params as ToolsParams;
+    const { params } = request;
     const res = await deps.cache.fetch(cacheKeys.tools(params.category), TOOLS_CACHE_TTL_SECONDS, () =>
       deps.upstream.sendBuffered(toUpstreamRequest(getTools, { params, requestId: request.id }), request.log),
     );

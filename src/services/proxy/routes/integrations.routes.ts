@@ -1,4 +1,4 @@
-import type { GetIntegrationQuery, IntegrationParams } from "../../../contracts/proxy/index.js";
+import type { ProxyOperation } from "../operations/operation.js";
 import { OPERATIONS } from "../operations/operations.table.js";
 import type { ProxyRoutes } from "../proxy-deps.js";
 import { authorize, forward, route, sendCached } from "./forward.js";
@@ -9,14 +9,14 @@ export const integrationsRoutes: ProxyRoutes = async (app, { deps }) => {
 
   route(app, getIntegration, async (request, reply) => {
     await authorize(deps, getIntegration, request);
-    const { integration_id } = request.params as IntegrationParams;
-    const { bypass_cache } = request.query as GetIntegrationQuery;
-    const res = await deps.integrations.details(integration_id, request.id, { bypass: bypass_cache }, request.log);
+    const { integration_id } = request.params;
+    const { bypass_cache } = request.query;
+    const res = await deps.integrations.details(integration_id, request.id, bypass_cache === undefined ? {} : { bypass: bypass_cache }, request.log);
     return sendCached(reply, res);
   });
 
   route(app, deleteIntegration, (request, reply) => {
-    const { integration_id } = request.params as IntegrationParams;
+    const { integration_id } = request.params;
     return forward(deps, deleteIntegration, request, reply, {
       onSuccess: async () => {
         await deps.integrations.markDeleted(integration_id);
@@ -25,17 +25,16 @@ export const integrationsRoutes: ProxyRoutes = async (app, { deps }) => {
   });
 
   route(app, relinkIntegration, (request, reply) => {
-    const { integration_id } = request.params as IntegrationParams;
+    const { integration_id } = request.params;
     // Relinking changes the integration's credentials and soon its state: drop the cached details.
     return forward(deps, relinkIntegration, request, reply, { onSuccess: () => deps.integrations.evict(integration_id) });
   });
 
-  for (const op of [
+  const forwarded: ProxyOperation[] = [
     OPERATIONS.listIntegrationFields,
     OPERATIONS.updateIntegrationField,
     OPERATIONS.listCustomFields,
     OPERATIONS.updateCustomFieldMapping,
-  ]) {
-    route(app, op, (request, reply) => forward(deps, op, request, reply));
-  }
+  ];
+  for (const op of forwarded) route(app, op, (request, reply) => forward(deps, op, request, reply));
 };

@@ -1,42 +1,38 @@
 import { and, asc, eq, getTableColumns, inArray, sql, type AnyColumn } from "drizzle-orm";
 import type { Candidate, CandidateState, CandidateUpdate } from "../../../contracts/recruiting/candidates.js";
 import type { Queryable } from "../../../shared/db/database.js";
-import { interviews } from "../interviews/interviews.schema.js";
-import { positions } from "../positions/positions.schema.js";
-import { candidates, type CandidateRow } from "./candidates.schema.js";
+import { interviews } from "../interviews/interviews.tables.js";
+import { positions } from "../positions/positions.tables.js";
+import { toColumns, type FieldsOf } from "../columns.js";
+import { candidates, type CandidateRow } from "./candidates.tables.js";
 
 type CandidateInsert = typeof candidates.$inferInsert;
 type WritableKey = Exclude<keyof CandidateUpdate, "id" | "organization_id" | "position_id" | "created_at" | "updated_at">;
 
 /** API field → column; path-owned and read-only fields are not in it, so a body never sets them. */
-const COLUMN_OF = {
-  name: "name",
-  email: "email",
-  phone: "phone",
-  language: "language",
-  state: "state",
-  score: "score",
-  feedback: "feedback",
-  hired: "hired",
-  invited_at: "invitedAt",
-  completed_at: "completedAt",
-  upstream_application_id: "upstreamApplicationId",
-  short_listed: "shortListed",
-  tags: "tags",
-} as const satisfies Record<WritableKey, keyof CandidateInsert>;
+const WRITABLE = {
+  name: true,
+  email: true,
+  phone: true,
+  language: true,
+  state: true,
+  score: true,
+  feedback: true,
+  hired: true,
+  invited_at: true,
+  completed_at: true,
+  upstream_application_id: true,
+  short_listed: true,
+  tags: true,
+} as const satisfies Record<WritableKey & FieldsOf<CandidateInsert>, true>;
 
-const TIMESTAMPS = new Set<string>(["invitedAt", "completedAt"]);
+const TIMESTAMPS = new Set<string>(["invited_at", "completed_at"]);
 
 /** The columns for the fields present in `body`; `short_listed: null` means false (its default). */
 export function candidateColumns(body: CandidateUpdate): Partial<CandidateInsert> {
-  const out: Record<string, unknown> = {};
-  for (const [field, column] of Object.entries(COLUMN_OF)) {
-    const value = body[field as WritableKey];
-    if (value === undefined) continue;
-    if (column === "shortListed") out[column] = value ?? false;
-    else out[column] = TIMESTAMPS.has(column) && typeof value === "string" ? new Date(value) : value;
-  }
-  return out as Partial<CandidateInsert>;
+  const out = toColumns<CandidateInsert>(body, WRITABLE, TIMESTAMPS);
+  if (body.short_listed === null) out.shortListed = false;
+  return out;
 }
 
 /** Fields the spec types without null are left out of the answer until they hold a value. */

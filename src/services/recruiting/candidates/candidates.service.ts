@@ -5,7 +5,7 @@ import { withConflicts } from "../http/db-errors.js";
 import { newInterviewLink } from "../interviews/interview-link.js";
 import { positionExists } from "../positions/positions.repository.js";
 import { candidateColumns, insertCandidateWithInterview, lockCandidates, updateCandidateColumns } from "./candidates.repository.js";
-import type { CandidateRow } from "./candidates.schema.js";
+import type { CandidateRow } from "./candidates.tables.js";
 
 /** Unique violations → the 409s a client can act on. */
 const conflictsOf = (what: string) => ({

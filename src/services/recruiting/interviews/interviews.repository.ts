@@ -1,39 +1,34 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Interview, InterviewStatus, InterviewUpdate } from "../../../contracts/recruiting/interviews.js";
 import type { Queryable, Tx } from "../../../shared/db/database.js";
-import { candidates } from "../candidates/candidates.schema.js";
-import { interviews, type InterviewRow } from "./interviews.schema.js";
+import { candidates } from "../candidates/candidates.tables.js";
+import { toColumns, type FieldsOf } from "../columns.js";
+import { interviews, type InterviewRow } from "./interviews.tables.js";
 
 type InterviewInsert = typeof interviews.$inferInsert;
 type WritableKey = Exclude<keyof InterviewUpdate, "id" | "candidate" | "interview_link">;
 
 /** API field → column; `interview_link`, `id` and `candidate` are the server's. */
-const COLUMN_OF = {
-  status: "status",
-  conversation_id: "conversationId",
-  transcript_link: "transcriptLink",
-  recording_link: "recordingLink",
-  start_time: "startTime",
-  end_time: "endTime",
-  graded_at: "gradedAt",
-  last_attempted_at: "lastAttemptedAt",
-  ip_address: "ipAddress",
-  location: "location",
-  score: "score",
-  feedback: "feedback",
-  interview_transcript: "interviewTranscript",
-} as const satisfies Record<WritableKey, keyof InterviewInsert>;
+const WRITABLE = {
+  status: true,
+  conversation_id: true,
+  transcript_link: true,
+  recording_link: true,
+  start_time: true,
+  end_time: true,
+  graded_at: true,
+  last_attempted_at: true,
+  ip_address: true,
+  location: true,
+  score: true,
+  feedback: true,
+  interview_transcript: true,
+} as const satisfies Record<WritableKey & FieldsOf<InterviewInsert>, true>;
 
-const TIMESTAMPS = new Set<string>(["startTime", "endTime", "gradedAt", "lastAttemptedAt"]);
+const TIMESTAMPS = new Set<string>(["start_time", "end_time", "graded_at", "last_attempted_at"]);
 
 export function interviewColumns(body: InterviewUpdate): Partial<InterviewInsert> {
-  const out: Record<string, unknown> = {};
-  for (const [field, column] of Object.entries(COLUMN_OF)) {
-    const value = body[field as WritableKey];
-    if (value === undefined) continue;
-    out[column] = TIMESTAMPS.has(column) && typeof value === "string" ? new Date(value) : value;
-  }
-  return out as Partial<InterviewInsert>;
+  return toColumns<InterviewInsert>(body, WRITABLE, TIMESTAMPS);
 }
 
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());

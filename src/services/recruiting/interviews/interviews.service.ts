@@ -4,7 +4,7 @@ import { notFound, validationError } from "../../../shared/errors.js";
 import { updateCandidateColumns } from "../candidates/candidates.repository.js";
 import { assertTransition, isEnded, type EndedStatus } from "./interview-transitions.js";
 import { findInterview, interviewColumns, toInterview, updateInterviewColumns } from "./interviews.repository.js";
-import type { InterviewRow } from "./interviews.schema.js";
+import type { InterviewRow } from "./interviews.tables.js";
 
 /** What the write-back (sync engine) needs to know when an interview ends. */
 export type InterviewEndedEvent = {

@@ -2,39 +2,35 @@ import { and, asc, eq, sql, type SQL } from "drizzle-orm";
 import { keysetPage, keysetTimestamp, type KeysetCursor } from "../../../shared/db/keyset-cursor.js";
 import type { Position, PositionState, PositionUpdate } from "../../../contracts/recruiting/positions.js";
 import type { Queryable } from "../../../shared/db/database.js";
-import { positions, type PositionRow } from "./positions.schema.js";
+import { toColumns, type FieldsOf } from "../columns.js";
+import { positions, type PositionRow } from "./positions.tables.js";
 
 type PositionInsert = typeof positions.$inferInsert;
 type WritableKey = Exclude<keyof PositionUpdate, "id" | "created_at" | "updated_at">;
 
 /** API field → column; the read-only fields are not in it, so a body can never set them. */
-const COLUMN_OF = {
-  name: "name",
-  state: "state",
-  department: "department",
-  location: "location",
-  min_score: "minScore",
-  role_description: "roleDescription",
-  position_calender_link: "positionCalenderLink",
-  accepted_languages: "acceptedLanguages",
-  agent_id: "agentId",
-  candidate_stage: "candidateStage",
-  passed_stage: "passedStage",
-  rejected_stage: "rejectedStage",
-  needs_reviewed_stage: "needsReviewedStage",
-  auto_update_stages: "autoUpdateStages",
-  upstream_job_id_id: "upstreamJobIdId",
-  upstream_integration_id: "upstreamIntegrationId",
-} as const satisfies Record<WritableKey, keyof PositionInsert>;
+const WRITABLE = {
+  name: true,
+  state: true,
+  department: true,
+  location: true,
+  min_score: true,
+  role_description: true,
+  position_calender_link: true,
+  accepted_languages: true,
+  agent_id: true,
+  candidate_stage: true,
+  passed_stage: true,
+  rejected_stage: true,
+  needs_reviewed_stage: true,
+  auto_update_stages: true,
+  upstream_job_id_id: true,
+  upstream_integration_id: true,
+} as const satisfies Record<WritableKey & FieldsOf<PositionInsert>, true>;
 
 /** The columns for the fields present in `body` (absent fields are left alone). */
-function toColumns(body: PositionUpdate): Partial<PositionInsert> {
-  const out: Record<string, unknown> = {};
-  for (const [field, column] of Object.entries(COLUMN_OF)) {
-    const value = body[field as WritableKey];
-    if (value !== undefined) out[column] = value;
-  }
-  return out as Partial<PositionInsert>;
+function positionColumns(body: PositionUpdate): Partial<PositionInsert> {
+  return toColumns<PositionInsert>(body, WRITABLE);
 }
 
 export function toPosition(row: PositionRow): Position {
@@ -64,7 +60,7 @@ export function toPosition(row: PositionRow): Position {
 export async function createPosition(q: Queryable, orgId: string, body: PositionUpdate & { name: string }): Promise<PositionRow> {
   const [row] = await q
     .insert(positions)
-    .values({ ...toColumns(body), name: body.name, organizationId: orgId })
+    .values({ ...positionColumns(body), name: body.name, organizationId: orgId })
     .returning();
   return row!;
 }
@@ -126,7 +122,7 @@ export async function updatePosition(
 ): Promise<PositionRow | null> {
   const [row] = await q
     .update(positions)
-    .set({ ...toColumns(body), updatedAt: sql`now()` })
+    .set({ ...positionColumns(body), updatedAt: sql`now()` })
     .where(and(eq(positions.organizationId, orgId), eq(positions.id, id)))
     .returning();
   return row ?? null;

@@ -1,6 +1,6 @@
 import { and, eq, getTableColumns, inArray, or, sql } from "drizzle-orm";
 import type { Queryable } from "../../../shared/db/database.js";
-import { candidates, type CandidateRow } from "../candidates/candidates.schema.js";
+import { candidates, type CandidateRow } from "../candidates/candidates.tables.js";
 import { newInterviewLink } from "../interviews/interview-link.js";
 import { insertInterviews } from "../interviews/interviews.repository.js";
 import { clip } from "./upstream-positions.repository.js";
@@ -25,47 +25,80 @@ export type SkippedApplication = {
   reason: "email_taken" | "duplicate_email_in_page";
 };
 
-/**
- * Upserts a page of applications as candidates of one position, on (position,
- * upstream_application_id): new ones are inserted with their interview record, existing ones get
- * the upstream-owned fields (name, email, phone); language and tags are set on creation only. A candidate created by hand with the same email
- * is adopted (linked) rather than duplicated; an application whose email already belongs to a
- * candidate linked to another application is skipped and reported rather than failing the page
- * (two applications swapping emails within one page still raise a unique violation). Must run
- * inside the caller's transaction (it is several statements).
- */
-export async function upsertUpstreamCandidates(
+/** An application to upsert as a candidate of `position_id`. */
+export type PositionedApplication = UpstreamApplication & { position_id: string };
+
+/** Upserts a page of applications as candidates of one position (see upsertPositionedCandidates). */
+export function upsertUpstreamCandidates(
   q: Queryable,
   orgId: string,
   positionId: string,
   applications: UpstreamApplication[],
   interviewBaseUrl: string,
 ): Promise<{ candidates: UpsertedCandidate[]; skipped: SkippedApplication[] }> {
+  return upsertPositionedCandidates(
+    q,
+    orgId,
+    applications.map((a) => ({ ...a, position_id: positionId })),
+    interviewBaseUrl,
+  );
+}
+
+/**
+ * Upserts a page of applications, of any positions of the org, as candidates on (position,
+ * upstream_application_id), with set-based statements: one lookup of the rows they may meet, one
+ * multi-row upsert, one multi-row insert of the new candidates' interview records. New ones are
+ * inserted with their interview record, existing ones get the upstream-owned fields (name, email,
+ * phone); language and tags are set on creation only. A candidate created by hand with the same
+ * email in the same position is adopted (linked) rather than duplicated; an application whose email
+ * already belongs to a candidate linked to another application is skipped and reported rather
+ * than failing the page (two applications swapping emails within one page still raise a unique
+ * violation). Must run inside the caller's transaction (it is several statements).
+ */
+export async function upsertPositionedCandidates(
+  q: Queryable,
+  orgId: string,
+  applications: PositionedApplication[],
+  interviewBaseUrl: string,
+): Promise<{ candidates: UpsertedCandidate[]; skipped: SkippedApplication[] }> {
   const skipped: SkippedApplication[] = [];
-  const byApplication = new Map(applications.map((a) => [a.upstream_application_id, a]));
-  const byEmail = new Map<string, UpstreamApplication>();
+  const key = (position: string, value: string) => `${position}\u0000${value}`;
+  const byApplication = new Map(applications.map((a) => [key(a.position_id, a.upstream_application_id), a]));
+  const byEmail = new Map<string, PositionedApplication>();
   for (const app of byApplication.values()) {
-    const email = app.email.toLowerCase();
-    if (byEmail.has(email)) skipped.push({ upstream_application_id: app.upstream_application_id, reason: "duplicate_email_in_page" });
-    else byEmail.set(email, app);
+    const k = key(app.position_id, app.email.toLowerCase());
+    if (byEmail.has(k)) skipped.push({ upstream_application_id: app.upstream_application_id, reason: "duplicate_email_in_page" });
+    else byEmail.set(k, app);
   }
   if (byEmail.size === 0) return { candidates: [], skipped };
 
-  const emails = [...byEmail.keys()];
-  const ids = [...byEmail.values()].map((a) => a.upstream_application_id);
+  const apps = [...byEmail.values()];
   const existing = await q
-    .select({ id: candidates.id, email: sql<string>`lower(${candidates.email})`, app: candidates.upstreamApplicationId })
+    .select({
+      id: candidates.id,
+      position: candidates.positionId,
+      email: sql<string>`lower(${candidates.email})`,
+      app: candidates.upstreamApplicationId,
+    })
     .from(candidates)
     .where(
       and(
-        eq(candidates.positionId, positionId),
-        or(inArray(sql`lower(${candidates.email})`, emails), inArray(candidates.upstreamApplicationId, ids)),
+        inArray(candidates.positionId, [...new Set(apps.map((a) => a.position_id))]),
+        or(
+          inArray(sql`lower(${candidates.email})`, [...new Set(apps.map((a) => a.email.toLowerCase()))]),
+          inArray(
+            candidates.upstreamApplicationId,
+            apps.map((a) => a.upstream_application_id),
+          ),
+        ),
       ),
     );
-  const accepted: UpstreamApplication[] = [];
-  for (const [email, app] of byEmail) {
-    const byMail = existing.find((h) => h.email === email);
-    const linked = existing.some((h) => h.app === app.upstream_application_id);
+  const mailOwner = new Map(existing.map((h) => [key(h.position, h.email), h]));
+  const linkedApps = new Set(existing.filter((h) => h.app !== null).map((h) => key(h.position, h.app!)));
+  const accepted: PositionedApplication[] = [];
+  for (const [k, app] of byEmail) {
+    const byMail = mailOwner.get(k);
+    const linked = linkedApps.has(key(app.position_id, app.upstream_application_id));
     if (byMail && byMail.app !== app.upstream_application_id) {
       // A hand-made candidate with this email is adopted, unless the application is already linked elsewhere.
       if (byMail.app !== null || linked) {
@@ -88,7 +121,7 @@ export async function upsertUpstreamCandidates(
     .values(
       accepted.map((a) => ({
         organizationId: orgId,
-        positionId,
+        positionId: a.position_id,
         upstreamApplicationId: a.upstream_application_id,
         name: clip(a.name, 200)!,
         email: a.email,

@@ -1,8 +1,8 @@
 import { and, eq, getTableColumns, inArray, sql } from "drizzle-orm";
 import type { Queryable } from "../../../shared/db/database.js";
-import { candidates } from "../candidates/candidates.schema.js";
+import { candidates } from "../candidates/candidates.tables.js";
 import type { PositionState } from "../../../contracts/recruiting/positions.js";
-import { positions, type PositionRow } from "../positions/positions.schema.js";
+import { positions, type PositionRow } from "../positions/positions.tables.js";
 
 /**
  * What the sync engine knows about an upstream job. name, department, location and

@@ -5,7 +5,7 @@
  */
 import type { App } from "../../../shared/http/create-app.js";
 import { announceChange, originOf, type SandboxContext } from "../context.js";
-import { UpstreamError, inputInvalid, recordNotFound } from "../errors.js";
+import { SandboxError, inputInvalid, recordNotFound } from "../errors.js";
 import { attachmentsOf, renderAttachment } from "../render/attachments.js";
 import { renderApplication, renderJob } from "../render/ats-render.js";
 import { WriteConflict, createApplication, createJob, type NewJob } from "../store/ats-writes.js";
@@ -43,7 +43,7 @@ export function registerAdminDataRoutes(app: App, ctx: SandboxContext): void {
       announceChange(ctx, integration, ["ats_applications", "ats_candidates"]);
       return reply.status(201).send(renderApplication(data, created));
     } catch (err) {
-      if (err instanceof WriteConflict) throw new UpstreamError(409, "ATS.APPLICATION_ALREADY_EXISTS", err.message);
+      if (err instanceof WriteConflict) throw new SandboxError(409, "ATS.APPLICATION_ALREADY_EXISTS", err.message);
       throw err;
     }
   });

@@ -6,10 +6,10 @@ import { Type } from "@sinclair/typebox";
 import type { App } from "../../../shared/http/create-app.js";
 import { TOOLS } from "../data/tools.js";
 import type { SandboxContext } from "../context.js";
-import { UpstreamError } from "../errors.js";
+import { SandboxError } from "../errors.js";
 import { attachmentsOf } from "../render/attachments.js";
 
-const notFound = () => new UpstreamError(404, null, "No such file.", { title: "Not found" });
+const notFound = () => new SandboxError(404, null, "No such file.", { title: "Not found" });
 
 export function registerFileRoutes(app: App, ctx: SandboxContext): void {
   app.get(

@@ -8,7 +8,7 @@ import { Type } from "@sinclair/typebox";
 import type { App } from "../../../shared/http/create-app.js";
 import { TOOLS, findTool } from "../data/tools.js";
 import { originOf, type SandboxContext } from "../context.js";
-import { UpstreamError, inputInvalid } from "../errors.js";
+import { SandboxError, inputInvalid } from "../errors.js";
 import { startSync } from "../sync-runner.js";
 import type { LinkGrant } from "../store/sandbox-store.js";
 import { integrationCreated, integrationStateChanged } from "../webhooks/events.js";
@@ -27,7 +27,7 @@ export function registerConnectPageRoutes(app: App, ctx: SandboxContext): void {
     const found = ctx.store.link(token);
     if ("error" in found) {
       const [status, message] = LINK_PROBLEM[found.error];
-      throw new UpstreamError(status, "PLATFORM.INPUT_INVALID", message);
+      throw new SandboxError(status, "PLATFORM.INPUT_INVALID", message);
     }
     return found.grant;
   };
@@ -50,7 +50,7 @@ export function registerConnectPageRoutes(app: App, ctx: SandboxContext): void {
     const grant = grantOf(request.params.token);
     if (grant.kind === "relink") {
       const integration = ctx.store.get(grant.integrationId ?? "");
-      if (!integration) throw new UpstreamError(404, "PLATFORM.INTEGRATION_NOT_FOUND", "The integration to relink no longer exists.");
+      if (!integration) throw new SandboxError(404, "PLATFORM.INTEGRATION_NOT_FOUND", "The integration to relink no longer exists.");
       ctx.store.markLinkUsed(request.params.token);
       if (integration.status !== "ACTIVE") {
         integration.status = "ACTIVE";

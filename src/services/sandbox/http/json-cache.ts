@@ -4,20 +4,44 @@
  * (store/dataset.ts), so (id, changed_at) identifies a rendering. Bounded: the oldest entries go
  * first, so a full scan of 100,000s of records costs what rendering costs, and repeated pages
  * (clients polling the first page, benchmarks) cost a string join.
+ *
+ * A record is written by a serialiser compiled from its schema in src/contracts/upstream
+ * (fast-json-stringify, as Fastify's response schemas do): exactly the contract's fields go out,
+ * and the renderer is typed by the same schema.
  */
+import type { Static, TSchema } from "@sinclair/typebox";
+import fastJson from "fast-json-stringify";
 import type { BaseRow } from "../store/rows.js";
+
+/** One compiled serialiser per record schema, shared by every dataset's caches. */
+const serializers = new WeakMap<TSchema, (value: unknown) => string>();
+
+export function serializerOf<S extends TSchema>(schema: S): (value: Static<S>) => string {
+  let serialize = serializers.get(schema);
+  if (!serialize) {
+    serialize = fastJson(schema);
+    serializers.set(schema, serialize);
+  }
+  return serialize;
+}
 
 const MAX_ENTRIES = 20_000;
 
-export class JsonCache<T extends BaseRow> {
+export class JsonCache<T extends BaseRow, S extends TSchema = TSchema> {
   readonly #entries = new Map<string, { at: number; json: string }>();
+  readonly #serialize: (value: Static<S>) => string;
 
-  constructor(private readonly render: (row: T) => unknown) {}
+  constructor(
+    private readonly render: (row: T) => Static<S>,
+    schema: S,
+  ) {
+    this.#serialize = serializerOf(schema);
+  }
 
   json(row: T): string {
     const hit = this.#entries.get(row.id);
     if (hit && hit.at === row.changedAt) return hit.json;
-    const json = JSON.stringify(this.render(row));
+    const json = this.#serialize(this.render(row));
     if (hit) this.#entries.delete(row.id);
     else if (this.#entries.size >= MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
     this.#entries.set(row.id, { at: row.changedAt, json });

@@ -45,7 +45,7 @@ export function listPage<T extends BaseRow, R>(
 
 /** The page's rows and next cursor (for callers that serialize the rows themselves). */
 export function pageRows<T extends BaseRow>(collection: Collection<T>, query: RawQuery, spec: FilterSpec<T>, defaultPageSize = 100): Page<T> {
-  const ignoreUnsupported = query.ignore_unsupported_filters === "true";
+  const ignoreUnsupported = query["ignore_unsupported_filters"] === "true";
   if (!ignoreUnsupported && (spec.unsupported ?? []).some((name) => query[name] !== undefined)) {
     return { next: null, rows: [] };
   }
@@ -65,12 +65,12 @@ export function pageRows<T extends BaseRow>(collection: Collection<T>, query: Ra
   );
   try {
     const page = collection.page({
-      cursor: query.cursor as string | undefined,
-      pageSize: (query.page_size as number | undefined) ?? defaultPageSize,
-      updatedAfter: dateParam(query.updated_after, "updated_after"),
-      includeDeleted: query.include_deleted === "true",
-      ids: listParam(query.ids),
-      remoteIds: listParam(query.remote_ids),
+      cursor: query["cursor"] as string | undefined,
+      pageSize: (query["page_size"] as number | undefined) ?? defaultPageSize,
+      updatedAfter: dateParam(query["updated_after"], "updated_after"),
+      includeDeleted: query["include_deleted"] === "true",
+      ids: listParam(query["ids"]),
+      remoteIds: listParam(query["remote_ids"]),
       index,
       where: predicates.length === 0 ? undefined : predicates.length === 1 ? predicates[0] : (row) => predicates.every((p) => p(row)),
       fingerprint,

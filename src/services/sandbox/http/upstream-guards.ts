@@ -8,7 +8,7 @@ import { timingSafeEqual } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { SandboxContext } from "../context.js";
-import { UpstreamError, integrationNotFound, inputInvalid } from "../errors.js";
+import { SandboxError, integrationNotFound, inputInvalid } from "../errors.js";
 import type { Integration } from "../store/sandbox-store.js";
 
 declare module "fastify" {
@@ -33,11 +33,11 @@ export function installUpstreamGuards(app: FastifyInstance, ctx: SandboxContext)
   app.addHook("onRequest", async (request, reply) => {
     const given = Buffer.from(request.headers.authorization ?? "");
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      throw new UpstreamError(401, "PLATFORM.AUTHENTICATION_INVALID", "The API key is missing or invalid.", { title: "Unauthorized" });
+      throw new SandboxError(401, "PLATFORM.AUTHENTICATION_INVALID", "The API key is missing or invalid.", { title: "Unauthorized" });
     }
     const wait = ctx.limiter.take(ctx.settings.rate_limit_per_second);
     if (wait !== null) {
-      throw new UpstreamError(429, "PLATFORM.RATE_LIMIT_EXCEEDED", "Too many requests; retry after the time in Retry-After.", {
+      throw new SandboxError(429, "PLATFORM.RATE_LIMIT_EXCEEDED", "Too many requests; retry after the time in Retry-After.", {
         title: "Rate limit exceeded",
         headers: { "retry-after": String(wait) },
       });
@@ -69,18 +69,18 @@ function resolveIntegration(ctx: SandboxContext, request: FastifyRequest): Integ
   if (!integration) throw integrationNotFound(id);
   const isAts = request.url.startsWith("/v1/ats/");
   if (isAts && integration.category !== "ATS") {
-    throw new UpstreamError(403, "INTEGRATION.MODEL_NOT_AVAILABLE", `Integration ${id} is a ${integration.category} integration; ATS models are not available.`);
+    throw new SandboxError(403, "INTEGRATION.MODEL_NOT_AVAILABLE", `Integration ${id} is a ${integration.category} integration; ATS models are not available.`);
   }
   // The general endpoints (force-sync) only know PLATFORM.* codes; the integration's own state
   // errors are ATS codes, so they apply to /ats/* only.
   if (isAts) {
-    if (integration.status === "INACTIVE") throw new UpstreamError(403, "INTEGRATION.INACTIVE", "The integration is inactive.", { title: "Integration inactive" });
+    if (integration.status === "INACTIVE") throw new SandboxError(403, "INTEGRATION.INACTIVE", "The integration is inactive.", { title: "Integration inactive" });
     if (integration.status === "INVALID") {
-      throw new UpstreamError(403, "INTEGRATION.AUTHENTICATION_INVALID", "The integration's credentials are invalid; relink it.", { title: "Integration credentials invalid" });
+      throw new SandboxError(403, "INTEGRATION.AUTHENTICATION_INVALID", "The integration's credentials are invalid; relink it.", { title: "Integration credentials invalid" });
     }
-    if (integration.setupStatus === "INCOMPLETE") throw new UpstreamError(409, "INTEGRATION.SETUP_INCOMPLETE", "The integration's setup is incomplete.");
-    if (integration.setupStatus === "FINAL_SYNC_PENDING") throw new UpstreamError(409, "INTEGRATION.SETUP_SYNC_PENDING", "The integration's first sync is still running.");
-    if (integration.qaStatus === "FAILED") throw new UpstreamError(409, "INTEGRATION.QA_FAILED", "The integration failed its quality check.");
+    if (integration.setupStatus === "INCOMPLETE") throw new SandboxError(409, "INTEGRATION.SETUP_INCOMPLETE", "The integration's setup is incomplete.");
+    if (integration.setupStatus === "FINAL_SYNC_PENDING") throw new SandboxError(409, "INTEGRATION.SETUP_SYNC_PENDING", "The integration's first sync is still running.");
+    if (integration.qaStatus === "FAILED") throw new SandboxError(409, "INTEGRATION.QA_FAILED", "The integration failed its quality check.");
   }
   return integration;
 }
@@ -89,7 +89,7 @@ function acquireSlot(ctx: SandboxContext, integration: Integration, reply: Fasti
   const limit = ctx.settings.concurrency_limit;
   const release = ctx.concurrency.acquire(integration.id, limit);
   if (!release) {
-    throw new UpstreamError(429, "PLATFORM.CONCURRENCY_LIMIT_EXCEEDED", `At most ${limit} concurrent actions per integration.`, {
+    throw new SandboxError(429, "PLATFORM.CONCURRENCY_LIMIT_EXCEEDED", `At most ${limit} concurrent actions per integration.`, {
       title: "Concurrency limit exceeded",
       headers: { "concurrency-limit": String(limit), "concurrency-remaining": "0", "retry-after": "1" },
     });

@@ -4,7 +4,7 @@
  * probability `fault_rate` (1 = every one) and a kind drawn from `fault_kinds`.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { UpstreamError, sendUpstreamError } from "../errors.js";
+import { SandboxError, sendSandboxError } from "../errors.js";
 import type { FaultKind, RuntimeSettings } from "./runtime-settings.js";
 
 export class FaultInjector {
@@ -39,13 +39,13 @@ export class FaultInjector {
     request.log.info({ fault: kind }, "injecting fault");
     switch (kind) {
       case "500":
-        sendUpstreamError(reply, new UpstreamError(500, "PLATFORM.UNKNOWN_ERROR", "Injected fault: internal error.", { title: "Internal server error" }));
+        sendSandboxError(reply, new SandboxError(500, "PLATFORM.UNKNOWN_ERROR", "Injected fault: internal error.", { title: "Internal server error" }));
         return;
       case "503":
         // REMOTE.* exists only in the ATS error list; the general endpoints get the platform code.
-        sendUpstreamError(
+        sendSandboxError(
           reply,
-          new UpstreamError(503, atsScope ? "REMOTE.SERVICE_UNAVAILABLE" : "PLATFORM.UNKNOWN_ERROR", "Injected fault: service unavailable.", {
+          new SandboxError(503, atsScope ? "REMOTE.SERVICE_UNAVAILABLE" : "PLATFORM.UNKNOWN_ERROR", "Injected fault: service unavailable.", {
             title: "Service unavailable",
             headers: { "retry-after": "1" },
           }),
@@ -65,7 +65,7 @@ export class FaultInjector {
         // this one must close itself after the answer or the close waits for keep-alive to expire.
         if (this.#closing) reply.header("connection", "close");
         if (!request.raw.socket.destroyed) {
-          sendUpstreamError(reply, new UpstreamError(504, "PLATFORM.TASK_TIMED_OUT", "Injected fault: the request timed out.", { title: "Timed out" }));
+          sendSandboxError(reply, new SandboxError(504, "PLATFORM.TASK_TIMED_OUT", "Injected fault: the request timed out.", { title: "Timed out" }));
         }
         return;
     }

@@ -1,47 +1,39 @@
 /**
  * Internal rows → the wire records of reference §4. Rendering happens per page, so embedded data
- * (a candidate's tags inside an application) is always current.
+ * (a candidate's tags inside an application) is always current. Jobs, applications and candidates
+ * here; the records they reference in ats-reference-render.ts.
  */
 import type {
   Application,
-  ApplicationStage,
   Candidate,
   CreatedApplication,
-  Interview,
   Job,
   JobRef,
-  Offer,
-  RejectionReason,
   StageRef,
-  Tag,
   TagRef,
-  User,
 } from "../../../contracts/upstream/index.js";
 import type { Dataset } from "../store/dataset.js";
 import type {
   ApplicationRow,
   CandidateRow,
-  InterviewRow,
   JobRow,
-  OfferRow,
-  RejectionReasonRow,
   StageRow,
   TagRow,
   UserRow,
 } from "../store/rows.js";
 
-const iso = (ms: number) => new Date(ms).toISOString();
-const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
+export const iso = (ms: number) => new Date(ms).toISOString();
+export const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 const ATS_WEB = "https://ats.example.com";
 
 const stageRef = (s: StageRow | undefined): StageRef | null =>
   s ? { id: s.id, remote_id: s.remoteId, name: s.name, index: s.index } : null;
-const jobRef = (j: JobRow | undefined): JobRef | null => (j ? { id: j.id, remote_id: j.remoteId, name: j.name } : null);
+export const jobRef = (j: JobRow | undefined): JobRef | null => (j ? { id: j.id, remote_id: j.remoteId, name: j.name } : null);
 const tagRefs = (data: Dataset, c: CandidateRow): TagRef[] =>
   c.tagIds.map((id) => data.tags.get(id)).filter((t): t is TagRow => !!t).map((t) => ({ id: t.id, remote_id: t.remoteId, name: t.name }));
 const emails = (c: CandidateRow) => [{ email_address: c.email, type: "PRIVATE" }];
 const phones = (c: CandidateRow) => (c.phone ? [{ phone_number: c.phone, type: "MOBILE" }] : []);
-const personRef = (c: CandidateRow | undefined) =>
+export const personRef = (c: CandidateRow | undefined) =>
   c ? { id: c.id, remote_id: c.remoteId, first_name: c.firstName, last_name: c.lastName, email_addresses: emails(c) } : null;
 
 export function renderJob(data: Dataset, j: JobRow): Job {
@@ -171,52 +163,4 @@ export function renderCandidate(data: Dataset, c: CandidateRow): Candidate {
 export function renderCreatedApplication(data: Dataset, a: ApplicationRow): CreatedApplication {
   const c = data.candidates.get(a.candidateId);
   return { ...applicationBase(data, a), candidate: c ? candidateBase(data, c) : null };
-}
-
-export const renderStage = (s: StageRow): ApplicationStage => ({
-  id: s.id, remote_id: s.remoteId, name: s.name, changed_at: iso(s.changedAt), remote_deleted_at: isoOrNull(s.deletedAt),
-});
-
-export const renderTag = (t: TagRow): Tag => ({
-  id: t.id, remote_id: t.remoteId, name: t.name, changed_at: iso(t.changedAt), remote_deleted_at: isoOrNull(t.deletedAt),
-});
-
-export const renderRejectionReason = (r: RejectionReasonRow): RejectionReason => ({
-  id: r.id, remote_id: r.remoteId, name: r.name, changed_at: iso(r.changedAt), remote_deleted_at: isoOrNull(r.deletedAt),
-});
-
-export const renderUser = (u: UserRow): User => ({
-  id: u.id, remote_id: u.remoteId, first_name: u.firstName, last_name: u.lastName, email: u.email,
-  status: u.active ? "ACTIVE" : "INACTIVE", changed_at: iso(u.changedAt), remote_deleted_at: isoOrNull(u.deletedAt),
-  system_roles: u.admin ? [{ remote_id: "admin", remote_label: "Site Admin", scope: "SYSTEM", unified_type: "ADMIN" }] : [],
-});
-
-export function renderOffer(data: Dataset, o: OfferRow): Offer {
-  const a = data.applications.get(o.applicationId);
-  return {
-    id: o.id, remote_id: o.remoteId, status: o.status, employment_start_date: iso(o.startDate), application_id: o.applicationId,
-    custom_fields: {}, changed_at: iso(o.changedAt), remote_deleted_at: isoOrNull(o.deletedAt),
-    remote_created_at: iso(o.createdAt), remote_updated_at: iso(o.updatedAt),
-    application: a ? { candidate: personRef(data.candidates.get(a.candidateId)), job: jobRef(data.jobs.get(a.jobId)) } : null,
-  };
-}
-
-export function renderInterview(data: Dataset, i: InterviewRow): Interview {
-  const a = data.applications.get(i.applicationId);
-  return {
-    id: i.id, remote_id: i.remoteId, title: i.title, starting_at: iso(i.startingAt), ending_at: iso(i.endingAt),
-    location: i.city ? { city: i.city } : null, video_conferencing_url: i.videoUrl, application_id: i.applicationId,
-    stage_id: i.stageId, canceled: i.canceled, remote_created_at: iso(i.createdAt), remote_updated_at: iso(i.updatedAt),
-    changed_at: iso(i.changedAt), remote_deleted_at: isoOrNull(i.deletedAt),
-    users: i.userIds.map((id) => data.users.get(id)).filter((u): u is UserRow => !!u).map((u) => ({
-      id: u.id, remote_id: u.remoteId, first_name: u.firstName, last_name: u.lastName, email: u.email,
-    })),
-    application: a
-      ? {
-          id: a.id, remote_id: a.remoteId, outcome: a.outcome,
-          rejection_reason_name: a.rejectionReasonId ? (data.rejectionReasons.get(a.rejectionReasonId)?.name ?? null) : null,
-          candidate: personRef(data.candidates.get(a.candidateId)), job: jobRef(data.jobs.get(a.jobId)),
-        }
-      : null,
-  };
 }

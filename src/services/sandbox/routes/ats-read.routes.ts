@@ -3,22 +3,25 @@
  * Lists read the sandbox's "synced copy" and are not concurrency-limited.
  */
 import type { App } from "../../../shared/http/create-app.js";
-import { ListQuerySchema } from "../../../contracts/upstream/index.js";
+import type { Static, TSchema } from "@sinclair/typebox";
+import {
+  ApplicationSchema,
+  ApplicationStageSchema,
+  CandidateSchema,
+  InterviewSchema,
+  JobSchema,
+  ListQuerySchema,
+  OfferSchema,
+  RejectionReasonSchema,
+  TagSchema,
+  UserSchema,
+} from "../../../contracts/upstream/index.js";
 import type { SandboxContext } from "../context.js";
 import { JsonCache, listEnvelope } from "../http/json-cache.js";
 import { dateParam, pageRows, type FilterSpec, type RawQuery } from "../http/list-query.js";
 import { integrationOf } from "../http/upstream-guards.js";
-import {
-  renderApplication,
-  renderCandidate,
-  renderInterview,
-  renderJob,
-  renderOffer,
-  renderRejectionReason,
-  renderStage,
-  renderTag,
-  renderUser,
-} from "../render/ats-render.js";
+import { renderApplication, renderCandidate, renderJob } from "../render/ats-render.js";
+import { renderInterview, renderOffer, renderRejectionReason, renderStage, renderTag, renderUser } from "../render/ats-reference-render.js";
 import type { Collection } from "../store/collection.js";
 import type { Dataset } from "../store/dataset.js";
 import type { ApplicationRow, BaseRow, CandidateRow, InterviewRow, JobRow, OfferRow, StageRow, UserRow } from "../store/rows.js";
@@ -55,7 +58,7 @@ function applicationFilters(data: Dataset, query: RawQuery): FilterSpec<Applicat
 
 function jobFilters(query: RawQuery): FilterSpec<JobRow> {
   const after = createdAfter<JobRow>(query);
-  const nameContains = typeof query.name_contains === "string" ? query.name_contains.toLowerCase() : undefined;
+  const nameContains = typeof query["name_contains"] === "string" ? query["name_contains"].toLowerCase() : undefined;
   return {
     filters: {
       job_codes: { match: by((j) => j.jobCode) },
@@ -110,40 +113,44 @@ const config = { upstream: { xi: true } };
 
 /** Serialized records per dataset and list (see http/json-cache.ts); gone with the dataset. */
 const caches = new WeakMap<Dataset, Map<string, unknown>>();
-function cacheFor<T extends BaseRow>(data: Dataset, name: string, render: (row: T) => unknown): JsonCache<T> {
+function cacheFor<T extends BaseRow, S extends TSchema>(data: Dataset, name: string, render: (row: T) => Static<S>, schema: S): JsonCache<T, S> {
   let byName = caches.get(data);
-  if (!byName) caches.set(data, (byName = new Map()));
-  let cache = byName.get(name) as JsonCache<T> | undefined;
+  if (!byName) {
+    byName = new Map();
+    caches.set(data, byName);
+  }
+  let cache = byName.get(name) as JsonCache<T, S> | undefined;
   if (!cache) {
-    cache = new JsonCache<T>(render);
+    cache = new JsonCache<T, S>(render, schema);
     byName.set(name, cache);
   }
   return cache;
 }
 
 export function registerAtsReadRoutes(app: App, _ctx: SandboxContext): void {
-  const list = <T extends BaseRow>(
+  const list = <T extends BaseRow, S extends TSchema>(
     path: string,
+    record: S,
     collection: (d: Dataset) => Collection<T>,
     filters: (d: Dataset, q: RawQuery) => FilterSpec<T>,
-    render: (d: Dataset) => (row: T) => unknown,
+    render: (d: Dataset) => (row: T) => Static<S>,
   ) =>
     app.get(path, { schema, config }, async (request, reply) => {
       const data = integrationOf(request).data;
       const query = request.query as RawQuery;
       const page = pageRows(collection(data), query, filters(data, query));
-      const cache = cacheFor(data, path, render(data));
+      const cache = cacheFor(data, path, render(data), record);
       return reply.type("application/json; charset=utf-8").send(listEnvelope(page.next, page.rows.map((row) => cache.json(row))));
     });
 
-  list("/ats/applications", (d) => d.applications, applicationFilters, (d) => (a) => renderApplication(d, a));
-  list("/ats/candidates", (d) => d.candidates, (d) => candidateFilters(d), (d) => (c) => renderCandidate(d, c));
-  list("/ats/jobs", (d) => d.jobs, (_d, q) => jobFilters(q), (d) => (j) => renderJob(d, j));
-  list("/ats/application-stages", (d) => d.stages, () => stageFilters, () => renderStage);
-  list("/ats/tags", (d) => d.tags, () => noFilters, () => renderTag);
-  list("/ats/users", (d) => d.users, () => userFilters, () => renderUser);
-  list("/ats/offers", (d) => d.offers, () => offerFilters, (d) => (o) => renderOffer(d, o));
-  list("/ats/rejection-reasons", (d) => d.rejectionReasons, () => noFilters, () => renderRejectionReason);
-  list("/ats/interviews", (d) => d.interviews, () => interviewFilters, (d) => (i) => renderInterview(d, i));
+  list("/ats/applications", ApplicationSchema, (d) => d.applications, applicationFilters, (d) => (a) => renderApplication(d, a));
+  list("/ats/candidates", CandidateSchema, (d) => d.candidates, (d) => candidateFilters(d), (d) => (c) => renderCandidate(d, c));
+  list("/ats/jobs", JobSchema, (d) => d.jobs, (_d, q) => jobFilters(q), (d) => (j) => renderJob(d, j));
+  list("/ats/application-stages", ApplicationStageSchema, (d) => d.stages, () => stageFilters, () => renderStage);
+  list("/ats/tags", TagSchema, (d) => d.tags, () => noFilters, () => renderTag);
+  list("/ats/users", UserSchema, (d) => d.users, () => userFilters, () => renderUser);
+  list("/ats/offers", OfferSchema, (d) => d.offers, () => offerFilters, (d) => (o) => renderOffer(d, o));
+  list("/ats/rejection-reasons", RejectionReasonSchema, (d) => d.rejectionReasons, () => noFilters, () => renderRejectionReason);
+  list("/ats/interviews", InterviewSchema, (d) => d.interviews, () => interviewFilters, (d) => (i) => renderInterview(d, i));
 }
 

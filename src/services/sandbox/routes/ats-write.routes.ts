@@ -6,15 +6,17 @@
 import { Type } from "@sinclair/typebox";
 import type { App } from "../../../shared/http/create-app.js";
 import {
+  AttachmentSchema,
   CandidateTagBodySchema,
   CreateApplicationBodySchema,
   MoveStageBodySchema,
   NoteBodySchema,
   ResultLinkBodySchema,
+  UpstreamActionSuccessSchema,
 } from "../../../contracts/upstream/index.js";
 import { newId } from "../data/random.js";
 import { announceChange, originOf, type SandboxContext } from "../context.js";
-import { UpstreamError, inputInvalid, recordNotFound } from "../errors.js";
+import { SandboxError, inputInvalid, recordNotFound } from "../errors.js";
 import { integrationOf } from "../http/upstream-guards.js";
 import { attachmentsOf, renderAttachment } from "../render/attachments.js";
 import { renderCreatedApplication } from "../render/ats-render.js";
@@ -66,12 +68,13 @@ export function registerAtsWriteRoutes(app: App, ctx: SandboxContext): void {
     return done();
   });
 
-  app.get("/ats/applications/:application_id/attachments", { schema: { params: AppParams }, config: action }, async (request) => {
+  const attachmentsAnswer = { 200: UpstreamActionSuccessSchema(Type.Object({ results: Type.Array(AttachmentSchema) })) };
+  app.get("/ats/applications/:application_id/attachments", { schema: { params: AppParams, response: attachmentsAnswer }, config: action }, async (request) => {
     const integration = integrationOf(request);
     const application = liveApplication(integration.data, request.params.application_id);
     const base = `${originOf(ctx, request)}/sandbox/files/${encodeURIComponent(integration.id)}/${application.id}`;
     const results = attachmentsOf(integration.data, application).map((a) => renderAttachment(a, `${base}/${a.id}`));
-    return { status: "success", data: { results }, warnings: [] };
+    return { status: "success" as const, data: { results }, warnings: [] };
   });
 
   app.post("/ats/candidates/:candidate_id/tags", { schema: { params: CandidateParams, body: CandidateTagBodySchema }, config: action }, async (request) => {
@@ -101,7 +104,7 @@ export function registerAtsWriteRoutes(app: App, ctx: SandboxContext): void {
     const data = integration.data;
     const job = data.jobs.get(request.params.job_id);
     if (!job || job.deletedAt !== null) throw recordNotFound("job", request.params.job_id);
-    if (job.status !== "OPEN") throw new UpstreamError(400, "ATS.JOB_CLOSED", `Job ${job.id} is ${job.status.toLowerCase()} and takes no applications.`, { title: "Job closed" });
+    if (job.status !== "OPEN") throw new SandboxError(400, "ATS.JOB_CLOSED", `Job ${job.id} is ${job.status.toLowerCase()} and takes no applications.`, { title: "Job closed" });
     const body = request.body;
     const stage = body.stage_id === undefined ? data.stages.get(job.stageIds[0]!) : data.stageOfJob(job, body.stage_id);
     if (!stage) throw inputInvalid(`Stage ${JSON.stringify(body.stage_id)} not found among the stages of job ${job.id}.`);
@@ -123,7 +126,7 @@ export function registerAtsWriteRoutes(app: App, ctx: SandboxContext): void {
       announceChange(ctx, integration, ["ats_applications", "ats_candidates"]);
       return { status: "success", data: renderCreatedApplication(data, created), warnings };
     } catch (err) {
-      if (err instanceof WriteConflict) throw new UpstreamError(409, "ATS.APPLICATION_ALREADY_EXISTS", err.message, { title: "Application already exists" });
+      if (err instanceof WriteConflict) throw new SandboxError(409, "ATS.APPLICATION_ALREADY_EXISTS", err.message, { title: "Application already exists" });
       throw err;
     }
   });

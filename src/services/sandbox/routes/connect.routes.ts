@@ -8,7 +8,7 @@ import type { App } from "../../../shared/http/create-app.js";
 import { CreateLinkBodySchema, type IntegrationCategory } from "../../../contracts/upstream/index.js";
 import { findTool } from "../data/tools.js";
 import { originOf, type SandboxContext } from "../context.js";
-import { UpstreamError, inputInvalid } from "../errors.js";
+import { SandboxError, inputInvalid } from "../errors.js";
 
 export function registerConnectRoutes(app: App, ctx: SandboxContext): void {
   app.post("/connect/create-link", { schema: { body: CreateLinkBodySchema } }, async (request) => {
@@ -42,7 +42,7 @@ export function registerConnectRoutes(app: App, ctx: SandboxContext): void {
     async (request) => {
       const integration = ctx.store.integrationByActivationToken(request.params.token);
       if (!integration) {
-        throw new UpstreamError(404, "PLATFORM.INPUT_INVALID", "The activation token is unknown or expired.", { title: "Invalid token" });
+        throw new SandboxError(404, "PLATFORM.INPUT_INVALID", "The activation token is unknown or expired.", { title: "Invalid token" });
       }
       return {
         status: "success",

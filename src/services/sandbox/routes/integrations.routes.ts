@@ -7,10 +7,12 @@ import { Type } from "@sinclair/typebox";
 import type { App } from "../../../shared/http/create-app.js";
 import {
   CustomFieldMappingSchema,
+  IntegrationDetailsSchema,
   IntegrationFieldPatchSchema,
   IntegrationFieldsQuerySchema,
   PagingQuerySchema,
   RelinkBodySchema,
+  UpstreamSuccessSchema,
 } from "../../../contracts/upstream/index.js";
 import { originOf, type SandboxContext } from "../context.js";
 import { integrationNotFound, recordNotFound } from "../errors.js";
@@ -30,8 +32,10 @@ export function registerIntegrationRoutes(app: App, ctx: SandboxContext): void {
     return integration;
   };
 
-  app.get("/integrations/:integration_id", { schema: { params: IntegrationParams } }, async (request) => ({
-    status: "success",
+  // Serialised from the contract's schema (fast-json-stringify): exactly the upstream's fields go out.
+  const detailsAnswer = { 200: UpstreamSuccessSchema(IntegrationDetailsSchema) };
+  app.get("/integrations/:integration_id", { schema: { params: IntegrationParams, response: detailsAnswer } }, async (request) => ({
+    status: "success" as const,
     data: renderIntegrationDetails(find(request.params.integration_id), originOf(ctx, request)),
   }));
 

@@ -15,7 +15,7 @@ export function adminAuth(ctx: TokenContext) {
     if (!token) throw unauthorized();
     const payload = await ctx.keys.verify(token, ctx.realms.master.issuer).catch(() => null);
     const sid = payload?.["sid"];
-    if (!payload || payload["typ"] !== "Bearer" || typeof sid !== "string" || typeof payload.sub !== "string") throw unauthorized();
+    if (payload?.["typ"] !== "Bearer" || typeof sid !== "string" || typeof payload.sub !== "string") throw unauthorized();
     const session = await ctx.sessions.findById(sid);
     if (!session || session.endedAt || session.userId !== payload.sub) throw unauthorized();
     const user = await ctx.users.findById(ctx.realms.master.name, payload.sub);

@@ -1,6 +1,6 @@
 import type { CredentialRepresentation, UserRepresentation, UserRepresentationInput } from "../../../contracts/token.js";
 import { hashPassword } from "../password-hash.js";
-import type { UserAttributes, UserRow } from "../storage/token.schema.js";
+import type { UserAttributes, UserRow } from "../storage/token.tables.js";
 import type { TokenContext } from "../token-context.js";
 import { adminBadRequest, adminConflict, adminError } from "../token-errors.js";
 

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { TokenResponse } from "../../../contracts/token.js";
 import type { Realm } from "../realms.js";
-import type { UserRow } from "../storage/token.schema.js";
+import type { UserRow } from "../storage/token.tables.js";
 import type { TokenContext } from "../token-context.js";
 import { oauthError } from "../token-errors.js";
 

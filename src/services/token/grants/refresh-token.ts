@@ -1,6 +1,6 @@
 import { errors as joseErrors } from "jose";
 import type { Client, Realm } from "../realms.js";
-import type { SessionRow } from "../storage/token.schema.js";
+import type { SessionRow } from "../storage/token.tables.js";
 import type { TokenContext } from "../token-context.js";
 import { invalidGrant } from "../token-errors.js";
 

@@ -152,7 +152,7 @@ export function loginRoutes(ctx: TokenContext): FastifyPluginAsyncTypebox {
           if (!(err instanceof KeycloakError)) throw err;
           // Keycloak's login page words: locked, unknown and wrong password all read the same.
           if (err.statusCode === 401) return again("Invalid username or password.");
-          return again(err.body.error_description === "Account disabled" ? "Account is disabled, contact your administrator." : "Account is not fully set up. Contact your administrator.");
+          return again(err.body["error_description"] === "Account disabled" ? "Account is disabled, contact your administrator." : "Account is not fully set up. Contact your administrator.");
         }
         const code = randomBytes(32).toString("base64url");
         const now = ctx.now();
@@ -176,15 +176,15 @@ export function loginRoutes(ctx: TokenContext): FastifyPluginAsyncTypebox {
 
 /** Keycloak's checks of an authorization request whose client and redirect URI are trusted, in its order and words. */
 function checkAuthRequest(client: Client, q: Record<string, string | undefined>): [string, string] | null {
-  if (!q.response_type) return ["invalid_request", "Missing parameter: response_type"];
-  if (q.response_type !== "code") {
+  if (!q["response_type"]) return ["invalid_request", "Missing parameter: response_type"];
+  if (q["response_type"] !== "code") {
     return ["unsupported_response_type", "Client is not allowed to initiate browser login with given response_type. Only 'code' is supported."];
   }
   if (!client.standardFlow) return ["unauthorized_client", "Client is not allowed to initiate browser login with given response_type. Standard flow is disabled for the client."];
-  if (!q.code_challenge_method) return ["invalid_request", "Missing parameter: code_challenge_method"];
-  if (q.code_challenge_method !== "S256") return ["invalid_request", "Invalid parameter: code challenge method is not matching the configured one"];
-  if (!q.code_challenge) return ["invalid_request", "Missing parameter: code_challenge"];
-  if (!isS256Challenge(q.code_challenge)) return ["invalid_request", "Invalid parameter: code_challenge"];
+  if (!q["code_challenge_method"]) return ["invalid_request", "Missing parameter: code_challenge_method"];
+  if (q["code_challenge_method"] !== "S256") return ["invalid_request", "Invalid parameter: code challenge method is not matching the configured one"];
+  if (!q["code_challenge"]) return ["invalid_request", "Missing parameter: code_challenge"];
+  if (!isS256Challenge(q["code_challenge"])) return ["invalid_request", "Invalid parameter: code_challenge"];
   return null;
 }
 

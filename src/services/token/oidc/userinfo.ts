@@ -17,7 +17,7 @@ export async function userInfo(ctx: TokenContext, realm: Realm, authorization: s
   const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1];
   if (!token) throw failed(realm, "Token not provided");
   const payload = await ctx.keys.verify(token, realm.issuer).catch(() => null);
-  if (!payload || payload["typ"] !== "Bearer" || typeof payload["sid"] !== "string" || typeof payload.sub !== "string") {
+  if (payload?.["typ"] !== "Bearer" || typeof payload["sid"] !== "string" || typeof payload.sub !== "string") {
     throw failed(realm, "Token verification failed");
   }
   const session = await ctx.sessions.findById(payload["sid"]);
@@ -25,6 +25,6 @@ export async function userInfo(ctx: TokenContext, realm: Realm, authorization: s
     throw failed(realm, "User session not found or doesn't have client attached on it");
   }
   const user = await ctx.users.findById(realm.name, payload.sub);
-  if (!user || !user.enabled) throw failed(realm, "User not found or disabled");
+  if (!user?.enabled) throw failed(realm, "User not found or disabled");
   return { sub: user.id, ...profileClaims(user) } as UserInfo;
 }

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { and, eq, isNull, lt } from "drizzle-orm";
 import type { Queryable } from "../../../shared/db/database.js";
-import { tokenAuthorizationCodes, type AuthorizationCodeRow } from "./token.schema.js";
+import { tokenAuthorizationCodes, type AuthorizationCodeRow } from "./token.tables.js";
 
 /** Codes are kept as their hash: a database read does not hand out usable codes. */
 export const hashCode = (code: string) => createHash("sha256").update(code).digest("base64url");

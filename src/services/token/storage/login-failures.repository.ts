@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import type { Queryable } from "../../../shared/db/database.js";
-import { tokenLoginFailures } from "./token.schema.js";
+import { tokenLoginFailures } from "./token.tables.js";
 
 export type FailurePolicy = {
   maxFailures: number;

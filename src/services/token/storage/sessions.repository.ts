@@ -1,6 +1,6 @@
 import { and, eq, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import type { Queryable } from "../../../shared/db/database.js";
-import { tokenSessions, type SessionEndReason, type SessionRow } from "./token.schema.js";
+import { tokenSessions, type SessionEndReason, type SessionRow } from "./token.tables.js";
 
 /**
  * Sessions: one per password login, holding its refresh-token family. Only the newest refresh

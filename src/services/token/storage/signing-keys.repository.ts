@@ -1,6 +1,6 @@
 import { asc, eq, isNull, lt } from "drizzle-orm";
 import type { Queryable } from "../../../shared/db/database.js";
-import { tokenSigningKeys, type SigningKeyRow } from "./token.schema.js";
+import { tokenSigningKeys, type SigningKeyRow } from "./token.tables.js";
 
 /** Signing keys, persisted so they survive restarts and are shared by every instance. */
 export function signingKeysRepository(db: Queryable) {

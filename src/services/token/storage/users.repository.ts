@@ -1,6 +1,6 @@
 import { and, asc, eq, ilike, or, sql, type SQL } from "drizzle-orm";
 import type { Queryable } from "../../../shared/db/database.js";
-import { tokenUsers, type UserRow } from "./token.schema.js";
+import { tokenUsers, type UserRow } from "./token.tables.js";
 
 export type NewUser = Omit<UserRow, "id"> & { id?: string };
 export type UserSearch = {

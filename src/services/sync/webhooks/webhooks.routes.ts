@@ -1,13 +1,19 @@
 import type { FastifyRequest } from "fastify";
-import { WEBHOOK_KINDS, WebhookQuerySchema, WebhookResponseSchema, type WebhookKind, type WebhookResponse } from "../../../contracts/proxy/webhooks.js";
+import {
+  WEBHOOK_KINDS,
+  WebhookQuerySchema,
+  WebhookResponseSchema,
+  type WebhookKind,
+  type WebhookResponse,
+} from "../../../contracts/proxy/webhooks.js";
 import { ErrorDetailSchema, HTTPValidationErrorSchema } from "../../../contracts/common.js";
 import { AppError, notFound, validationError } from "../../../shared/errors.js";
-import { QUEUES } from "../../sync/queue.js";
-import type { ProxyRoutes } from "../proxy-deps.js";
+import type { SyncRoutes } from "../sync-module.js";
 import { orgOf, WEBHOOK_HANDLERS } from "./webhook-handlers.js";
-import { findWebhookEvent, isProcessed, storeWebhookEvent } from "./webhook-events.repository.js";
+import { findWebhookEvent, isProcessed } from "./webhook-events.repository.js";
+import { createEventIntake } from "./event-intake.js";
 import { isAuthentic } from "./verify-signature.js";
-import type { WebhookEventRow } from "../../sync/sync.schema.js";
+import type { WebhookEventRow } from "../sync.tables.js";
 
 const MAX_EVENT_ID = 200;
 
@@ -17,7 +23,7 @@ function header(request: FastifyRequest, name: string): string | undefined {
 }
 
 /** `{id, type, data}` with `type` equal to the receiver's kind; anything else is a 422 naming the field. */
-function parseEvent(raw: Buffer, kind: WebhookKind): { id: string; data: Record<string, unknown> } {
+function parseEvent(raw: Buffer, kind: WebhookKind): { id: string; data: Record<string, unknown>; body: object } {
   let body: unknown;
   try {
     body = JSON.parse(raw.toString("utf8"));
@@ -27,33 +33,46 @@ function parseEvent(raw: Buffer, kind: WebhookKind): { id: string; data: Record<
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw validationError([{ loc: ["body"], msg: "Input should be a valid dictionary or object", type: "model_type" }]);
   }
+  // Postgres text and jsonb cannot hold NUL; one such event would fail the commit it shares with others.
+  if (raw.includes("\\u0000")) {
+    throw validationError([{ loc: ["body"], msg: "Strings must not contain NUL (\\u0000)", type: "string_type" }]);
+  }
   const { id, type, data } = body as Record<string, unknown>;
   const issues = [];
   if (typeof id !== "string" || id.length === 0 || id.length > MAX_EVENT_ID) {
-    issues.push({ loc: ["body", "id"], msg: id === undefined ? "Field required" : "Input should be a non-empty string", type: id === undefined ? "missing" : "string_type" });
+    issues.push({
+      loc: ["body", "id"],
+      msg: id === undefined ? "Field required" : "Input should be a non-empty string",
+      type: id === undefined ? "missing" : "string_type",
+    });
   }
   if (type !== kind) {
     issues.push({ loc: ["body", "type"], msg: `Input should be '${kind}'`, type: type === undefined ? "missing" : "literal_error" });
   }
   if (typeof data !== "object" || data === null || Array.isArray(data)) {
-    issues.push({ loc: ["body", "data"], msg: data === undefined ? "Field required" : "Input should be a valid dictionary or object", type: data === undefined ? "missing" : "model_type" });
+    issues.push({
+      loc: ["body", "data"],
+      msg: data === undefined ? "Field required" : "Input should be a valid dictionary or object",
+      type: data === undefined ? "missing" : "model_type",
+    });
   }
   if (issues.length) throw validationError(issues);
-  return { id: id as string, data: data as Record<string, unknown> };
+  return { id: id as string, data: data as Record<string, unknown>, body };
 }
 
 /**
  * The six receivers, registered from one list. An event is checked (signature or query secret,
  * else 401 and nothing stored), parsed (422), matched to an integration Hirebridge or the upstream
- * knows (404), then stored and queued in one transaction before the 200: a repeated delivery finds
- * the stored event and queues nothing.
+ * knows (404), then stored and queued before the 200, in a transaction shared with the events
+ * arriving at the same time (event-intake.ts): a repeated delivery finds the stored event and
+ * queues nothing.
  */
-export const webhookRoutes: ProxyRoutes = async (app, { deps }) => {
+export const webhookRoutes: SyncRoutes = async (app, { deps }) => {
   const sync = deps.sync;
-  if (!sync) throw new Error("webhook receivers need the job queue (deps.sync)");
   // The signature covers the exact bytes received: keep them, parse later.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_req, body, done) => done(null, body));
+  const intake = createEventIntake({ database: deps.database, queue: sync.queue, logger: deps.logger });
 
   for (const kind of WEBHOOK_KINDS) {
     app.post(
@@ -77,31 +96,27 @@ export const webhookRoutes: ProxyRoutes = async (app, { deps }) => {
       },
       async (request): Promise<WebhookResponse> => {
         const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-        const { webhook_secret } = request.query as { webhook_secret?: string | null };
+        const { webhook_secret } = request.query;
         const signature = header(request, "x-upstream-signature") ?? header(request, "x-kombo-signature");
         if (!isAuthentic(raw, { signature, querySecret: webhook_secret ?? undefined }, deps.config.UPSTREAM_WEBHOOK_SECRET)) {
           throw new AppError("UNAUTHORIZED", "Invalid or missing webhook signature");
         }
         const event = parseEvent(raw, kind);
-        const seen = await findWebhookEvent(deps.database.db, event.id);
-        if (seen) return duplicate(seen);
-
         const integrationId = WEBHOOK_HANDLERS[kind].integrationOf(event.data);
         let orgId = orgOf(event.data as never);
         if (integrationId) {
-          const known = await deps.integrations.find(integrationId);
-          if (known) orgId = known.orgId;
-          else if (!(await knownUpstream(integrationId, request.id))) throw notFound("Not found");
+          const owner = await deps.integrations.ownerOf(integrationId);
+          if (owner) orgId = owner;
+          else {
+            // Unknown here: a repeated delivery still answers from the store, otherwise ask the upstream.
+            const seen = await findWebhookEvent(deps.database.db, event.id);
+            if (seen) return duplicate(seen);
+            if (!(await knownUpstream(integrationId, request.id))) throw notFound("Not found");
+          }
         }
-        const stored = await deps.database.db.transaction(async (tx) => {
-          const row = await storeWebhookEvent(tx, { id: event.id, type: kind, integrationId, orgId, payload: JSON.parse(raw.toString("utf8")) });
-          if (row) await sync.queue.send(QUEUES.webhookEvents, { eventId: row.id }, { tx });
-          return row;
-        });
-        if (!stored) {
-          const row = await findWebhookEvent(deps.database.db, event.id);
-          return row ? duplicate(row) : { received: true, processed: false, message: "duplicate delivery" };
-        }
+        const outcome = await intake.submit({ id: event.id, type: kind, integrationId, orgId, payload: event.body });
+        if (!outcome.stored)
+          return outcome.row ? duplicate(outcome.row) : { received: true, processed: false, message: "duplicate delivery" };
         request.log.info({ event_id: event.id, event_type: kind, integration_id: integrationId }, "webhook event stored");
         return { received: true, processed: false, message: "stored; work queued" };
       },

@@ -1,21 +1,21 @@
-import type { Logger } from "pino";
-import { serviceUrls, type Config } from "../../../shared/config.js";
-import type { Database } from "../../../shared/db/database.js";
-import type { IntegrationDirectory } from "../integrations/integration-directory.js";
-import type { UpstreamClient } from "../upstream/upstream-client.js";
-import { createAtsReader, isRetryableUpstreamError } from "../../sync/ats-reader.js";
-import { QUEUES, type JobQueue, type QueueName } from "../../sync/queue.js";
-import { createRecruitingStore, type RecruitingStore } from "../../sync/recruiting-store.js";
-import { createSyncEngine, type SyncEngine, type SyncJobData } from "../../sync/sync-engine.js";
-import { createWriteBack, type WriteBack } from "../../sync/write-back.js";
-import { addQueueDepthSource, addSyncLagSource, jobFailures } from "../../../shared/http/metrics.js";
-import { processWebhookEvent } from "./webhook-worker.js";
+import { createAtsReader, isRetryableUpstreamError } from "./ats-reader.js";
+import { QUEUES, type JobQueue, type QueueName } from "../../shared/jobs/queue.js";
+import { createSyncEngine, type SyncEngine, type SyncJobData } from "./sync-engine.js";
+import { createWriteBack, type WriteBack } from "./write-back.js";
+import { addQueueDepthSource, addSyncLagSource, jobFailures } from "../../shared/http/metrics.js";
+import type { RecruitingStore } from "./ports.js";
+import type { SyncModuleDeps } from "./sync-module.js";
+import { checkpointLags } from "./sync-runs.repository.js";
+import { processWebhookEvents } from "./webhooks/webhook-worker.js";
 
-/** The durable work of the proxy: the queue, the sync engine, write-back, and (optionally) their workers. */
-export type ProxySync = { queue: JobQueue; engine: SyncEngine; writeBack: WriteBack; store: RecruitingStore; stopMetrics: () => void };
+/** The sync module's durable work: the queue, the sync engine, write-back, and (optionally) their workers. */
+export type SyncWork = { queue: JobQueue; engine: SyncEngine; writeBack: WriteBack; store: RecruitingStore; stopMetrics: () => void };
 
 /** Whether a job's attempt is its last (pg-boss counts retries from 0). */
 const isLast = (job: { retryCount: number; retryLimit: number }) => job.retryCount >= job.retryLimit;
+
+/** Webhook-event jobs a worker takes at once. */
+const WEBHOOK_BATCH = 200;
 
 /** Longest wait a `Retry-After` may ask for before the queue's own backoff applies instead. */
 const MAX_RETRY_AFTER_MS = 15 * 60_000;
@@ -24,7 +24,13 @@ const MAX_RETRY_AFTER_MS = 15 * 60_000;
  * When the upstream said when to come back (429 or 503 with `Retry-After`), the job is queued again
  * for then instead of failing into the queue's exponential backoff, which knows nothing of it.
  */
-async function honouringRetryAfter(queue: JobQueue, name: QueueName, data: object, singletonKey: string | undefined, work: () => Promise<void>) {
+async function honouringRetryAfter(
+  queue: JobQueue,
+  name: QueueName,
+  data: object,
+  singletonKey: string | undefined,
+  work: () => Promise<void>,
+) {
   try {
     await work();
   } catch (err) {
@@ -35,29 +41,22 @@ async function honouringRetryAfter(queue: JobQueue, name: QueueName, data: objec
   }
 }
 
-export async function startProxyJobs(opts: {
-  config: Config;
-  database: Database;
-  logger: Logger;
-  upstream: UpstreamClient;
-  integrations: IntegrationDirectory;
-  queue: JobQueue;
-  workers: boolean;
-}): Promise<ProxySync> {
+export async function startSyncJobs(opts: SyncModuleDeps): Promise<SyncWork> {
   const { config, database, logger, queue } = opts;
   const reader = createAtsReader(opts.upstream, logger);
-  const store = createRecruitingStore({ interviewBaseUrl: serviceUrls(config).interview });
+  const { store } = opts;
   const engine = createSyncEngine({
     db: database.db,
     queue,
     reader,
     store,
+    integrations: opts.integrations,
     logger,
     defaultCandidateStage: config.SYNC_DEFAULT_CANDIDATE_STAGE || null,
     checkpointMarginSeconds: config.SYNC_CHECKPOINT_MARGIN_SECONDS,
     pageSize: config.SYNC_PAGE_SIZE,
   });
-  const writeBack = createWriteBack({ db: database.db, queue, reader, logger });
+  const writeBack = createWriteBack({ db: database.db, queue, reader, integrations: opts.integrations, source: opts.source, logger });
   // Scrape-time metrics: queue depth from pg-boss, sync lag from the checkpoints.
   const removeSources = [
     addQueueDepthSource(async () =>
@@ -67,25 +66,26 @@ export async function startProxyJobs(opts: {
         { queue: q.name, state: "active", count: q.activeCount },
       ]),
     ),
-    addSyncLagSource(async () =>
-      (
-        await database.query<{ integration_id: string; model: string; seconds: number }>(
-          "select c.integration_id, c.model, extract(epoch from now() - c.synced_until)::float8 as seconds from sync_checkpoints c join integrations i on i.id = c.integration_id where i.deleted_at is null",
-        )
-      ).map((r) => ({ ...r, seconds: Number(r.seconds) })),
-    ),
+    addSyncLagSource(() => checkpointLags(database.query)),
   ];
-  const stopMetrics = () => removeSources.forEach((remove) => remove());
+  const stopMetrics = () => {
+    for (const remove of removeSources) remove();
+  };
   if (opts.workers) {
     const ctx = { db: database.db, integrations: opts.integrations, engine, writeBack, store, logger };
-    await queue.work<{ eventId: string }>(
+    // Events in batches: the data-changed burst of an import becomes one sync trigger per integration.
+    await queue.workBatch<{ eventId: string }>(
       QUEUES.webhookEvents,
-      (job) =>
-        processWebhookEvent(ctx, job.data.eventId, { last: isLast(job) }).catch((err: unknown) => {
-          jobFailures.inc({ queue: QUEUES.webhookEvents });
+      async (jobs) => {
+        const results = await processWebhookEvents(ctx, jobs).catch((err: unknown) => {
+          jobFailures.inc({ queue: QUEUES.webhookEvents }, jobs.length);
           throw err;
-        }),
-      { concurrency: 4 },
+        });
+        const failures = results.filter((r) => r.status === "failed").length;
+        if (failures) jobFailures.inc({ queue: QUEUES.webhookEvents }, failures);
+        return results;
+      },
+      { concurrency: 2, batchSize: WEBHOOK_BATCH },
     );
     await queue.work<SyncJobData>(
       QUEUES.sync,
@@ -102,11 +102,9 @@ export async function startProxyJobs(opts: {
     );
     await queue.work(QUEUES.weeklySync, async () => {
       // The safety net for lost webhooks: a full sync of every ATS integration that is not paused.
-      const rows = await database.query<{ id: string; org_id: string }>(
-        "select id, org_id from integrations where deleted_at is null and (status is null or status = 'ACTIVE') and (category is null or category = 'ATS')",
-      );
+      const rows = await opts.integrations.listSyncable();
       for (const r of rows) {
-        await engine.start({ integrationId: r.id, orgId: r.org_id, models: ["jobs", "applications"], type: "FULL", trigger: "weekly" });
+        await engine.start({ integrationId: r.id, orgId: r.orgId, models: ["jobs", "applications"], type: "FULL", trigger: "weekly" });
       }
       logger.info({ integrations: rows.length }, "weekly full sync queued");
     });

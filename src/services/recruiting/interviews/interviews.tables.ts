@@ -1,5 +1,5 @@
 import { integer, pgTable, text, timestamp, uniqueIndex, uuid, varchar } from "drizzle-orm/pg-core";
-import { candidates } from "../candidates/candidates.schema.js";
+import { candidates } from "../candidates/candidates.tables.js";
 
 /** Drizzle view of migrations/0201_recruiting.sql `interviews`; the SQL file is the source of truth. */
 export const interviews = pgTable(

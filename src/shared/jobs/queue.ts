@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { PgBoss, fromDrizzle, fromPglite, type JobWithMetadata, type QueueOptions } from "pg-boss";
+import { PgBoss, fromDrizzle, fromPglite, type JobResult, type JobWithMetadata, type QueueOptions } from "pg-boss";
 import type { Logger } from "pino";
-import type { Database, Queryable } from "../../shared/db/database.js";
-import { jobQueueSchema } from "../../shared/db/schemas.js";
+import type { Database, Queryable } from "../db/database.js";
+import { jobQueueSchema } from "../db/pg-schemas.js";
 
 /**
  * The durable job queue (pg-boss) on the same storage as everything else: PGlite by default, the
@@ -25,18 +25,33 @@ export const QUEUES = {
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
-const QUEUE_OPTIONS: Record<QueueName, QueueOptions & { policy?: string }> = {
-  "webhook-events": { retryLimit: 8, retryDelay: 2, retryBackoff: true, retryDelayMax: 600, expireInSeconds: 300 },
-  sync: { policy: "stately", retryLimit: 10, retryDelay: 5, retryBackoff: true, retryDelayMax: 900, expireInSeconds: 3600 },
-  "write-back": { retryLimit: 10, retryDelay: 5, retryBackoff: true, retryDelayMax: 1800, expireInSeconds: 300 },
+/**
+ * `notify`: creating a job wakes an idle worker at once (Postgres NOTIFY, in-process on PGlite)
+ * instead of at its next poll; polling stays as the fallback and finds retries coming due.
+ */
+const QUEUE_OPTIONS: Record<QueueName, QueueOptions & { policy?: string; notify?: boolean }> = {
+  "webhook-events": { retryLimit: 8, retryDelay: 2, retryBackoff: true, retryDelayMax: 600, expireInSeconds: 300, notify: true },
+  sync: { policy: "stately", retryLimit: 10, retryDelay: 5, retryBackoff: true, retryDelayMax: 900, expireInSeconds: 3600, notify: true },
+  "write-back": { retryLimit: 10, retryDelay: 5, retryBackoff: true, retryDelayMax: 1800, expireInSeconds: 300, notify: true },
   "weekly-full-sync": { retryLimit: 2, expireInSeconds: 600 },
 };
 
 export type JobQueue = {
   boss: PgBoss;
   send(name: QueueName, data: object, opts?: { singletonKey?: string; startAfter?: number; tx?: Queryable }): Promise<string | null>;
+  /** Queues one job per item in one statement (inside `tx` when given: they exist exactly when it commits). */
+  sendMany(name: QueueName, data: object[], opts?: { tx?: Queryable }): Promise<void>;
   /** Runs `handler` for each job; it sees `retryCount`/`retryLimit` to know a last attempt. */
   work<T extends object>(name: QueueName, handler: (job: JobWithMetadata<T>) => Promise<void>, opts?: { concurrency?: number }): Promise<void>;
+  /**
+   * Runs `handler` on up to `batchSize` jobs at a time and settles each job as it answers (a job it
+   * leaves out fails and is retried). While batches come back full the worker fetches again at once.
+   */
+  workBatch<T extends object>(
+    name: QueueName,
+    handler: (jobs: JobWithMetadata<T>[]) => Promise<JobResult[]>,
+    opts: { concurrency?: number; batchSize: number },
+  ): Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -63,6 +78,7 @@ export async function openJobQueue(database: Database, logger: Logger, opts: Job
   const monitorSeconds = Math.max(1, Math.min(60, Math.floor(heartbeatSeconds / 2)));
   const common = {
     schema,
+    useListenNotify: true,
     schedule: opts.schedule ?? false,
     supervise: true,
     superviseIntervalSeconds: monitorSeconds,
@@ -71,7 +87,7 @@ export async function openJobQueue(database: Database, logger: Logger, opts: Job
   const boss =
     database.kind === "pglite" && database.pglite
       ? new PgBoss({ ...common, db: fromPglite(database.pglite), backend: "pglite" } as never)
-      : new PgBoss({ ...common, connectionString: database.url, max: 4 });
+      : new PgBoss({ ...common, ...(database.url ? { connectionString: database.url } : {}), max: 4 });
   boss.on("error", (err) => logger.error({ err }, "job queue error"));
   await boss.start();
   for (const [name, { policy, ...options }] of Object.entries(QUEUE_OPTIONS)) {
@@ -85,6 +101,9 @@ export async function openJobQueue(database: Database, logger: Logger, opts: Job
     await boss.complete(name, randomUUID()).catch(() => {});
   }
   const polling = opts.pollingIntervalSeconds ?? 1;
+  // Notified queues still poll at the same pace: a retry or a delayed job coming due sends no NOTIFY.
+  const pollingOptions = { pollingIntervalSeconds: polling, notifyPollingIntervalSeconds: polling };
+  const inTx = (tx: Queryable | undefined) => (tx ? { db: fromDrizzle(tx as never, sql as never) } : {});
   return {
     boss,
     send: (name, data, o = {}) =>
@@ -92,15 +111,21 @@ export async function openJobQueue(database: Database, logger: Logger, opts: Job
         ...(o.singletonKey ? { singletonKey: o.singletonKey } : {}),
         ...(o.startAfter ? { startAfter: o.startAfter } : {}),
         // Inside the caller's transaction: the job exists exactly when the caller's write commits.
-        ...(o.tx ? { db: fromDrizzle(o.tx as never, sql as never) } : {}),
+        ...inTx(o.tx),
       }),
+    sendMany: async (name, data, o = {}) => {
+      if (data.length) await boss.insert(name, data.map((d) => ({ data: d })), inTx(o.tx));
+    },
     work: async (name, handler, o = {}) => {
+      await boss.work<object>(name, { ...pollingOptions, localConcurrency: o.concurrency ?? 1, batchSize: 1, includeMetadata: true }, async (jobs) => {
+        for (const job of jobs) await handler(job as JobWithMetadata<never>);
+      });
+    },
+    workBatch: async (name, handler, o) => {
       await boss.work<object>(
         name,
-        { pollingIntervalSeconds: polling, localConcurrency: o.concurrency ?? 1, batchSize: 1, includeMetadata: true },
-        async (jobs) => {
-          for (const job of jobs) await handler(job as JobWithMetadata<never>);
-        },
+        { ...pollingOptions, localConcurrency: o.concurrency ?? 1, batchSize: o.batchSize, burstWhenBatchFull: true, includeMetadata: true, perJobResults: true },
+        (jobs) => handler(jobs as JobWithMetadata<never>[]),
       );
     },
     stop: async () => {

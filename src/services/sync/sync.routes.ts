@@ -1,4 +1,3 @@
-import { Type } from "@sinclair/typebox";
 import {
   IntegrationListQuerySchema,
   IntegrationListSchema,
@@ -7,20 +6,19 @@ import {
   SyncAllQuerySchema,
   WebhookResponseSchema,
   type IntegrationList,
-  type IntegrationListQuery,
   type IntegrationSyncs,
-  type SyncAllQuery,
   type WebhookResponse,
-} from "../../../contracts/proxy/webhooks.js";
-import { proxyErrorResponses } from "../../../contracts/proxy/common.js";
-import { listSyncRuns } from "../../sync/sync-runs.repository.js";
-import { listWriteBacks } from "../../sync/write-backs.repository.js";
-import type { SyncModel, SyncRunRow, WriteBackRow } from "../../sync/sync.schema.js";
-import { decodeKeysetCursor, encodeKeysetCursor } from "../../../shared/db/keyset-cursor.js";
-import { validationError } from "../../../shared/errors.js";
-import { listIntegrations, type IntegrationListRow } from "../integrations/integrations.repository.js";
-import type { ProxyRoutes } from "../proxy-deps.js";
-import { callerOrg } from "../routes/forward.js";
+} from "../../contracts/proxy/webhooks.js";
+import { IntegrationParamsSchema } from "../../contracts/proxy/integrations.js";
+import { proxyErrorResponses } from "../../contracts/proxy/common.js";
+import { latestSyncRuns, listSyncRuns } from "./sync-runs.repository.js";
+import { countOpenWriteBacks, listWriteBacks } from "./write-backs.repository.js";
+import { decodeKeysetCursor, encodeKeysetCursor } from "../../shared/db/keyset-cursor.js";
+import { validationError } from "../../shared/errors.js";
+import type { OwnedIntegration } from "./ports.js";
+import type { SyncModel, SyncRunRow, WriteBackRow } from "./sync.tables.js";
+import { callerOrg } from "../../shared/auth/caller-org.js";
+import type { SyncRoutes } from "./sync-module.js";
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -63,7 +61,10 @@ function toWriteBack(w: WriteBackRow) {
   };
 }
 
-function toIntegrationSummary({ integration: i, lastSync, pendingWriteBacks }: IntegrationListRow) {
+function toIntegrationSummary(i: OwnedIntegration, runs: SyncRunRow[], pendingWriteBacks: number) {
+  const last = (model: SyncModel) => runs.find((r) => r.integrationId === i.id && r.model === model);
+  const jobs = last("jobs");
+  const applications = last("applications");
   return {
     id: i.id,
     tool: i.tool,
@@ -71,10 +72,7 @@ function toIntegrationSummary({ integration: i, lastSync, pendingWriteBacks }: I
     state: i.status,
     setup_status: i.setupStatus,
     created_at: i.createdAt.toISOString(),
-    last_sync: {
-      jobs: lastSync.jobs ? toSyncRun(lastSync.jobs) : null,
-      applications: lastSync.applications ? toSyncRun(lastSync.applications) : null,
-    },
+    last_sync: { jobs: jobs ? toSyncRun(jobs) : null, applications: applications ? toSyncRun(applications) : null },
     pending_write_backs: pendingWriteBacks,
   };
 }
@@ -86,7 +84,7 @@ const INTEGRATION_ID = /^[\x21-\x7e]{1,200}$/;
  * Hirebridge's own view of the caller's integrations (the list, the bulk-sync trigger and the
  * sync-run history), behind the bearer JWT and tenant-checked; none of it calls the upstream.
  */
-export const syncRoutes: ProxyRoutes = async (app, { deps }) => {
+export const syncRoutes: SyncRoutes = async (app, { deps }) => {
   app.post(
     "/webhooks/sync-all",
     {
@@ -100,12 +98,36 @@ export const syncRoutes: ProxyRoutes = async (app, { deps }) => {
       },
     },
     async (request): Promise<WebhookResponse> => {
-      const { integration_id, type } = request.query as SyncAllQuery;
+      const { integration_id, type } = request.query;
       const orgId = callerOrg(request);
       await deps.integrations.requireOwned(integration_id, orgId, request.id, request.log);
       const models: SyncModel[] = type === "JOBS" ? ["jobs"] : type === "APPLICATIONS" ? ["applications"] : ["jobs", "applications"];
       const run = await deps.sync.engine.start({ integrationId: integration_id, orgId, models, type: "FULL", trigger: "sync-all" });
       return { received: true, processed: false, message: run.id };
+    },
+  );
+
+  app.get(
+    "/integrations/:integration_id/syncs",
+    {
+      schema: {
+        tags: ["Integrations"],
+        summary: "Recent sync runs and write-backs of an integration",
+        description: "State, counts (created, updated, unlinked, skipped, failed), timings and the last error of each run, newest first; and the interview results written back to the ATS.",
+        params: IntegrationParamsSchema,
+        querystring: IntegrationSyncsQuerySchema,
+        response: { 200: IntegrationSyncsSchema, ...proxyErrorResponses },
+      },
+    },
+    async (request): Promise<IntegrationSyncs> => {
+      const { integration_id } = request.params;
+      const { limit = 20 } = request.query;
+      await deps.integrations.requireOwned(integration_id, callerOrg(request), request.id, request.log);
+      const [runs, writeBacks] = await Promise.all([
+        listSyncRuns(deps.database.db, integration_id, limit),
+        listWriteBacks(deps.database.db, integration_id, limit),
+      ]);
+      return { items: runs.map(toSyncRun), write_backs: writeBacks.map(toWriteBack) };
     },
   );
 
@@ -123,37 +145,15 @@ export const syncRoutes: ProxyRoutes = async (app, { deps }) => {
     },
     async (request): Promise<IntegrationList> => {
       const orgId = callerOrg(request);
-      const { limit, cursor } = request.query as IntegrationListQuery;
+      const { limit, cursor } = request.query;
       const after = cursor === undefined ? undefined : decodeKeysetCursor(cursor, (id) => INTEGRATION_ID.test(id));
       if (after === null) throw validationError([{ loc: ["query", "cursor"], msg: "Invalid cursor", type: "value_error" }]);
-      const page = await listIntegrations(deps.database.db, orgId, { limit, after });
-      const answer: IntegrationList = { items: page.rows.map(toIntegrationSummary) };
+      const page = await deps.integrations.listOwned(orgId, { limit, after });
+      const ids = page.rows.map((r) => r.id);
+      const [runs, pending] = await Promise.all([latestSyncRuns(deps.database.db, ids), countOpenWriteBacks(deps.database.db, ids)]);
+      const answer: IntegrationList = { items: page.rows.map((i) => toIntegrationSummary(i, runs, pending.get(i.id) ?? 0)) };
       if (limit !== undefined) answer.next_cursor = page.more && page.last ? encodeKeysetCursor(page.last) : null;
       return answer;
-    },
-  );
-
-  app.get(
-    "/integrations/:integration_id/syncs",
-    {
-      schema: {
-        tags: ["Integrations"],
-        summary: "Recent sync runs and write-backs of an integration",
-        description: "State, counts (created, updated, unlinked, skipped, failed), timings and the last error of each run, newest first; and the interview results written back to the ATS.",
-        params: Type.Object({ integration_id: Type.String() }),
-        querystring: IntegrationSyncsQuerySchema,
-        response: { 200: IntegrationSyncsSchema, ...proxyErrorResponses },
-      },
-    },
-    async (request): Promise<IntegrationSyncs> => {
-      const { integration_id } = request.params as { integration_id: string };
-      const { limit = 20 } = request.query as { limit?: number };
-      await deps.integrations.requireOwned(integration_id, callerOrg(request), request.id, request.log);
-      const [runs, writeBacks] = await Promise.all([
-        listSyncRuns(deps.database.db, integration_id, limit),
-        listWriteBacks(deps.database.db, integration_id, limit),
-      ]);
-      return { items: runs.map(toSyncRun), write_backs: writeBacks.map(toWriteBack) };
     },
   );
 };

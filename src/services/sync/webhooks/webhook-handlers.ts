@@ -9,16 +9,16 @@ import type {
 } from "../../../contracts/upstream/index.js";
 import type { WebhookKind } from "../../../contracts/proxy/webhooks.js";
 import type { Db } from "../../../shared/db/database.js";
-import type { RecruitingStore } from "../../sync/recruiting-store.js";
-import type { SyncEngine } from "../../sync/sync-engine.js";
-import { cancelOpenSyncRuns } from "../../sync/sync-runs.repository.js";
-import type { SyncModel } from "../../sync/sync.schema.js";
-import type { WriteBack } from "../../sync/write-back.js";
-import type { IntegrationDirectory } from "../integrations/integration-directory.js";
+import type { RecruitingStore } from "../ports.js";
+import type { SyncEngine } from "../sync-engine.js";
+import { cancelOpenSyncRuns } from "../sync-runs.repository.js";
+import type { SyncModel } from "../sync.tables.js";
+import type { IntegrationLookup } from "../ports.js";
+import type { WriteBack } from "../write-back.js";
 
 export type WebhookWorkContext = {
   db: Db;
-  integrations: IntegrationDirectory;
+  integrations: IntegrationLookup;
   engine: SyncEngine;
   writeBack: WriteBack;
   store: RecruitingStore;
@@ -74,7 +74,14 @@ const integrationStateChanged = async (data: IntegrationStateChangedData, ctx: W
   }
   const orgId = await orgOfIntegration(ctx, data.integration_id);
   const resumed = await ctx.writeBack.resumePaused(data.integration_id);
-  if (orgId) await ctx.engine.start({ integrationId: data.integration_id, orgId, models: BOTH, type: "DELTA", trigger: "integration-state-changed" });
+  if (orgId)
+    await ctx.engine.start({
+      integrationId: data.integration_id,
+      orgId,
+      models: BOTH,
+      type: "DELTA",
+      trigger: "integration-state-changed",
+    });
   return { status: "processed", message: `integration ACTIVE: syncs resumed, ${resumed} write-backs resumed` };
 };
 
@@ -91,24 +98,34 @@ const integrationDeleted = async (data: IntegrationDeletedData, ctx: WebhookWork
   };
 };
 
-async function deltaSync(ctx: WebhookWorkContext, integrationId: string, models: SyncModel[], trigger: string): Promise<WebhookOutcome> {
-  const orgId = await orgOfIntegration(ctx, integrationId);
-  if (!orgId) return { status: "ignored", message: "integration is not recorded or was deleted" };
-  const run = await ctx.engine.start({ integrationId, orgId, models, type: "DELTA", trigger });
-  return { status: "processed", message: `incremental sync ${run.id} queued (${models.join(", ")})` };
-}
+/** The incremental sync an event asks for: the models, or the outcome when there is nothing to sync. */
+type DeltaOf = (data: never) => SyncModel[] | WebhookOutcome;
 
-const dataChanged = async (data: DataChangedData, ctx: WebhookWorkContext): Promise<WebhookOutcome> => {
+const dataChanged = (data: DataChangedData): SyncModel[] | WebhookOutcome => {
   const changed = new Set<string>(data.changed_models.map((m) => m.name));
   const models = BOTH.filter((m) => MODELS_FOR[m].some((name) => changed.has(name)));
-  if (!models.length) return { status: "ignored", message: "no model Hirebridge syncs changed" };
-  return deltaSync(ctx, data.integration_id, models, "data-changed");
+  return models.length ? models : { status: "ignored", message: "no model Hirebridge syncs changed" };
 };
 
-const syncFinished = async (data: SyncFinishedData, ctx: WebhookWorkContext): Promise<WebhookOutcome> => {
-  if (data.sync_state !== "SUCCEEDED") return { status: "ignored", message: `upstream sync ${data.sync_state}: nothing new to read` };
-  return deltaSync(ctx, data.integration_id, BOTH, "sync-finished");
-};
+const syncFinished = (data: SyncFinishedData): SyncModel[] | WebhookOutcome =>
+  data.sync_state === "SUCCEEDED" ? BOTH : { status: "ignored", message: `upstream sync ${data.sync_state}: nothing new to read` };
+
+/**
+ * Starts one incremental sync for several events of one integration (they arrived together): the
+ * models any of them changed, in one trigger; every event is answered with the run that does its work.
+ */
+export async function deltaSyncFor(
+  ctx: WebhookWorkContext,
+  integrationId: string,
+  models: SyncModel[],
+  trigger: string,
+): Promise<WebhookOutcome> {
+  const orgId = await orgOfIntegration(ctx, integrationId);
+  if (!orgId) return { status: "ignored", message: "integration is not recorded or was deleted" };
+  const ordered = BOTH.filter((m) => models.includes(m));
+  const run = await ctx.engine.start({ integrationId, orgId, models: ordered, type: "DELTA", trigger });
+  return { status: "processed", message: `incremental sync ${run.id} queued (${ordered.join(", ")})` };
+}
 
 const connectionFlowFailed = async (data: ConnectionFlowFailedData, ctx: WebhookWorkContext, eventId: string): Promise<WebhookOutcome> => {
   ctx.logger.warn(
@@ -118,14 +135,20 @@ const connectionFlowFailed = async (data: ConnectionFlowFailedData, ctx: Webhook
   return { status: "processed", message: `connection flow failure recorded for organisation ${orgOf(data) ?? "unknown"}` };
 };
 
-/** Each kind: where its integration id is, and the work its event does. */
-export const WEBHOOK_HANDLERS: Record<WebhookKind, { integrationOf: (data: Record<string, unknown>) => string | null; handle: Handler }> = {
-  "data-changed": { integrationOf: (d) => str(d.integration_id), handle: dataChanged as Handler },
-  "sync-finished": { integrationOf: (d) => str(d.integration_id), handle: syncFinished as Handler },
-  "integration-created": { integrationOf: (d) => str(d.id), handle: integrationCreated as Handler },
-  "integration-deleted": { integrationOf: (d) => str(d.id), handle: integrationDeleted as Handler },
+type KindHandler = { integrationOf: (data: Record<string, unknown>) => string | null } & ({ handle: Handler } | { delta: DeltaOf });
+
+/**
+ * Each kind: where its integration id is, and its work: `handle` runs it event by event; `delta`
+ * names the incremental sync it asks for, which the worker starts once for all the events of an
+ * integration that it takes together.
+ */
+export const WEBHOOK_HANDLERS: Record<WebhookKind, KindHandler> = {
+  "data-changed": { integrationOf: (d) => str(d["integration_id"]), delta: dataChanged as DeltaOf },
+  "sync-finished": { integrationOf: (d) => str(d["integration_id"]), delta: syncFinished as DeltaOf },
+  "integration-created": { integrationOf: (d) => str(d["id"]), handle: integrationCreated as Handler },
+  "integration-deleted": { integrationOf: (d) => str(d["id"]), handle: integrationDeleted as Handler },
   "connection-flow-failed": { integrationOf: () => null, handle: connectionFlowFailed as Handler },
-  "integration-state-changed": { integrationOf: (d) => str(d.integration_id), handle: integrationStateChanged as Handler },
+  "integration-state-changed": { integrationOf: (d) => str(d["integration_id"]), handle: integrationStateChanged as Handler },
 };
 
 const str = (v: unknown) => (typeof v === "string" && v.length > 0 ? v : null);

@@ -1,20 +1,16 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { IncomingHttpHeaders } from "node:http";
-import { Readable, Writable } from "node:stream";
-import type { BaseLogger, Logger } from "pino";
-/** Any pino-like logger: the service logger or a request logger. */
-export type Log = Pick<BaseLogger, "info" | "warn" | "debug" | "error">;
 import { Pool, type Dispatcher } from "undici";
-import { redactUrl } from "../../../shared/http/logger.js";
-import { upstreamDuration, upstreamErrors } from "../../../shared/http/metrics.js";
+import { redactUrl } from "../http/logger.js";
+import { upstreamDuration, upstreamErrors } from "../http/metrics.js";
 import { filterResponseHeaders, upstreamRequestHeaders } from "./headers.js";
+import { AnswerCutShort, HeadersDeadlineError, isJson, queryString, streamFactory, textBody, type Answer, type StreamState } from "./upstream-answer.js";
+import type { Deliver, Log, UpstreamClient, UpstreamClientOptions, UpstreamRequest, UpstreamResponse } from "./upstream-types.js";
 import {
   isConnectionError,
   isRetryableStatus,
   neverReachedUpstream,
   parseRetryAfter,
   retryDelay,
-  type RetryPolicy,
 } from "./retry-policy.js";
 import {
   isTimeout,
@@ -25,100 +21,8 @@ import {
   upstreamUnreachable,
 } from "./upstream-errors.js";
 
-export type UpstreamMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-
-export type UpstreamRequest = {
-  method: UpstreamMethod;
-  /** Below the base URL (which may carry a path such as `/v1`), already percent-encoded. */
-  path: string;
-  query?: Record<string, string> | undefined;
-  /** Sent as `X-Integration-Id` (the upstream requires it on ATS operations and force-sync). */
-  integrationId?: string | undefined;
-  /** A JSON value, serialised once (so a retry sends the same bytes). */
-  body?: unknown;
-  requestId: string;
-  /** Reads are retried on 429, 5xx and connection failures; writes only when nothing was sent. */
-  read: boolean;
-  /** The operation's name, for metrics (e.g. `listJobs`); the path would have ids in it. */
-  operation?: string | undefined;
-};
-
-/** An upstream answer the caller may see: 2xx, a JSON 4xx other than 401, or a 429 after retries. */
-export type UpstreamResponse = {
-  status: number;
-  headers: Record<string, string>;
-  body: Readable & { text(): Promise<string>; dump(): Promise<void> };
-};
-export type BufferedUpstreamResponse = Omit<UpstreamResponse, "body"> & { body: string };
-
-export type UpstreamClientOptions = {
-  baseUrl: string;
-  apiKey: string;
-  timeoutMs: number;
-  retry: RetryPolicy;
-  /** Keep-alive connections to the upstream. */
-  connections?: number;
-  logger: Logger;
-};
-
-/**
- * Where a 2xx answer of `forward` goes: called once its status and (filtered) headers are known,
- * it returns the writable the body is written into, as it arrives.
- */
-export type Deliver = (status: number, headers: Record<string, string>) => Writable;
-
-export type UpstreamClient = {
-  /** Sends one operation; resolves with an answer to pass on, or throws an UpstreamError (502/504). */
-  send(req: UpstreamRequest, log?: Log): Promise<UpstreamResponse>;
-  /**
-   * As `send`, but a 2xx answer's body goes straight into the writable `deliver` returns (undici's
-   * stream API: no intermediate Readable), and the call resolves with `undefined` once it is
-   * written. Any other answer is returned or thrown as by `send`, and `deliver` is not called.
-   */
-  forward(req: UpstreamRequest, deliver: Deliver, log?: Log): Promise<UpstreamResponse | undefined>;
-  /** As `send`, with the body read into a string (for small answers the proxy caches or inspects). */
-  sendBuffered(req: UpstreamRequest, log?: Log): Promise<BufferedUpstreamResponse>;
-  close(): Promise<void>;
-};
-
-/** One attempt's answer: a 2xx already delivered (forward), or an answer whose body is still to be read. */
-type Answer = { status: number; headers: IncomingHttpHeaders; body: UpstreamResponse["body"]; delivered: boolean };
-
-/** One streamed attempt's state. */
-type StreamState = { deliver: Deliver; apiKey: string; headersAt: number; chunks: Buffer[]; answer: Answer | undefined };
-
-/** A streamed attempt's answer: a 2xx goes to the caller's writable, anything else into `chunks`. */
-function streamFactory({ statusCode, headers }: Dispatcher.StreamFactoryData, state: StreamState): Writable {
-  state.headersAt = performance.now();
-  const delivered = statusCode >= 200 && statusCode < 300;
-  state.answer = { status: statusCode, headers, delivered, body: NOT_READ };
-  if (delivered) return state.deliver(statusCode, filterResponseHeaders(headers, state.apiKey));
-  return new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      state.chunks.push(chunk);
-      done();
-    },
-  });
-}
-
-/** The body of an answer that was delivered: nothing is left to read. */
-const NOT_READ: UpstreamResponse["body"] = Object.assign(Readable.from([]), { text: async () => "", dump: async () => {} });
-
-/**
- * A 2xx answer broke off after it had started to reach the caller (`forward`): the upstream's
- * connection failed mid-body, or the caller's did. The caller's response is cut short (its
- * connection closed, so it cannot pass for complete); there is nothing to retry or map.
- */
-export class AnswerCutShort extends Error {
-  override name = "AnswerCutShort";
-  constructor(cause: unknown) {
-    super("the answer broke off while it was being passed on", { cause });
-  }
-}
-
-class HeadersDeadlineError extends Error {
-  override name = "TimeoutError";
-}
+export { AnswerCutShort } from "./upstream-answer.js";
+export type * from "./upstream-types.js";
 
 /** Deadlines from this long on rely on undici's coarse headersTimeout (its error is small relative to them). */
 const COARSE_TIMEOUT_FROM_MS = 2000;
@@ -129,7 +33,7 @@ const MIN_ATTEMPT_MS = 50;
 /**
  * The one module that talks to the upstream and the only holder of its API key. One keep-alive
  * undici Pool; every call has a deadline (UPSTREAM_TIMEOUT_MS from the first attempt, covering
- * retries and waits), and every outcome is either an answer to pass on or a typed UpstreamError.
+ * retries and waits), and every outcome is either an answer to pass on or a typed UpstreamCallError.
  *
  * This is the proxy's hot path, so a first attempt does the least it can: the request options are
  * built once per call, the deadline of a first attempt is the pool's default (only retries and
@@ -157,15 +61,16 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
   function requestOptions(req: UpstreamRequest): Dispatcher.RequestOptions {
     const body = req.body === undefined ? null : JSON.stringify(req.body);
     const headers = upstreamRequestHeaders({ requestId: req.requestId, integrationId: req.integrationId, hasBody: body !== null });
-    headers.authorization = authorization;
+    headers["authorization"] = authorization;
     return {
       method: req.method,
       path: `${basePath}${req.path}${req.query ? queryString(req.query) : ""}`,
       headers,
       body,
       idempotent: req.read,
-      headersTimeout: undefined,
-      signal: undefined,
+      // Present from the start (null: undici's defaults) so an attempt's deadline fills them in place.
+      headersTimeout: null,
+      signal: null,
     };
   }
 
@@ -238,7 +143,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
   /**
    * The attempts of one operation until an answer to pass on: retries (reads on 429, 5xx and lost
    * connections; anything that never reached the upstream) within the deadline and wait budget,
-   * and the mapping of what the caller must not see raw to an UpstreamError.
+   * and the mapping of what the caller must not see raw to an UpstreamCallError.
    */
   async function run(req: UpstreamRequest, log: Log, deliver: Deliver | undefined): Promise<Answer> {
     const deadline = Date.now() + opts.timeoutMs;
@@ -328,24 +233,4 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
     },
     close: () => pool.close(),
   };
-}
-
-/** `?a=1&b=2` (empty when there is nothing to send). */
-function queryString(query: Record<string, string>): string {
-  let out = "";
-  for (const key in query) out += `${out ? "&" : "?"}${encodeURIComponent(key)}=${encodeURIComponent(query[key]!)}`;
-  return out;
-}
-
-/** A body already read, with the same reading methods as undici's. */
-function textBody(text: string): UpstreamResponse["body"] {
-  return Object.assign(Readable.from([Buffer.from(text)]), {
-    text: async () => text,
-    dump: async () => {},
-  });
-}
-
-function isJson(contentType: string | string[] | undefined): boolean {
-  const value = Array.isArray(contentType) ? contentType[0] : contentType;
-  return value !== undefined && /^application\/([\w.+-]+\+)?json\b/i.test(value.trim());
 }

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { boolean, index, integer, pgTable, text, timestamp, uniqueIndex, uuid, varchar } from "drizzle-orm/pg-core";
-import { positions } from "../positions/positions.schema.js";
+import { positions } from "../positions/positions.tables.js";
 
 /** Drizzle view of migrations/0201_recruiting.sql `candidates`; the SQL file is the source of truth. */
 export const candidates = pgTable(

@@ -1,0 +1,70 @@
+import { and, asc, eq, gt, inArray, isNotNull, type SQL } from "drizzle-orm";
+import type { Queryable } from "../../../shared/db/database.js";
+import { positions } from "../positions/positions.tables.js";
+import { upsertPositionedCandidates, type UpstreamApplication } from "./upstream-candidates.repository.js";
+import { unlinkIntegration, upsertUpstreamPositions, type UpstreamJob } from "./upstream-positions.repository.js";
+
+/** A position linked to an upstream job, as the sync engine lists them. */
+export type SyncedPosition = { id: string; upstreamJobIdId: string; candidateStage: string | null; acceptedLanguages: string[] };
+
+/**
+ * The recruiting data as the sync engine writes it (its RecruitingStore, wired in
+ * src/runtime/wiring.ts): the upserts keyed on the upstream ids, never touching Hirebridge-owned
+ * fields, each one set-based statement per table, with the counts a sync run reports.
+ */
+export function createSyncStore(opts: { interviewBaseUrl: string }) {
+  const linked = (q: Queryable, orgId: string, integrationId: string, ...where: (SQL | undefined)[]) =>
+    q
+      .select({
+        id: positions.id,
+        upstreamJobIdId: positions.upstreamJobIdId,
+        candidateStage: positions.candidateStage,
+        acceptedLanguages: positions.acceptedLanguages,
+      })
+      .from(positions)
+      .where(
+        and(
+          eq(positions.organizationId, orgId),
+          eq(positions.upstreamIntegrationId, integrationId),
+          isNotNull(positions.upstreamJobIdId),
+          isNotNull(positions.candidateStage),
+          ...where,
+        ),
+      )
+      .orderBy(asc(positions.id))
+      .$dynamic();
+  const toSynced = (rows: (Omit<SyncedPosition, "upstreamJobIdId"> & { upstreamJobIdId: string | null })[]): SyncedPosition[] =>
+    rows.map((r) => ({ ...r, upstreamJobIdId: r.upstreamJobIdId! }));
+
+  return {
+    async upsertPositions(q: Queryable, orgId: string, integrationId: string, jobs: UpstreamJob[]) {
+      const rows = await upsertUpstreamPositions(q, orgId, integrationId, jobs);
+      return { created: rows.filter((r) => r.inserted).length, updated: rows.filter((r) => !r.inserted && r.changed).length };
+    },
+
+    /** Linked positions with a candidate stage, ordered by id, `limit` of them after the id `after`. */
+    async linkedPositions(q: Queryable, orgId: string, integrationId: string, page: { after: string | null; limit: number }) {
+      return toSynced(await linked(q, orgId, integrationId, page.after ? gt(positions.id, page.after) : undefined).limit(page.limit));
+    },
+
+    async positionsOfJobs(q: Queryable, orgId: string, integrationId: string, jobIds: string[]) {
+      return jobIds.length ? toSynced(await linked(q, orgId, integrationId, inArray(positions.upstreamJobIdId, jobIds))) : [];
+    },
+
+    async upsertCandidates(q: Queryable, orgId: string, apps: (UpstreamApplication & { positionId: string })[]) {
+      const { candidates, skipped } = await upsertPositionedCandidates(
+        q,
+        orgId,
+        apps.map(({ positionId, ...a }) => ({ ...a, position_id: positionId })),
+        opts.interviewBaseUrl,
+      );
+      return {
+        created: candidates.filter((c) => c.inserted).length,
+        updated: candidates.filter((c) => !c.inserted && c.changed).length,
+        skipped: skipped.length,
+      };
+    },
+
+    unlink: (q: Queryable, orgId: string, integrationId: string) => unlinkIntegration(q, orgId, integrationId),
+  };
+}

@@ -1,0 +1,34 @@
+/**
+ * Write-back states and the transitions allowed between them, checked in one place (as
+ * sync-run.states.ts does for sync runs). A `pending` write-back records each step as it succeeds
+ * and stays `pending` until the last; `paused` waits for its integration to be ACTIVE again (a job
+ * already queued may still find it ACTIVE and finish it); `done` and `failed` are final.
+ */
+export const WRITE_BACK_STATES = ["pending", "paused", "done", "failed"] as const;
+export type WriteBackState = (typeof WRITE_BACK_STATES)[number];
+
+const TRANSITIONS: Record<WriteBackState, readonly WriteBackState[]> = {
+  pending: ["pending", "paused", "done", "failed"],
+  paused: ["pending", "paused", "done", "failed"],
+  done: [],
+  failed: [],
+};
+
+export class InvalidWriteBackTransitionError extends Error {
+  override name = "InvalidWriteBackTransitionError";
+  constructor(
+    readonly from: WriteBackState,
+    readonly to: WriteBackState,
+  ) {
+    super(`write-back cannot move from ${from} to ${to}`);
+  }
+}
+
+export function assertWriteBackTransition(from: WriteBackState, to: WriteBackState): void {
+  if (!TRANSITIONS[from].includes(to)) throw new InvalidWriteBackTransitionError(from, to);
+}
+
+export const isFinalWriteBack = (s: WriteBackState) => TRANSITIONS[s].length === 0;
+
+/** The states that may move to `to` (the `where` of a bulk transition). */
+export const writeBackStatesBefore = (to: WriteBackState): WriteBackState[] => WRITE_BACK_STATES.filter((s) => TRANSITIONS[s].includes(to));

@@ -190,6 +190,9 @@ function redactIfSecret(key: string, value: unknown): unknown {
   return SECRET_KEYS.test(key) ? "<redacted>" : value;
 }
 
+/** The operator console's public OAuth client (run contract): the token service registers it, the console signs in with it. */
+export const CONSOLE_CLIENT_ID = "hirebridge-console";
+
 /** URLs derived from the run contract, so every service agrees on where the others live. */
 export function serviceUrls(config: Config) {
   const host = config.PUBLIC_HOST ?? config.HOST;

@@ -1,9 +1,8 @@
 import type { FastifyReply } from "fastify";
 import type { Logger } from "pino";
-import { serviceUrls, type Config, type ServiceUrls } from "../../shared/config.js";
+import { CONSOLE_CLIENT_ID, serviceUrls, type Config, type ServiceUrls } from "../../shared/config.js";
 import { createApp, type App } from "../../shared/http/create-app.js";
 import { registerProtection } from "../../shared/http/protection.js";
-import { CONSOLE_CLIENT_ID } from "../token/realms.js";
 import { defaultConsoleDist, loadConsoleAssets, type Asset } from "./assets.js";
 
 export type ConsoleAppOptions = {

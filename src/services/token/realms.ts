@@ -1,4 +1,5 @@
 import { KeycloakError } from "./token-errors.js";
+import { CONSOLE_CLIENT_ID } from "../../shared/config.js";
 
 /**
  * The realms and clients the embedded provider knows. Keycloak keeps these in its database and
@@ -24,7 +25,6 @@ export type Client = {
 };
 
 /** The operator console's public client: authorization code + PKCE, no password grant. */
-export const CONSOLE_CLIENT_ID = "hirebridge-console";
 
 export type Realm = {
   name: string;

@@ -1,9 +1,10 @@
 /** The sandbox as a launcher service: configuration → deps, banner with its URL and demo integration. */
 import type { ServiceFactory } from "../../runtime/service.js";
 import { buildSandboxApp } from "./app.js";
+import { sandboxStateFile } from "./store/persistence.js";
 
 export const createSandboxService: ServiceFactory = async ({ config, urls, logger }) => {
-  // The sandbox keeps no database: ctx.database is ignored on purpose.
+  // The sandbox keeps no database (ctx.database is ignored on purpose), only a state file under DATA_DIR.
   const started = Date.now();
   const { app, context, demoIntegrationId } = buildSandboxApp({
     logger,
@@ -18,6 +19,8 @@ export const createSandboxService: ServiceFactory = async ({ config, urls, logge
     rateLimitPerSecond: config.SANDBOX_RATE_LIMIT_PER_SECOND,
     concurrencyLimit: config.SANDBOX_CONCURRENCY_LIMIT,
     faultRate: config.SANDBOX_FAULT_RATE,
+    // Beside Hirebridge's own storage, so a restart keeps both sides in step (`hirebridge reset` wipes both).
+    stateFile: sandboxStateFile(config.DATA_DIR),
   });
   logger.info({ ms: Date.now() - started, applications: config.SANDBOX_APPLICATIONS }, "sandbox data generated");
   return {

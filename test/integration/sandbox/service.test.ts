@@ -1,5 +1,8 @@
 /** The sandbox as a launcher service: configuration in, banner out, served through the stack. */
 import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import { startStack } from "../../../src/runtime/stack.js";
 import { freePort } from "../../helpers/ports.js";
@@ -7,7 +10,10 @@ import { silentLogger, testConfig } from "../../helpers/config.js";
 
 test("`serve sandbox` starts it from the configuration, with the demo integration of DEMO_ORG_ID", async (t) => {
   const port = await freePort();
+  const dataDir = await mkdtemp(join(tmpdir(), "hirebridge-sandbox-service-"));
+  t.after(() => rm(dataDir, { recursive: true, force: true }));
   const config = testConfig({
+    DATA_DIR: dataDir,
     SANDBOX_PORT: port,
     SANDBOX_SEED: 5,
     SANDBOX_APPLICATIONS: 30,

@@ -12,7 +12,7 @@ export const integrationsRoutes: ProxyRoutes = async (app, { deps }) => {
     const { integration_id } = request.params as IntegrationParams;
     const { bypass_cache } = request.query as GetIntegrationQuery;
     const res = await deps.integrations.details(integration_id, request.id, { bypass: bypass_cache }, request.log);
-    return sendCached(reply, res);
+    return sendCached(request, reply, res);
   });
 
   route(app, deleteIntegration, (request, reply) => {

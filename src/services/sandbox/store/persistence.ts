@@ -22,7 +22,8 @@ import type { Integration, IntegrationHead, SandboxStore } from "./sandbox-store
 const VERSION = 1;
 
 /** Where the launcher keeps the sandbox's state: beside the embedded database, under DATA_DIR. */
-export const sandboxStateFile = (dataDir: string) => `${dataDir}/sandbox/state.json`;
+export const sandboxStateDir = (dataDir: string) => `${dataDir}/sandbox`;
+export const sandboxStateFile = (dataDir: string) => `${sandboxStateDir(dataDir)}/state.json`;
 /** Changes close together are written once. */
 const SAVE_DELAY_MS = 50;
 

@@ -47,28 +47,32 @@ function fitWidths(widths: number[], total: number): number[] {
   return out;
 }
 
-/** The columns that can fit `width` once cut to MIN_COLUMN: droppable ones leave first, highest `drop` first. */
-function keepColumns<T>(columns: Column<T>[], width: number): Column<T>[] {
-  let kept = columns;
-  const least = (cs: Column<T>[]) => cs.length * (MIN_COLUMN + GAP) - GAP;
-  while (least(kept) > width) {
-    const candidates = kept.filter((c) => c.drop !== undefined);
-    if (candidates.length === 0) break;
-    const first = candidates.reduce((a, b) => (b.drop! > a.drop! ? b : a));
-    kept = kept.filter((c) => c !== first);
+/** Droppable columns leave (highest `drop` first) while the whole cells would not fit `width`. */
+function keepColumns<T>(columns: Column<T>[], natural: number[], width: number): Column<T>[] {
+  let kept = columns.map((c, i) => ({ c, w: natural[i]! }));
+  const total = () => kept.reduce((sum, k) => sum + k.w + GAP, -GAP);
+  while (total() > width) {
+    const droppable = kept.filter((k) => k.c.drop !== undefined);
+    if (droppable.length === 0) break;
+    const first = droppable.reduce((a, b) => (b.c.drop! > a.c.drop! ? b : a));
+    kept = kept.filter((k) => k !== first);
   }
-  return kept;
+  return kept.map((k) => k.c);
 }
 
 /**
  * A plain-text table: header, dashes, one line per row; long cells are cut with an ellipsis.
- * With `width` (the terminal's), no line is longer: the widest columns are cut first.
+ * With `width` (the terminal's), no line is longer: columns marked `drop` leave first, then the
+ * widest columns are cut.
  */
 export function renderTable<T>(all: Column<T>[], rows: T[], width?: number): string {
   if (rows.length === 0) return "(none)";
-  const columns = width ? keepColumns(all, width) : all;
-  const texts = rows.map((row) => columns.map((c) => fit(cell(c.value(row)), c.maxWidth ?? DEFAULT_MAX_WIDTH)));
-  const natural = columns.map((c, i) => Math.max(c.header.length, ...texts.map((r) => r[i]!.length)));
+  const allTexts = rows.map((row) => all.map((c) => fit(cell(c.value(row)), c.maxWidth ?? DEFAULT_MAX_WIDTH)));
+  const allNatural = all.map((c, i) => Math.max(c.header.length, ...allTexts.map((r) => r[i]!.length)));
+  const columns = width ? keepColumns(all, allNatural, width) : all;
+  const keep = columns.map((c) => all.indexOf(c));
+  const texts = allTexts.map((r) => keep.map((i) => r[i]!));
+  const natural = keep.map((i) => allNatural[i]!);
   const widths = width ? fitWidths(natural, width) : natural;
   const line = (parts: string[]) => parts.map((p, i) => fit(p, widths[i]!).padEnd(widths[i]!)).join(" ".repeat(GAP)).trimEnd();
   return [line(columns.map((c) => c.header)), line(widths.map((w) => "-".repeat(w))), ...texts.map(line)].join("\n");

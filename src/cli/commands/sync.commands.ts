@@ -4,8 +4,11 @@ import type { CliContext } from "../context.js";
 import { fit, outputWidth, renderTable, type Column } from "../output.js";
 import { examples, type RegisterCommands } from "../program.js";
 
+/** A timestamp to the second (the table's; --json keeps the API's own). */
+const second = (at: string | null) => at?.replace(/\.\d+Z$/, "Z") ?? null;
+
 const RUN_COLUMNS: Column<SyncRun>[] = [
-  { header: "RUN", value: (r) => r.id },
+  { header: "RUN", value: (r) => r.id, drop: 1 },
   { header: "MODEL", value: (r) => r.model },
   { header: "TYPE", value: (r) => r.type },
   { header: "TRIGGER", value: (r) => r.trigger, maxWidth: 20, drop: 4 },
@@ -16,20 +19,20 @@ const RUN_COLUMNS: Column<SyncRun>[] = [
   { header: "UNLINKED", value: (r) => r.unlinked, drop: 6 },
   { header: "SKIPPED", value: (r) => r.skipped, drop: 5 },
   { header: "FAILED", value: (r) => r.failed },
-  { header: "STARTED", value: (r) => r.started_at },
+  { header: "STARTED", value: (r) => second(r.started_at) },
   { header: "MS", value: (r) => r.duration_ms, drop: 2 },
 ];
 
 /** Interview results written back to the ATS (stage move, result link, note), newest first. */
 const WRITE_BACK_COLUMNS: Column<WriteBack>[] = [
   { header: "CANDIDATE", value: (w) => w.candidate_id },
-  { header: "APPLICATION", value: (w) => w.application_id, drop: 3 },
+  { header: "APPLICATION", value: (w) => w.application_id, drop: 4 },
   { header: "OUTCOME", value: (w) => w.outcome },
   { header: "STAGE", value: (w) => w.target_stage, maxWidth: 24 },
   { header: "STATE", value: (w) => w.state },
   { header: "TRIES", value: (w) => w.attempts, drop: 2 },
   { header: "ERROR", value: (w) => w.last_error, maxWidth: 40, drop: 1 },
-  { header: "CREATED", value: (w) => w.created_at },
+  { header: "CREATED", value: (w) => second(w.created_at) },
 ];
 
 const progressLine = (runs: SyncRun[]) =>

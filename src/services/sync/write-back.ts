@@ -78,19 +78,24 @@ export function createWriteBack(deps: WriteBackDeps) {
     const integration = await findIntegration(deps.db, wb.integrationId);
     if (!integration || integration.deletedAt) {
       await update(id, { state: "failed", lastError: "integration deleted" });
+      log.warn({ reason: "integration deleted" }, "write-back failed");
       return;
     }
     if (integration.status && integration.status !== "ACTIVE") {
-      await update(id, { state: "paused", lastError: `paused: integration is ${integration.status}` });
+      const reason = `paused: integration is ${integration.status}`;
+      await update(id, { state: "paused", lastError: reason });
+      log.info({ reason }, "write-back paused");
       return;
     }
     const [position] = await deps.db.select().from(positions).where(eq(positions.id, wb.positionId));
     const [interview] = await deps.db.select().from(interviews).where(eq(interviews.candidateId, wb.candidateId));
     if (!position || !interview) {
       await update(id, { state: "failed", lastError: "position or candidate no longer exists" });
+      log.warn({ reason: "position or candidate no longer exists" }, "write-back failed");
       return;
     }
     await deps.db.execute(sql`update write_backs set attempts = attempts + 1 where id = ${id}`);
+    log.info({ application_id: wb.applicationId, outcome: wb.outcome, target_stage: wb.targetStage, attempt: wb.attempts + 1 }, "write-back started");
     const errors: string[] = [];
     const appPath = `/ats/applications/${encodeURIComponent(wb.applicationId)}`;
     try {
@@ -141,13 +146,20 @@ export function createWriteBack(deps: WriteBackDeps) {
       const message = err instanceof Error ? err.message : String(err);
       if (isPermanentUpstreamError(err) || attempt.last) {
         await update(id, { state: "failed", lastError: message });
-        log.error({ err: message }, "write-back failed");
+        log.error({ reason: message }, "write-back failed");
         return;
       }
       await update(id, { lastError: message });
+      log.warn({ reason: message }, "write-back interrupted; it is retried");
       throw err;
     }
-    await update(id, errors.length ? { state: "failed", lastError: errors.join("; ") } : { state: "done", lastError: null });
+    if (errors.length) {
+      await update(id, { state: "failed", lastError: errors.join("; ") });
+      log.warn({ reason: errors.join("; ") }, "write-back failed");
+      return;
+    }
+    await update(id, { state: "done", lastError: null });
+    log.info({ application_id: wb.applicationId, outcome: wb.outcome, target_stage: wb.targetStage }, "write-back finished");
   }
 
   /** Write-backs held while the integration was not ACTIVE go out again. */

@@ -1,5 +1,5 @@
 import { ConfigError, ConfigSchema, loadConfig } from "../shared/config.js";
-import { createLogger } from "../shared/http/logger.js";
+import { createLogger, type LogFormat } from "../shared/http/logger.js";
 import { SERVICE_ORDER, type ServiceName } from "../runtime/service.js";
 import { startTelemetry } from "../shared/telemetry.js";
 
@@ -27,7 +27,7 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
     }
     throw err;
   }
-  const logger = createLogger(config.LOG_LEVEL);
+  const logger = createLogger(config.LOG_LEVEL, { format: config.LOG_FORMAT as LogFormat });
   // Tracing starts before the services' modules (Fastify, pg, undici) are loaded, so they are instrumented.
   const stopTelemetry = await startTelemetry(config);
   const { startStack } = await import("../runtime/stack.js");

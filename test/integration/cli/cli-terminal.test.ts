@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { after, before, describe, test } from "node:test";
 import type { Candidate, Interview, IntegrationSyncs, Position } from "../../../src/client/index.js";
@@ -13,6 +14,7 @@ import { startEmbeddedStack, type EmbeddedStack } from "../client/embedded-stack
 import { Cli, oneLineError } from "./cli-harness.js";
 
 const bash = promisify(execFile);
+const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const VERSION = (JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 const longest = (text: string) => Math.max(...text.split("\n").map((l) => l.length));
 
@@ -37,6 +39,18 @@ describe("CLI in a terminal", () => {
       assert.equal(res.stdout, `${VERSION}\n`);
       assert.equal(res.stderr, "");
     }
+  });
+
+  test("the bin started by an older Node (npm link, a system node) hands over to the pinned Node 24", async (t) => {
+    const older = ["/usr/bin/node", "/usr/local/bin/node"].find((p) => {
+      if (!existsSync(p)) return false;
+      const major = Number(execFileSync(p, ["-p", "process.versions.node.split('.')[0]"]).toString());
+      return major < 24;
+    });
+    if (!older) return t.skip("no Node.js older than 24 on this machine");
+    const { stdout, stderr } = await bash(older, [join(ROOT, "bin", "hirebridge.js"), "--version"]);
+    assert.equal(stdout, `${VERSION}\n`);
+    assert.equal(stderr, "", "no engine warning");
   });
 
   test("completion bash: a script bash sources, completing commands, subcommands and options", async () => {

@@ -77,7 +77,12 @@ export function createApp(opts: CreateAppOptions): App {
     reply.header("x-request-id", request.id);
     done();
   });
-  if (opts.errorHandler !== false) installErrorHandler(app);
+  if (opts.errorHandler !== false) {
+    installErrorHandler(app);
+    // The APIs take JSON only: a text/plain body would otherwise arrive as a string and read as a
+    // confusing 422 ("should be an object"); without a parser it is a 415 that says JSON is expected.
+    app.removeContentTypeParser("text/plain");
+  }
   installAccessLog(app as unknown as FastifyInstance);
 
   installMetrics(app, opts.service);

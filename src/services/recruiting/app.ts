@@ -5,7 +5,7 @@ import { serviceUrls, type Config } from "../../shared/config.js";
 import type { Database } from "../../shared/db/database.js";
 import { createApp, type App } from "../../shared/http/create-app.js";
 import { registerProtection } from "../../shared/http/protection.js";
-import { registerOpenApi } from "../../shared/http/openapi.js";
+import { docsOAuth, registerOpenApi } from "../../shared/http/openapi.js";
 import { candidateRoutes } from "./candidates/candidates.routes.js";
 import type { RecruitingContext } from "./context.js";
 import { reportValidation, strictInput } from "./http/strict-input.js";
@@ -48,6 +48,7 @@ export async function buildRecruitingApp(deps: RecruitingDeps): Promise<App> {
     description:
       "Positions, their candidates and each candidate's interview, per organization. Every endpoint needs `Authorization: Bearer <access token>`; `/org/{org_id}/...` serves only tokens whose `org_id` claim equals the path's. Read-only fields (`id`, `created_at`, `updated_at`, and the path-owned `organization_id`, `position_id`) are accepted in bodies and ignored; unknown fields are refused with 422.",
     prefix: API_PREFIX,
+    oauth: docsOAuth(deps.config),
   });
   const ownBase = `${serviceUrls(deps.config).api.replace(/\/api\/v1$/, "")}/interview`;
   const configuredBase = deps.config.INTERVIEW_BASE_URL?.replace(/\/+$/, "");

@@ -1,5 +1,5 @@
 import { verifierFromConfig } from "../../shared/auth/verify-jwt.js";
-import type { ServiceFactory } from "../../runtime/service.js";
+import { bannerLine, type ServiceFactory } from "../../runtime/service.js";
 import { buildProxyApp } from "./app.js";
 
 /** The integration proxy as the launcher starts it: the shared verifier, storage, upstream and cache from the config. */
@@ -13,8 +13,8 @@ export const createProxyService: ServiceFactory = async ({ config, urls, logger,
     app,
     port: config.PROXY_PORT,
     banner: () => [
-      `Integration proxy:  ${urls.proxy}  (OpenAPI ${urls.proxy}/openapi.json, docs ${docs})`,
-      `  upstream: ${urls.upstream}; cache: ${config.REDIS_URL ? "Redis" : "in-process"}`,
+      bannerLine("Integration proxy", `${urls.proxy}  (OpenAPI ${urls.proxy}/openapi.json, docs ${docs})`),
+      bannerLine("  upstream", `${urls.upstream}  (cache ${config.REDIS_URL ? "Redis" : "in-process"})`),
     ],
   };
 };

@@ -1,5 +1,5 @@
 import { verifierFromConfig } from "../../shared/auth/verify-jwt.js";
-import type { ServiceFactory } from "../../runtime/service.js";
+import { bannerLine, type ServiceFactory } from "../../runtime/service.js";
 import { writeBackHook } from "../sync/write-back.js";
 import { buildRecruitingApp } from "./app.js";
 
@@ -18,6 +18,6 @@ export const createRecruitingService: ServiceFactory = async ({ config, urls, lo
     name: "api",
     app,
     port: config.API_PORT,
-    banner: () => [`Recruiting API    ${urls.api}  (OpenAPI ${urls.api}/openapi.json, docs ${origin}/docs)`],
+    banner: () => [bannerLine("Recruiting API", `${urls.api}  (OpenAPI ${urls.api}/openapi.json, docs ${origin}/docs)`)],
   };
 };

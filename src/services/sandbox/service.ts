@@ -1,5 +1,5 @@
 /** The sandbox as a launcher service: configuration → deps, banner with its URL and demo integration. */
-import type { ServiceFactory } from "../../runtime/service.js";
+import { bannerLine, bannerSecret, type ServiceFactory } from "../../runtime/service.js";
 import { buildSandboxApp } from "./app.js";
 import { sandboxStateFile } from "./store/persistence.js";
 
@@ -28,8 +28,14 @@ export const createSandboxService: ServiceFactory = async ({ config, urls, logge
     app,
     port: config.SANDBOX_PORT,
     banner: () => [
-      `Upstream sandbox:  ${urls.sandbox}  (API key: UPSTREAM_API_KEY; admin: ${urls.sandboxOrigin}/sandbox/integrations)`,
-      `Demo integration:  ${demoIntegrationId}  (${context.store.get(demoIntegrationId)?.data.applications.size ?? 0} applications; webhooks → ${urls.webhookReceiver}/<kind>)`,
+      bannerLine(
+        "Upstream sandbox",
+        `${urls.sandbox}  (API key ${bannerSecret(config.UPSTREAM_API_KEY, "sandbox-api-key", "UPSTREAM_API_KEY")}; admin ${urls.sandboxOrigin}/sandbox/integrations)`,
+      ),
+      bannerLine(
+        "Demo integration",
+        `${demoIntegrationId}  (${context.store.get(demoIntegrationId)?.data.applications.size ?? 0} applications; webhooks → ${urls.webhookReceiver}/<kind>)`,
+      ),
     ],
   };
 };

@@ -37,6 +37,11 @@ test("`serve sandbox` starts it from the configuration, with the demo integratio
   const banner = (await stack.banner()).join("\n");
   assert.match(banner, new RegExp(`http://127\\.0\\.0\\.1:${port}/v1`));
   assert.ok(banner.includes(demo_integration_id));
+  // Labels line up; a secret that is not the public local default shows where it comes from, never its value.
+  for (const line of banner.split("\n")) assert.match(line, /^[A-Za-z ]{18} \S/, line);
+  assert.match(banner, /^Upstream sandbox {3}http/m);
+  assert.match(banner, /API key \(UPSTREAM_API_KEY\)/);
+  assert.ok(!banner.includes("key-from-env"));
 
   const res = await fetch(`http://127.0.0.1:${port}/v1/check-api-key`, { headers: { authorization: "Bearer key-from-env" } });
   assert.equal(res.status, 200);

@@ -14,7 +14,7 @@ import { once } from "node:events";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../../helpers/ports.js";
-import { call, eventually } from "../../helpers/stack.js";
+import { call, connectThroughPage, eventually } from "../../helpers/stack.js";
 
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 
@@ -93,19 +93,7 @@ test("after a write-back and a connect-flow integration, a SIGTERM restart keeps
   const orgId = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()).org_id as string;
 
   // An integration connected through the sandbox's connect page, activated for the demo org.
-  const link = await call<{ data: { link: string } }>(`${urls.proxy}/connect/create-link`, {
-    method: "POST",
-    token,
-    body: { end_user_email: "it@acme.test", end_user_organization_name: "Acme", integration_category: "ATS" },
-  });
-  assert.equal(link.status, 200, JSON.stringify(link.body));
-  const confirmUrl = new URL(link.body.data.link);
-  confirmUrl.pathname += "/confirm";
-  const confirm = await call<{ activation_token: string; integration_id: string }>(confirmUrl.toString(), { method: "POST", body: { tool_id: "lever" } });
-  assert.equal(confirm.status, 200, JSON.stringify(confirm.body));
-  const connected = confirm.body.integration_id;
-  const activated = await call(`${urls.proxy}/connect/activate`, { method: "POST", token, body: { activation_token: confirm.body.activation_token } });
-  assert.equal(activated.status, 200, JSON.stringify(activated.body));
+  const connected = await connectThroughPage(urls.proxy, token, "lever");
 
   // Its first sync (started by integration-created) links its jobs to positions with candidates.
   const { position, candidate } = await eventually(

@@ -4,6 +4,7 @@
  * job ad: no score, feedback, transcript, nor anything about other candidates.
  */
 import type { InterviewStatus } from "../../../contracts/recruiting/interviews.js";
+import { escapeHtml } from "../../../shared/http/html.js";
 
 export type InterviewPageData = {
   candidateName: string;
@@ -11,8 +12,7 @@ export type InterviewPageData = {
   position: { name: string; department: string | null; location: string | null; roleDescription: string | null; acceptedLanguages: string[] };
 };
 
-const esc = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+const esc = escapeHtml;
 
 /** Where the interview stands, in the candidate's terms. */
 const STATE: Record<InterviewStatus, { label: string; text: string }> = {

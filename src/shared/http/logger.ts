@@ -77,7 +77,7 @@ export function installAccessLog(app: FastifyInstance): void {
 const LEVELS: Record<number, string> = { 10: "TRACE", 20: "DEBUG", 30: "INFO ", 40: "WARN ", 50: "ERROR", 60: "FATAL" };
 const COLORS: Record<number, string> = { 10: "90", 20: "90", 30: "32", 40: "33", 50: "31", 60: "31" };
 /** Fields every line has, or that the line's head shows already. */
-const HEAD_FIELDS = new Set(["level", "time", "pid", "hostname", "msg", "service", "component", "request_id", "method", "route", "url", "status", "ms", "remote"]);
+const HEAD_FIELDS = new Set(["level", "time", "pid", "hostname", "msg", "service", "component", "request_id", "err"]);
 
 /** A value for `key=value`: strings bare unless they hold spaces, the rest as JSON. */
 const show = (v: unknown) => (typeof v === "string" ? (/\s/.test(v) ? JSON.stringify(v) : v) : JSON.stringify(v));
@@ -98,7 +98,7 @@ export function prettyLine(json: string, color: boolean): string {
     body = `${o.method} ${String(o.route ?? o.url)} ${String(o.status)} ${String(o.ms)}ms`;
   } else {
     const fields = Object.entries(o)
-      .filter(([k, v]) => !HEAD_FIELDS.has(k) && k !== "err" && v !== undefined)
+      .filter(([k, v]) => !HEAD_FIELDS.has(k) && v !== undefined)
       .map(([k, v]) => `${k}=${show(v)}`);
     body = [String(o.msg ?? ""), ...fields].filter(Boolean).join(" ");
   }

@@ -58,8 +58,8 @@ test("pretty: one readable line per request, key=value for other events, no JSON
   assert.equal(lines.length, 2);
   assert.match(lines[0]!, /^\d\d:\d\d:\d\d INFO  api {2}GET \/api\/v1\/org\/:org_id\/position 200 \d+(\.\d)?ms$/);
   assert.match(lines[1]!, /^\d\d:\d\d:\d\d INFO  api {2}GET \/nowhere 404 \d+(\.\d)?ms$/);
-  const event = prettyLine(JSON.stringify({ level: 30, time: Date.parse("2026-11-25T10:11:12Z"), service: "proxy", component: "sync", msg: "sync run succeeded", created: 3, reason: "a b" }), false);
-  assert.equal(event, '10:11:12 INFO  proxy/sync  sync run succeeded created=3 reason="a b"\n');
+  const event = prettyLine(JSON.stringify({ level: 30, time: Date.parse("2026-11-25T10:11:12Z"), service: "proxy", component: "sync", msg: "sync run succeeded", created: 3, ms: 40, reason: "a b" }), false);
+  assert.equal(event, '10:11:12 INFO  proxy/sync  sync run succeeded created=3 ms=40 reason="a b"\n');
   const failure = prettyLine(JSON.stringify({ level: 50, time: 0, msg: "boom", err: { message: "bad", stack: "Error: bad\n    at x" } }), false);
   assert.equal(failure, "00:00:00 ERROR  boom\nError: bad\n    at x\n");
 });

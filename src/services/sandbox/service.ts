@@ -23,6 +23,14 @@ export const createSandboxService: ServiceFactory = async ({ config, urls, logge
     stateFile: sandboxStateFile(config.DATA_DIR),
   });
   logger.info({ ms: Date.now() - started, applications: config.SANDBOX_APPLICATIONS }, "sandbox data generated");
+  // A saved state wins over changed settings (Hirebridge's database refers to its records); say so.
+  const demo = context.store.get(demoIntegrationId)?.generation;
+  if (demo && (String(demo.seed) !== String(config.SANDBOX_SEED) || demo.applications !== config.SANDBOX_APPLICATIONS)) {
+    logger.warn(
+      { saved: demo, configured: { seed: config.SANDBOX_SEED, applications: config.SANDBOX_APPLICATIONS } },
+      "the sandbox state under DATA_DIR was made with other SANDBOX_SEED/SANDBOX_APPLICATIONS and is kept; `hirebridge reset` starts both sides over with the new ones",
+    );
+  }
   return {
     name: "sandbox",
     app,

@@ -53,6 +53,14 @@ describe("CLI in a terminal", () => {
     assert.equal(stderr, "", "no engine warning");
   });
 
+  test("npx hirebridge in the checkout prints no engine warning (devEngines names the Node that runs npm)", async (t) => {
+    const npx = ["/usr/bin/npx", "/usr/local/bin/npx"].find((p) => existsSync(p));
+    if (!npx) return t.skip("no npx on this machine");
+    const { stdout, stderr } = await bash(npx, ["--no-install", "hirebridge", "--version"], { cwd: ROOT, env: { PATH: process.env.PATH ?? "", HOME: cli.home } });
+    assert.equal(stdout, `${VERSION}\n`);
+    assert.doesNotMatch(stderr, /EBADENGINE|Unsupported engine/);
+  });
+
   test("completion bash: a script bash sources, completing commands, subcommands and options", async () => {
     const res = await cli.run(["completion", "bash"]);
     assert.equal(res.code, 0, res.stderr);

@@ -125,7 +125,12 @@ export function loadSandboxState(store: SandboxStore, file: string, logger: Logg
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw err;
   }
-  const saved = JSON.parse(text) as SavedState;
+  let saved: SavedState;
+  try {
+    saved = JSON.parse(text) as SavedState;
+  } catch (err) {
+    throw new Error(`${file} is not a sandbox state (${(err as Error).message}); \`hirebridge reset\` starts over`, { cause: err });
+  }
   if (saved.version !== VERSION) throw new Error(`${file}: sandbox state version ${saved.version} is not ${VERSION}; run \`hirebridge reset\``);
   for (const i of saved.integrations) restoreIntegration(store, i);
   store.createdCount = saved.created;

@@ -6,12 +6,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import type { Candidate, Interview, IntegrationSyncs, Position } from "../../../src/client/index.js";
 import { renderTable } from "../../../src/cli/output.js";
 import { freePort } from "../../helpers/ports.js";
-import { startEmbeddedStack, type EmbeddedStack } from "../client/embedded-stack.js";
-import { Cli, oneLineError } from "./cli-harness.js";
+import { oneLineError, useDemoCli } from "./cli-harness.js";
 
 const bash = promisify(execFile);
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
@@ -20,21 +19,11 @@ const longest = (text: string) => Math.max(...text.split("\n").map((l) => l.leng
 
 /** What a newcomer's terminal needs: --version, completion, tables that fit, recording a result, reset. */
 describe("CLI in a terminal", () => {
-  let env: EmbeddedStack;
-  let cli: Cli;
-  before(async () => {
-    env = await startEmbeddedStack();
-    cli = await Cli.create(env);
-    await cli.login("demo", env.demo.password);
-  });
-  after(async () => {
-    await cli.dispose();
-    await env.close();
-  });
+  const demo = useDemoCli();
 
   test("--version and -V print the package's version", async () => {
     for (const flag of ["--version", "-V"]) {
-      const res = await cli.run([flag]);
+      const res = await demo.cli.run([flag]);
       assert.equal(res.code, 0, res.stderr);
       assert.equal(res.stdout, `${VERSION}\n`);
       assert.equal(res.stderr, "");
@@ -56,15 +45,15 @@ describe("CLI in a terminal", () => {
   test("npx hirebridge in the checkout prints no engine warning (devEngines names the Node that runs npm)", async (t) => {
     const npx = ["/usr/bin/npx", "/usr/local/bin/npx"].find((p) => existsSync(p));
     if (!npx) return t.skip("no npx on this machine");
-    const { stdout, stderr } = await bash(npx, ["--no-install", "hirebridge", "--version"], { cwd: ROOT, env: { PATH: process.env.PATH ?? "", HOME: cli.home } });
+    const { stdout, stderr } = await bash(npx, ["--no-install", "hirebridge", "--version"], { cwd: ROOT, env: { PATH: process.env.PATH ?? "", HOME: demo.cli.home } });
     assert.equal(stdout, `${VERSION}\n`);
     assert.doesNotMatch(stderr, /EBADENGINE|Unsupported engine/);
   });
 
   test("completion bash: a script bash sources, completing commands, subcommands and options", async () => {
-    const res = await cli.run(["completion", "bash"]);
+    const res = await demo.cli.run(["completion", "bash"]);
     assert.equal(res.code, 0, res.stderr);
-    const script = join(cli.home, "hirebridge.bash");
+    const script = join(demo.cli.home, "hirebridge.bash");
     await writeFile(script, res.stdout);
     const complete = async (...words: string[]) => {
       const { stdout } = await bash("bash", [
@@ -79,38 +68,38 @@ describe("CLI in a terminal", () => {
     assert.deepEqual(await complete("hirebridge", "interview", "result", "3f0c", "9a1b", "--s"), ["--status", "--score"]);
     assert.deepEqual(await complete("hirebridge", "--json", "sync", "st"), ["start", "status"]);
 
-    const zsh = await cli.run(["completion", "zsh"]);
+    const zsh = await demo.cli.run(["completion", "zsh"]);
     assert.equal(zsh.code, 0, zsh.stderr);
     assert.match(zsh.stdout, /^#compdef hirebridge\n/);
     assert.match(zsh.stdout, /bashcompinit/);
     assert.match(zsh.stdout, /complete -F _hirebridge hirebridge/);
 
-    const fish = await cli.run(["completion", "fish"]);
+    const fish = await demo.cli.run(["completion", "fish"]);
     assert.equal(fish.code, 2);
     assert.equal(oneLineError(fish), "hirebridge: The shell must be bash or zsh");
   });
 
   test("at 80 columns, tables (sync status with its write-backs, positions) fit the width", async () => {
-    const integration = env.demo.integrationId;
-    const sync = await cli.run(["sync", "start", integration]);
+    const integration = demo.env.demo.integrationId;
+    const sync = await demo.cli.run(["sync", "start", integration]);
     assert.equal(sync.code, 0, sync.stderr);
-    const wide = await cli.run(["sync", "status", integration]);
+    const wide = await demo.cli.run(["sync", "status", integration]);
     assert.equal(wide.code, 0, wide.stderr);
     assert.ok(longest(wide.stdout) > 80, "without a width the table is wider than 80");
 
-    const status = await cli.run(["sync", "status", integration], { env: { COLUMNS: "80" } });
+    const status = await demo.cli.run(["sync", "status", integration], { env: { COLUMNS: "80" } });
     assert.equal(status.code, 0, status.stderr);
     assert.ok(longest(status.stdout) <= 80, status.stdout);
     // Optional columns (run id, trigger, pages…) leave; what remains is whole.
     assert.match(status.stdout, /^Sync runs\nMODEL +TYPE +STATE +CREATED +UPDATED +FAILED +STARTED\n/);
     assert.match(status.stdout, /^applications +FULL +succeeded +\d+ +\d+ +0 +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/m);
     assert.match(status.stdout, /\nWrite-backs \(interview results sent to the ATS\)\n/);
-    const positions = await cli.run(["positions", "list"], { env: { COLUMNS: "80" } });
+    const positions = await demo.cli.run(["positions", "list"], { env: { COLUMNS: "80" } });
     assert.equal(positions.code, 0, positions.stderr);
     assert.ok(longest(positions.stdout) <= 80, positions.stdout);
 
     // The same rows unbounded with --json: the API's answer, whole.
-    const json = await cli.json<IntegrationSyncs>(["sync", "status", integration], { env: { COLUMNS: "80" } });
+    const json = await demo.cli.json<IntegrationSyncs>(["sync", "status", integration], { env: { COLUMNS: "80" } });
     assert.ok(json.items.length >= 2);
   });
 
@@ -131,30 +120,30 @@ describe("CLI in a terminal", () => {
   });
 
   test("interview result: grades a not-started interview in one command (completed, then graded)", async () => {
-    const position = await cli.json<Position>(["positions", "create", "--name", "CLI result", "--min-score", "60"]);
-    const candidate = await cli.json<Candidate>(["candidates", "add", position.id, "--name", "Grace", "--email", "grace@example.com", "--phone", "+1 555 0100", "--language", "en"]);
+    const position = await demo.cli.json<Position>(["positions", "create", "--name", "CLI result", "--min-score", "60"]);
+    const candidate = await demo.cli.json<Candidate>(["candidates", "add", position.id, "--name", "Grace", "--email", "grace@example.com", "--phone", "+1 555 0100", "--language", "en"]);
 
-    const noScore = await cli.run(["interview", "result", position.id, candidate.id]);
+    const noScore = await demo.cli.run(["interview", "result", position.id, candidate.id]);
     assert.equal(noScore.code, 2);
     assert.equal(oneLineError(noScore), "hirebridge: Grading needs --score");
-    const badStatus = await cli.run(["interview", "result", position.id, candidate.id, "--status", "not_started"]);
+    const badStatus = await demo.cli.run(["interview", "result", position.id, candidate.id, "--status", "not_started"]);
     assert.equal(badStatus.code, 2);
 
-    const res = await cli.run(["interview", "result", position.id, candidate.id, "--score", "85", "--feedback", "Clear and structured answers."]);
+    const res = await demo.cli.run(["interview", "result", position.id, candidate.id, "--score", "85", "--feedback", "Clear and structured answers."]);
     assert.equal(res.code, 0, res.stderr);
     assert.match(res.stdout, /^status +graded$/m);
     assert.match(res.stdout, /^score +85$/m);
-    const interview = await cli.json<Interview>(["interview", "show", position.id, candidate.id]);
+    const interview = await demo.cli.json<Interview>(["interview", "show", position.id, candidate.id]);
     assert.equal(interview.status, "graded");
     assert.equal(interview.score, 85);
     assert.equal(interview.feedback, "Clear and structured answers.");
     assert.ok(interview.end_time && interview.graded_at);
     // The candidate follows the interview (score and feedback), as the API does for graded.
-    const after = await cli.json<Candidate>(["candidates", "show", position.id, candidate.id]);
+    const after = await demo.cli.json<Candidate>(["candidates", "show", position.id, candidate.id]);
     assert.equal(after.score, 85);
     assert.equal(after.feedback, "Clear and structured answers.");
     // A graded interview cannot be cancelled: the API's 409, one line.
-    const again = await cli.run(["interview", "result", position.id, candidate.id, "--status", "cancelled"]);
+    const again = await demo.cli.run(["interview", "result", position.id, candidate.id, "--status", "cancelled"]);
     assert.notEqual(again.code, 0);
     assert.match(oneLineError(again), /graded/);
   });
@@ -170,22 +159,22 @@ describe("CLI in a terminal", () => {
       const ports = { API_PORT: String(await freePort()), SANDBOX_PORT: String(await freePort()) };
       const envOf = (extra: Record<string, string> = {}) => ({ DATA_DIR: dataDir, ...ports, ...extra });
 
-      const unconfirmed = await cli.run(["reset"], { env: envOf(), stdin: "n\n" });
+      const unconfirmed = await demo.cli.run(["reset"], { env: envOf(), stdin: "n\n" });
       assert.equal(unconfirmed.code, 1);
       assert.match(unconfirmed.stderr, /This deletes:\n {2}Hirebridge's database \(PGlite\): .*pglite\n {2}the upstream sandbox's state: .*sandbox\n/);
       assert.ok(existsSync(join(dataDir, "pglite")) && existsSync(join(dataDir, "sandbox")));
 
-      const postgres = await cli.run(["reset", "--yes"], { env: envOf({ DATABASE_URL: "postgres://postgres@127.0.0.1:5432/test" }) });
+      const postgres = await demo.cli.run(["reset", "--yes"], { env: envOf({ DATABASE_URL: "postgres://postgres@127.0.0.1:5432/test" }) });
       assert.equal(postgres.code, 2);
       assert.match(oneLineError(postgres), /DATABASE_URL is set/);
 
       // The stack under test answers on its API port: reset refuses while it runs.
-      const running = await cli.run(["reset", "--yes"], { env: envOf({ API_PORT: new URL(env.apiUrl).port }) });
+      const running = await demo.cli.run(["reset", "--yes"], { env: envOf({ API_PORT: new URL(demo.env.apiUrl).port }) });
       assert.equal(running.code, 1);
       assert.match(oneLineError(running), /The stack is running/);
       assert.ok(existsSync(join(dataDir, "pglite")));
 
-      const done = await cli.run(["reset", "--yes"], { env: envOf() });
+      const done = await demo.cli.run(["reset", "--yes"], { env: envOf() });
       assert.equal(done.code, 0, done.stderr);
       assert.ok(!existsSync(join(dataDir, "pglite")) && !existsSync(join(dataDir, "sandbox")));
       assert.ok(existsSync(join(dataDir, "keep.txt")), "only the embedded storage is deleted");

@@ -1,7 +1,7 @@
 import type { Writable } from "node:stream";
 import { Hirebridge, HirebridgeAdmin, type Credentials, type Session } from "../client/index.js";
 import { CliError, EXIT } from "./cli-errors.js";
-import { Output } from "./output.js";
+import { Output, outputWidth } from "./output.js";
 import { readSecret, type Terminal } from "./prompt.js";
 import { readStoredSession, sessionFile, withFileLock, writeStoredSession, type StoredSession } from "./session-store.js";
 
@@ -9,8 +9,8 @@ export type Env = Record<string, string | undefined>;
 
 export type CliIo = {
   stdin: Terminal["stdin"];
-  stdout: Writable;
-  stderr: Writable & { isTTY?: boolean };
+  stdout: Writable & { isTTY?: boolean; columns?: number };
+  stderr: Writable & { isTTY?: boolean; columns?: number };
   env: Env;
 };
 
@@ -39,7 +39,7 @@ export class CliContext {
     readonly io: CliIo,
     readonly globals: GlobalOptions,
   ) {
-    this.out = new Output(io.stdout, io.stderr, globals.json === true);
+    this.out = new Output(io.stdout, io.stderr, globals.json === true, outputWidth(io.stdout, io.env));
     this.file = sessionFile(io.env);
   }
 

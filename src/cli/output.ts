@@ -1,6 +1,12 @@
 import type { Writable } from "node:stream";
 
-export type Column<T> = { header: string; value: (row: T) => unknown; maxWidth?: number };
+export type Column<T> = {
+  header: string;
+  value: (row: T) => unknown;
+  maxWidth?: number;
+  /** May be left out when the terminal is too narrow for every column; higher goes first. */
+  drop?: number;
+};
 
 const DEFAULT_MAX_WIDTH = 48;
 
@@ -12,17 +18,74 @@ export function cell(value: unknown): string {
   return String(value).replace(/\s+/g, " ");
 }
 
-function fit(text: string, width: number): string {
+/** `text` cut to `width` characters, an ellipsis marking the cut. */
+export function fit(text: string, width: number): string {
+  if (width <= 0) return "";
   return text.length > width ? `${text.slice(0, width - 1)}…` : text;
 }
 
-/** A plain-text table: header, dashes, one line per row; long cells are cut with an ellipsis. */
-export function renderTable<T>(columns: Column<T>[], rows: T[]): string {
+const GAP = 2;
+/** A column is never cut below this (or its header, when shorter). */
+const MIN_COLUMN = 6;
+
+/**
+ * Column widths that fit `total` characters: the widest column gives up a character at a time
+ * (down to its header or MIN_COLUMN) until the line fits, so short columns (ids, states, counts)
+ * stay whole and long free text is what gets cut.
+ */
+function fitWidths(widths: number[], total: number): number[] {
+  const out = [...widths];
+  const floor = out.map((w) => Math.min(w, MIN_COLUMN));
+  let excess = out.reduce((a, b) => a + b, 0) + GAP * (out.length - 1) - total;
+  while (excess > 0) {
+    let widest = -1;
+    for (let i = 0; i < out.length; i++) if (out[i]! > floor[i]! && (widest === -1 || out[i]! > out[widest]!)) widest = i;
+    if (widest === -1) break; // every column at its floor: the line stays longer
+    out[widest]!--;
+    excess--;
+  }
+  return out;
+}
+
+/** Droppable columns leave (highest `drop` first) while the whole cells would not fit `width`. */
+function keepColumns<T>(columns: Column<T>[], natural: number[], width: number): Column<T>[] {
+  let kept = columns.map((c, i) => ({ c, w: natural[i]! }));
+  const total = () => kept.reduce((sum, k) => sum + k.w + GAP, -GAP);
+  while (total() > width) {
+    const droppable = kept.filter((k) => k.c.drop !== undefined);
+    if (droppable.length === 0) break;
+    const first = droppable.reduce((a, b) => (b.c.drop! > a.c.drop! ? b : a));
+    kept = kept.filter((k) => k !== first);
+  }
+  return kept.map((k) => k.c);
+}
+
+/**
+ * A plain-text table: header, dashes, one line per row; long cells are cut with an ellipsis.
+ * With `width` (the terminal's), no line is longer: columns marked `drop` leave first, then the
+ * widest columns are cut.
+ */
+export function renderTable<T>(all: Column<T>[], rows: T[], width?: number): string {
   if (rows.length === 0) return "(none)";
-  const cells = rows.map((row) => columns.map((c) => fit(cell(c.value(row)), c.maxWidth ?? DEFAULT_MAX_WIDTH)));
-  const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((r) => r[i]!.length)));
-  const line = (parts: string[]) => parts.map((p, i) => p.padEnd(widths[i]!)).join("  ").trimEnd();
-  return [line(columns.map((c) => c.header)), line(widths.map((w) => "-".repeat(w))), ...cells.map(line)].join("\n");
+  const allTexts = rows.map((row) => all.map((c) => fit(cell(c.value(row)), c.maxWidth ?? DEFAULT_MAX_WIDTH)));
+  const allNatural = all.map((c, i) => Math.max(c.header.length, ...allTexts.map((r) => r[i]!.length)));
+  const columns = width ? keepColumns(all, allNatural, width) : all;
+  const keep = columns.map((c) => all.indexOf(c));
+  const texts = allTexts.map((r) => keep.map((i) => r[i]!));
+  const natural = keep.map((i) => allNatural[i]!);
+  const widths = width ? fitWidths(natural, width) : natural;
+  const line = (parts: string[]) => parts.map((p, i) => fit(p, widths[i]!).padEnd(widths[i]!)).join(" ".repeat(GAP)).trimEnd();
+  return [line(columns.map((c) => c.header)), line(widths.map((w) => "-".repeat(w))), ...texts.map(line)].join("\n");
+}
+
+/**
+ * How wide output may be: the terminal's columns, else COLUMNS (as shells export it), else
+ * unbounded (a pipe or a file gets whole cells).
+ */
+export function outputWidth(stream: { isTTY?: boolean; columns?: number }, env: Record<string, string | undefined>): number | undefined {
+  if (stream.isTTY && stream.columns && stream.columns > 0) return stream.columns;
+  const fromEnv = Number(env["COLUMNS"]);
+  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : undefined;
 }
 
 /** One record as aligned `label  value` lines. */
@@ -41,6 +104,8 @@ export class Output {
     private readonly stdout: Writable,
     private readonly stderr: Writable,
     readonly json: boolean,
+    /** Width tables must fit (the terminal's); undefined: no limit. */
+    readonly width?: number,
   ) {}
 
   /** Prints `value` as JSON, or `human()` as text. */
@@ -49,7 +114,7 @@ export class Output {
   }
 
   table<T>(rows: T[], columns: Column<T>[], json: unknown = rows): void {
-    this.result(json, () => renderTable(columns, rows));
+    this.result(json, () => renderTable(columns, rows, this.width));
   }
 
   record(value: unknown, fields: [string, unknown][]): void {

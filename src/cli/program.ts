@@ -1,5 +1,6 @@
+import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
-import { describeFailure, EXIT, type ExitCode } from "./cli-errors.js";
+import { CliError, describeFailure, EXIT, type ExitCode } from "./cli-errors.js";
 import { CliContext, type CliIo, type GlobalOptions } from "./context.js";
 import { registerAdminCommands } from "./commands/admin.commands.js";
 import { registerAtsCommands } from "./commands/ats.commands.js";
@@ -7,7 +8,7 @@ import { registerAuthCommands } from "./commands/auth.commands.js";
 import { registerCandidateCommands } from "./commands/candidates.commands.js";
 import { registerIntegrationCommands } from "./commands/integrations.commands.js";
 import { registerPositionCommands } from "./commands/positions.commands.js";
-import { registerServeCommand } from "./commands/serve.commands.js";
+import { registerResetCommand, registerServeCommand } from "./commands/serve.commands.js";
 import { registerSyncCommands } from "./commands/sync.commands.js";
 
 /** What a command does with its context, positional arguments and own options. */
@@ -29,7 +30,11 @@ const REGISTRATIONS: RegisterCommands[] = [
   registerSyncCommands,
   registerAdminCommands,
   registerServeCommand,
+  registerResetCommand,
 ];
+
+/** The package's version (package.json sits two folders up from src/cli and from dist/cli). */
+const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
 /** Adds an "Examples:" section to a command's --help. */
 export function examples(cmd: Command, lines: string[]): Command {
@@ -48,6 +53,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void = ()
     .option("--api-url <url>", "recruiting API base URL (env HIREBRIDGE_API_URL; default http://127.0.0.1:8001/api/v1)")
     .option("--proxy-url <url>", "integration proxy base URL (env HIREBRIDGE_PROXY_URL; default http://127.0.0.1:8000/api/v1)")
     .option("--client-id <id>", "OAuth client id (env HIREBRIDGE_CLIENT_ID; default hirebridge)")
+    .version(VERSION, "-V, --version", "print the version")
     .showHelpAfterError("(add --help for usage)")
     .exitOverride()
     .configureOutput({
@@ -65,6 +71,18 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void = ()
       setExitCode(code ?? EXIT.OK);
     };
   for (const register of REGISTRATIONS) register(program, run);
+  const completion = program
+    .command("completion")
+    .description("Print a shell completion script (bash or zsh) for hirebridge's commands and options.")
+    .argument("<shell>", "bash or zsh")
+    .action(
+      run(async (ctx, [shell]) => {
+        const { bashCompletion, zshCompletion } = await import("./completion.js");
+        if (shell !== "bash" && shell !== "zsh") throw new CliError("The shell must be bash or zsh", EXIT.USAGE);
+        ctx.io.stdout.write(shell === "bash" ? bashCompletion(program) : zshCompletion(program));
+      }),
+    );
+  examples(completion, ['eval "$(hirebridge completion bash)"   # in ~/.bashrc', 'eval "$(hirebridge completion zsh)"    # in ~/.zshrc']);
   examples(program, [
     "hirebridge login --username demo",
     "hirebridge positions list",

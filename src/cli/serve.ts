@@ -1,6 +1,7 @@
+import { resolve } from "node:path";
 import { ConfigError, ConfigSchema, loadConfig } from "../shared/config.js";
-import { createLogger } from "../shared/http/logger.js";
-import { SERVICE_ORDER, type ServiceName } from "../runtime/service.js";
+import { createLogger, type LogFormat } from "../shared/http/logger.js";
+import { bannerLine, SERVICE_ORDER, type ServiceName } from "../runtime/service.js";
 import { startTelemetry } from "../shared/telemetry.js";
 
 const DRAIN_TIMEOUT_MS = 15_000;
@@ -27,12 +28,14 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
     }
     throw err;
   }
-  const logger = createLogger(config.LOG_LEVEL);
+  const logger = createLogger(config.LOG_LEVEL, { format: config.LOG_FORMAT as LogFormat });
   // Tracing starts before the services' modules (Fastify, pg, undici) are loaded, so they are instrumented.
   const stopTelemetry = await startTelemetry(config);
   const { startStack } = await import("../runtime/stack.js");
   const stack = await startStack(config, wanted as ServiceName[], logger);
-  process.stdout.write(`\nHirebridge is running.\n${(await stack.banner()).map((l) => `  ${l}`).join("\n")}\n\n`);
+  const data = config.DATABASE_URL ? "Postgres (DATABASE_URL)" : `${resolve(config.DATA_DIR)}  (database and sandbox state; \`hirebridge reset\` starts over)`;
+  const lines = [...(await stack.banner()), bannerLine("Data", data)];
+  process.stdout.write(`\nHirebridge is running.\n${lines.map((l) => `  ${l}`).join("\n")}\n\n`);
 
   let stopping = false;
   const stop = (signal: string) => {

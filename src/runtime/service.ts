@@ -30,3 +30,15 @@ export type BuiltService = {
 };
 
 export type ServiceFactory = (ctx: ServiceContext) => Promise<BuiltService>;
+
+/** Width of the start banner's labels: every service's lines line up under one another. */
+const BANNER_LABEL_WIDTH = 19;
+
+/** One line of the start banner: the label padded so the values form a column. */
+export const bannerLine = (label: string, value: string) => `${label.padEnd(BANNER_LABEL_WIDTH)}${value}`;
+
+/**
+ * A secret as the banner shows it: its value while it is the public local default (so a newcomer
+ * can copy it), otherwise only where it comes from (a banner is not the place for real secrets).
+ */
+export const bannerSecret = (value: string, localDefault: string, variable: string) => (value === localDefault ? value : `(${variable})`);

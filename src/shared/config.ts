@@ -34,6 +34,10 @@ export const ConfigSchema = Type.Object({
     ["fatal", "error", "warn", "info", "debug", "trace", "silent"].map((l) => Type.Literal(l)),
     { default: "info", description: "pino log level." },
   ),
+  LOG_FORMAT: Type.Union(
+    ["auto", "json", "pretty"].map((l) => Type.Literal(l)),
+    { default: "auto", description: "Log lines: `pretty` (one readable line per request or event), `json` (pino, for collectors), or `auto`: pretty when stdout is a terminal, else JSON." },
+  ),
   DATA_DIR: Type.String({ default: "./.data", description: "Where embedded storage (PGlite) and signing keys live." }),
   DATABASE_URL: Type.Optional(
     Type.String({ pattern: "^postgres(ql)?://", description: "A real Postgres; unset means embedded PGlite." }),

@@ -94,6 +94,28 @@ export async function call<T = unknown>(
   return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
 }
 
+/**
+ * Connects an ATS as the org's person would: a connect link from the proxy, the sandbox's connect
+ * page confirmed with `toolId` (as its form posts it), the activation token handed to the proxy.
+ * Answers the new integration's id.
+ */
+export async function connectThroughPage(proxyUrl: string, token: string, toolId: string): Promise<string> {
+  const link = await call<{ data: { link: string } }>(`${proxyUrl}/connect/create-link`, {
+    method: "POST",
+    token,
+    body: { end_user_email: "it@acme.test", end_user_organization_name: "Acme", integration_category: "ATS" },
+  });
+  if (link.status !== 200) throw new Error(`create-link answered ${link.status}: ${JSON.stringify(link.body)}`);
+  const confirmUrl = new URL(link.body.data.link);
+  confirmUrl.pathname += "/confirm";
+  confirmUrl.search = "";
+  const confirm = await call<{ activation_token: string; integration_id: string }>(confirmUrl.toString(), { method: "POST", body: { tool_id: toolId } });
+  if (confirm.status !== 200) throw new Error(`the connect page answered ${confirm.status}: ${JSON.stringify(confirm.body)}`);
+  const activated = await call(`${proxyUrl}/connect/activate`, { method: "POST", token, body: { activation_token: confirm.body.activation_token } });
+  if (activated.status !== 200) throw new Error(`activate answered ${activated.status}: ${JSON.stringify(activated.body)}`);
+  return confirm.body.integration_id;
+}
+
 /** Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs`. */
 export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

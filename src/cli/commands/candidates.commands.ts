@@ -24,6 +24,9 @@ const COLUMNS: Column<Candidate>[] = [
 
 const fields = (c: object): [string, unknown][] => Object.entries(c);
 
+/** The statuses a result can report (not_started is where interviews begin, not a result). */
+const RESULT_STATUSES = ["graded", "completed", "errored", "cancelled"] as const;
+
 export const registerCandidateCommands: RegisterCommands = (program, run) => {
   const candidates = program.command("candidates").description("Candidates of a position.");
 
@@ -112,4 +115,43 @@ export const registerCandidateCommands: RegisterCommands = (program, run) => {
       }),
     );
   examples(showInterview, ["hirebridge interview show 3f0c… 9a1b…", "hirebridge --json interview show 3f0c… 9a1b… | jq .status"]);
+
+  const result = interview
+    .command("result")
+    .description(
+      "Record an interview's result, as the interview runner would: graded (with --score, and --feedback), or completed, errored, cancelled. " +
+        "Grading a not-started interview completes it first (the API's two steps in one), so a write-back follows when the position has auto_update_stages.",
+    )
+    .argument("<position-id>")
+    .argument("<candidate-id>")
+    .option("--status <status>", `${RESULT_STATUSES.join(", ")} (default graded)`, "graded")
+    .option("--score <n>", "the score (needed to grade)")
+    .option("--feedback <text>", "feedback for the recruiter (also the ATS note)")
+    .action(
+      run(async (ctx, [positionId, candidateId], opts) => {
+        const status = String(opts["status"]) as (typeof RESULT_STATUSES)[number];
+        if (!RESULT_STATUSES.includes(status)) throw new CliError(`--status must be one of ${RESULT_STATUSES.join(", ")}`, EXIT.USAGE);
+        const score = opts["score"] === undefined ? undefined : Number(opts["score"]);
+        if (score !== undefined && !Number.isInteger(score)) throw new CliError("--score must be a whole number", EXIT.USAGE);
+        if (status === "graded" && score === undefined) throw new CliError("Grading needs --score", EXIT.USAGE);
+        const feedback = opts["feedback"] === undefined ? undefined : String(opts["feedback"]);
+        const hb = await ctx.client();
+        const current = await hb.interviews.get(positionId!, candidateId!);
+        const now = new Date().toISOString();
+        if (status === "graded" && current.status === "not_started") {
+          await hb.interviews.update(positionId!, candidateId!, { status: "completed", end_time: now });
+        }
+        const record = await hb.interviews.update(positionId!, candidateId!, {
+          status,
+          ...(status !== "graded" && current.end_time === null ? { end_time: now } : {}),
+          ...(score !== undefined ? { score } : {}),
+          ...(feedback !== undefined ? { feedback } : {}),
+        });
+        ctx.out.record(record, fields(record));
+      }),
+    );
+  examples(result, [
+    'hirebridge interview result 3f0c… 9a1b… --score 85 --feedback "Clear and structured answers."',
+    "hirebridge interview result 3f0c… 9a1b… --status cancelled",
+  ]);
 };

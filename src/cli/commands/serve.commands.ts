@@ -16,3 +16,18 @@ export const registerServeCommand: RegisterCommands = (program, run) => {
     );
   examples(cmd, ["hirebridge serve", "hirebridge serve token api", "DATABASE_URL=postgres://postgres@127.0.0.1/hirebridge hirebridge serve all"]);
 };
+
+/** `hirebridge reset`: wipes the embedded stack's storage, both sides together (src/cli/reset.ts). */
+export const registerResetCommand: RegisterCommands = (program, run) => {
+  const cmd = program
+    .command("reset")
+    .description("Delete the embedded stack's data under DATA_DIR (Hirebridge's database and the sandbox's state, together); the next start begins from the seed. Asks first unless --yes.")
+    .option("-y, --yes", "do not ask (for scripts)")
+    .action(
+      run(async (ctx, _args, opts) => {
+        const { reset } = await import("../reset.js");
+        return reset(ctx, opts["yes"] === true);
+      }),
+    );
+  examples(cmd, ["hirebridge reset", "DATA_DIR=/tmp/hb hirebridge reset --yes"]);
+};

@@ -1,23 +1,38 @@
-import type { SyncRun } from "../../contracts/proxy/webhooks.js";
+import type { SyncRun, WriteBack } from "../../contracts/proxy/webhooks.js";
 import { CliError, EXIT } from "../cli-errors.js";
 import type { CliContext } from "../context.js";
-import type { Column } from "../output.js";
+import { fit, outputWidth, renderTable, type Column } from "../output.js";
 import { examples, type RegisterCommands } from "../program.js";
 
+/** A timestamp to the second (the table's; --json keeps the API's own). */
+const second = (at: string | null) => at?.replace(/\.\d+Z$/, "Z") ?? null;
+
 const RUN_COLUMNS: Column<SyncRun>[] = [
-  { header: "RUN", value: (r) => r.id },
+  { header: "RUN", value: (r) => r.id, drop: 1 },
   { header: "MODEL", value: (r) => r.model },
   { header: "TYPE", value: (r) => r.type },
-  { header: "TRIGGER", value: (r) => r.trigger, maxWidth: 20 },
+  { header: "TRIGGER", value: (r) => r.trigger, maxWidth: 20, drop: 4 },
   { header: "STATE", value: (r) => r.state },
-  { header: "PAGES", value: (r) => r.pages },
+  { header: "PAGES", value: (r) => r.pages, drop: 3 },
   { header: "CREATED", value: (r) => r.created },
   { header: "UPDATED", value: (r) => r.updated },
-  { header: "UNLINKED", value: (r) => r.unlinked },
-  { header: "SKIPPED", value: (r) => r.skipped },
+  { header: "UNLINKED", value: (r) => r.unlinked, drop: 6 },
+  { header: "SKIPPED", value: (r) => r.skipped, drop: 5 },
   { header: "FAILED", value: (r) => r.failed },
-  { header: "STARTED", value: (r) => r.started_at },
-  { header: "MS", value: (r) => r.duration_ms },
+  { header: "STARTED", value: (r) => second(r.started_at) },
+  { header: "MS", value: (r) => r.duration_ms, drop: 2 },
+];
+
+/** Interview results written back to the ATS (stage move, result link, note), newest first. */
+const WRITE_BACK_COLUMNS: Column<WriteBack>[] = [
+  { header: "CANDIDATE", value: (w) => w.candidate_id },
+  { header: "APPLICATION", value: (w) => w.application_id, drop: 4 },
+  { header: "OUTCOME", value: (w) => w.outcome },
+  { header: "STAGE", value: (w) => w.target_stage, maxWidth: 24 },
+  { header: "STATE", value: (w) => w.state },
+  { header: "TRIES", value: (w) => w.attempts, drop: 2 },
+  { header: "ERROR", value: (w) => w.last_error, maxWidth: 40, drop: 1 },
+  { header: "CREATED", value: (w) => second(w.created_at) },
 ];
 
 const progressLine = (runs: SyncRun[]) =>
@@ -61,10 +76,13 @@ export const registerSyncCommands: RegisterCommands = (program, run) => {
         const live = ctx.io.stderr.isTTY === true && !ctx.out.json;
         let runs: SyncRun[] = [];
         // Model by model (jobs, then applications), each run followed to its end.
+        // One column short of the terminal's width: a line that reaches the last column wraps on
+        // some terminals, and the next redraw would leave its first half behind.
+        const lineWidth = Math.max(20, (outputWidth(ctx.io.stderr, ctx.io.env) ?? 80) - 1);
         for await (const snapshot of hb.sync.run(integration, { type, pollIntervalMs: interval * 1000 })) {
           runs = snapshot;
           // On a terminal one line is redrawn; in logs every change is its own line.
-          if (live) ctx.io.stderr.write(`\r\u001b[2K${progressLine(runs)}`);
+          if (live) ctx.io.stderr.write(`\r\u001b[2K${fit(progressLine(runs), lineWidth)}`);
           else if (!ctx.out.json) ctx.out.note(progressLine(runs));
         }
         if (live) ctx.io.stderr.write("\n");
@@ -84,14 +102,22 @@ export const registerSyncCommands: RegisterCommands = (program, run) => {
 
   const status = sync
     .command("status")
-    .description("Recent sync runs of an integration (newest first).")
+    .description("Recent sync runs of an integration and the interview results written back to its ATS (newest first).")
     .argument("[integration-id]", "default HIREBRIDGE_INTEGRATION_ID")
     .option("--limit <n>", "how many runs (1-100, default 20)")
     .action(
       run(async (ctx, [given], opts) => {
         const integration = integrationOf(ctx, given);
         const answer = await (await ctx.client()).sync.runs(integration, opts["limit"] ? { limit: Number(opts["limit"]) } : {});
-        ctx.out.table(answer.items, RUN_COLUMNS, answer);
+        ctx.out.result(answer, () =>
+          [
+            "Sync runs",
+            renderTable(RUN_COLUMNS, answer.items, ctx.out.width),
+            "",
+            "Write-backs (interview results sent to the ATS)",
+            renderTable(WRITE_BACK_COLUMNS, answer.write_backs, ctx.out.width),
+          ].join("\n"),
+        );
       }),
     );
   examples(status, ["hirebridge sync status greenhouse:8d1h…", "hirebridge --json sync status greenhouse:8d1h… | jq '.items[0].state'"]);

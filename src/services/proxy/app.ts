@@ -5,7 +5,7 @@ import { corsOriginsOf, serviceUrls, type Config } from "../../shared/config.js"
 import type { Database } from "../../shared/db/database.js";
 import { createApp, type App } from "../../shared/http/create-app.js";
 import { registerProtection } from "../../shared/http/protection.js";
-import { registerOpenApi } from "../../shared/http/openapi.js";
+import { docsOAuth, registerOpenApi } from "../../shared/http/openapi.js";
 import { withVerifiedTokenCache } from "./auth/verified-tokens.js";
 import type { Cache } from "./cache/cache.js";
 import { MemoryCache } from "./cache/memory-cache.js";
@@ -112,6 +112,7 @@ export async function buildProxyApp(opts: ProxyAppOptions): Promise<App> {
     description:
       "Bearer-JWT-protected proxy in front of the upstream unified ATS API: general operations, integration management, unified ATS reads and writes, and connection links. Success bodies are the upstream's JSON, passed through unchanged.",
     prefix: "/api/v1",
+    oauth: docsOAuth(config),
   });
   await app.register(
     async (api) => {

@@ -1,5 +1,5 @@
 import { verifierFromConfig } from "../../shared/auth/verify-jwt.js";
-import type { ServiceFactory } from "../../runtime/service.js";
+import { bannerLine, type ServiceFactory } from "../../runtime/service.js";
 import { buildProxyApp } from "./app.js";
 import type { HostedModule } from "./proxy-deps.js";
 
@@ -17,8 +17,8 @@ export const createProxyService = (modules: HostedModule[]): ServiceFactory => a
     app,
     port: config.PROXY_PORT,
     banner: () => [
-      `Integration proxy:  ${urls.proxy}  (OpenAPI ${urls.proxy}/openapi.json, docs ${docs})`,
-      `  upstream: ${urls.upstream}; cache: ${config.REDIS_URL ? "Redis" : "in-process"}`,
+      bannerLine("Integration proxy", `${urls.proxy}  (OpenAPI ${urls.proxy}/openapi.json, docs ${docs})`),
+      bannerLine("  upstream", `${urls.upstream}  (cache ${config.REDIS_URL ? "Redis" : "in-process"})`),
     ],
   };
 };

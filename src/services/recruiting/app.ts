@@ -5,10 +5,11 @@ import { corsOriginsOf, serviceUrls, type Config } from "../../shared/config.js"
 import type { Database } from "../../shared/db/database.js";
 import { createApp, type App } from "../../shared/http/create-app.js";
 import { registerProtection } from "../../shared/http/protection.js";
-import { registerOpenApi } from "../../shared/http/openapi.js";
+import { docsOAuth, registerOpenApi } from "../../shared/http/openapi.js";
 import { candidateRoutes } from "./candidates/candidates.routes.js";
 import type { RecruitingContext } from "./context.js";
 import { reportValidation, strictInput } from "./http/strict-input.js";
+import { interviewPageRoutes } from "./interviews/interview-page.routes.js";
 import { interviewRoutes } from "./interviews/interviews.routes.js";
 import type { RecruitingHooks } from "./interviews/interviews.service.js";
 import { orgRoutes } from "./org/org.routes.js";
@@ -47,12 +48,17 @@ export async function buildRecruitingApp(deps: RecruitingDeps): Promise<App> {
     description:
       "Positions, their candidates and each candidate's interview, per organization. Every endpoint needs `Authorization: Bearer <access token>`; `/org/{org_id}/...` serves only tokens whose `org_id` claim equals the path's. Read-only fields (`id`, `created_at`, `updated_at`, and the path-owned `organization_id`, `position_id`) are accepted in bodies and ignored; unknown fields are refused with 422.",
     prefix: API_PREFIX,
+    oauth: docsOAuth(deps.config),
   });
+  const ownBase = `${serviceUrls(deps.config).api.replace(/\/api\/v1$/, "")}/interview`;
+  const configuredBase = deps.config.INTERVIEW_BASE_URL?.replace(/\/+$/, "");
   const ctx: RecruitingContext = {
     db: deps.database.db,
-    interviewBaseUrl: deps.config.INTERVIEW_BASE_URL ?? `${serviceUrls(deps.config).api.replace(/\/api\/v1$/, "")}/interview`,
+    interviewBaseUrl: configuredBase ?? ownBase,
     hooks: deps.hooks ?? {},
   };
+  // The candidate's side of interview_link: a page here, or a redirect to the configured front end.
+  await app.register(interviewPageRoutes, { ctx, ownBase, redirectBase: configuredBase && configuredBase !== ownBase ? configuredBase : null });
 
   await app.register(
     async (api) => {

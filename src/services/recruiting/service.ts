@@ -1,5 +1,5 @@
 import { verifierFromConfig } from "../../shared/auth/verify-jwt.js";
-import type { ServiceFactory } from "../../runtime/service.js";
+import { bannerLine, type ServiceFactory } from "../../runtime/service.js";
 import type { JobQueue } from "../../shared/jobs/queue.js";
 import { buildRecruitingApp } from "./app.js";
 import type { RecruitingHooks } from "./interviews/interviews.service.js";
@@ -19,6 +19,6 @@ export const createRecruitingService = (hooksFor: (queue: JobQueue) => Recruitin
     name: "api",
     app,
     port: config.API_PORT,
-    banner: () => [`Recruiting API    ${urls.api}  (OpenAPI ${urls.api}/openapi.json, docs ${origin}/docs)`],
+    banner: () => [bannerLine("Recruiting API", `${urls.api}  (OpenAPI ${urls.api}/openapi.json, docs ${origin}/docs)`)],
   };
 };

@@ -1,7 +1,8 @@
 /**
  * The upstream sandbox: a local stand-in for the unified ATS API (Kombo's wire protocol) at /v1,
  * its connect page at /connect/link/…, and an admin surface at /sandbox/… that acts as the ATS
- * would (so demos and tests can cause upstream changes and webhooks). Everything is in memory.
+ * would (so demos and tests can cause upstream changes and webhooks). Everything is in memory; with
+ * a state file (the launcher's DATA_DIR) it also survives a restart (store/persistence.ts).
  */
 import type { FastifyInstance } from "fastify";
 import { createApp, type App } from "../../shared/http/create-app.js";
@@ -15,6 +16,7 @@ import { registerAtsWriteRoutes } from "./routes/ats-write.routes.js";
 import { registerConnectRoutes } from "./routes/connect.routes.js";
 import { registerGeneralRoutes } from "./routes/general.routes.js";
 import { registerIntegrationRoutes } from "./routes/integrations.routes.js";
+import { createSandboxPersistence, loadSandboxState } from "./store/persistence.js";
 import { SandboxStore } from "./store/sandbox-store.js";
 import { DEFAULT_RETRY_POLICY, WebhookSender } from "./webhooks/webhook-sender.js";
 
@@ -28,18 +30,24 @@ export function buildSandboxApp(deps: SandboxDeps): SandboxApp {
   const clock = deps.clock ?? Date.now;
   const parts = createSandboxContextParts(deps);
   const store = new SandboxStore(deps.seed, clock);
-  const demo = store.createIntegration({
-    toolId: DEMO_TOOL,
-    applications: deps.applications,
-    endUser: { organization_name: deps.demoOrgName ?? "Demo Organisation", creator_email: "demo@hirebridge.local", origin_id: deps.demoOrgId },
-  });
+  const restoredDemoId = deps.stateFile ? loadSandboxState(store, deps.stateFile, deps.logger) : null;
+  const demoIntegrationId =
+    restoredDemoId ??
+    store.createIntegration({
+      toolId: DEMO_TOOL,
+      applications: deps.applications,
+      endUser: { organization_name: deps.demoOrgName ?? "Demo Organisation", creator_email: "demo@hirebridge.local", origin_id: deps.demoOrgId },
+    }).id;
+  const persistence = deps.stateFile ? createSandboxPersistence(store, demoIntegrationId, deps.stateFile, deps.logger) : undefined;
   const webhooks = new WebhookSender({
     secret: deps.webhookSecret,
     target: () => parts.settings.webhook_url,
     logger: deps.logger.child({ component: "webhooks" }),
     retry: { ...DEFAULT_RETRY_POLICY, ...deps.webhookRetry },
   });
-  const context: SandboxContext = { deps, store, webhooks, clock, demoIntegrationId: demo.id, timers: new Set(), ...parts };
+  const context: SandboxContext = {
+    deps, store, webhooks, clock, demoIntegrationId, timers: new Set(), changed: persistence ? () => persistence.changed() : () => {}, ...parts,
+  };
 
   const app = createApp({ service: "sandbox", logger: deps.logger, errorHandler: false });
   installUpstreamErrorHandler(app);
@@ -57,6 +65,14 @@ export function buildSandboxApp(deps: SandboxDeps): SandboxApp {
   );
   registerConnectPageRoutes(app, context);
   registerAdminRoutes(app, context);
+  if (persistence) {
+    // Every successful write (upstream API, connect page, admin) changes the state; reads never do.
+    app.addHook("onResponse", (request, reply, done) => {
+      if (request.method !== "GET" && request.method !== "HEAD" && reply.statusCode < 400) persistence.changed();
+      done();
+    });
+    if (!restoredDemoId) persistence.changed();
+  }
 
   // Held "timeout" faults and pending syncs must not keep a closing server waiting. In-flight
   // answers get a short drain; a client that stopped reading a large page without closing its
@@ -72,6 +88,7 @@ export function buildSandboxApp(deps: SandboxDeps): SandboxApp {
   });
   app.addHook("onClose", async () => {
     await webhooks.close();
+    await persistence?.flush();
   });
-  return { app, context, demoIntegrationId: demo.id };
+  return { app, context, demoIntegrationId };
 }

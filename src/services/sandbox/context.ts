@@ -33,6 +33,8 @@ export type SandboxDeps = {
   concurrencyLimit?: number;
   faultRate?: number;
   webhookRetry?: Partial<WebhookRetryPolicy>;
+  /** File that keeps the state across restarts (under DATA_DIR); unset: in memory only. */
+  stateFile?: string;
   /** How long a force-sync runs before sync-finished is sent. */
   syncDurationMs?: number;
   clock?: () => number;
@@ -48,6 +50,8 @@ export type SandboxContext = {
   faults: FaultInjector;
   demoIntegrationId: string;
   clock: () => number;
+  /** Tells persistence that the state changed (a no-op without a state file). */
+  changed: () => void;
   /** Timers of running syncs, cleared on close. */
   timers: Set<NodeJS.Timeout>;
 };

@@ -1,9 +1,10 @@
 /** The sandbox as a launcher service: configuration → deps, banner with its URL and demo integration. */
-import type { ServiceFactory } from "../../runtime/service.js";
+import { bannerLine, bannerSecret, type ServiceFactory } from "../../runtime/service.js";
 import { buildSandboxApp } from "./app.js";
+import { sandboxStateFile } from "./store/persistence.js";
 
 export const createSandboxService: ServiceFactory = async ({ config, urls, logger }) => {
-  // The sandbox keeps no database: ctx.database is ignored on purpose.
+  // The sandbox keeps no database (ctx.database is ignored on purpose), only a state file under DATA_DIR.
   const started = Date.now();
   const { app, context, demoIntegrationId } = buildSandboxApp({
     logger,
@@ -18,15 +19,31 @@ export const createSandboxService: ServiceFactory = async ({ config, urls, logge
     rateLimitPerSecond: config.SANDBOX_RATE_LIMIT_PER_SECOND,
     concurrencyLimit: config.SANDBOX_CONCURRENCY_LIMIT,
     faultRate: config.SANDBOX_FAULT_RATE,
+    // Beside Hirebridge's own storage, so a restart keeps both sides in step (`hirebridge reset` wipes both).
+    stateFile: sandboxStateFile(config.DATA_DIR),
   });
   logger.info({ ms: Date.now() - started, applications: config.SANDBOX_APPLICATIONS }, "sandbox data generated");
+  // A saved state wins over changed settings (Hirebridge's database refers to its records); say so.
+  const demo = context.store.get(demoIntegrationId)?.generation;
+  if (demo && (String(demo.seed) !== String(config.SANDBOX_SEED) || demo.applications !== config.SANDBOX_APPLICATIONS)) {
+    logger.warn(
+      { saved: demo, configured: { seed: config.SANDBOX_SEED, applications: config.SANDBOX_APPLICATIONS } },
+      "the sandbox state under DATA_DIR was made with other SANDBOX_SEED/SANDBOX_APPLICATIONS and is kept; `hirebridge reset` starts both sides over with the new ones",
+    );
+  }
   return {
     name: "sandbox",
     app,
     port: config.SANDBOX_PORT,
     banner: () => [
-      `Upstream sandbox:  ${urls.sandbox}  (API key: UPSTREAM_API_KEY; admin: ${urls.sandboxOrigin}/sandbox/integrations)`,
-      `Demo integration:  ${demoIntegrationId}  (${context.store.get(demoIntegrationId)?.data.applications.size ?? 0} applications; webhooks → ${urls.webhookReceiver}/<kind>)`,
+      bannerLine(
+        "Upstream sandbox",
+        `${urls.sandbox}  (API key ${bannerSecret(config.UPSTREAM_API_KEY, "sandbox-api-key", "UPSTREAM_API_KEY")}; admin ${urls.sandboxOrigin}/sandbox/integrations)`,
+      ),
+      bannerLine(
+        "Demo integration",
+        `${demoIntegrationId}  (${context.store.get(demoIntegrationId)?.data.applications.size ?? 0} applications; webhooks → ${urls.webhookReceiver}/<kind>)`,
+      ),
     ],
   };
 };

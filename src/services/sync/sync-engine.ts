@@ -156,14 +156,14 @@ export function createSyncEngine(deps: SyncEngineDeps) {
     const integration = await deps.integrations.find(current.integrationId);
     if (!integration || integration.deletedAt) {
       await transitionSyncRun(deps.db, current, "cancelled", { lastError: "integration deleted", finishedAt: now() });
+      log.info({ reason: "integration deleted" }, "sync run cancelled");
       return;
     }
     if (integration.status && integration.status !== "ACTIVE") {
       // Paused: the integration-state-changed handler starts a sync when it is ACTIVE again.
-      await transitionSyncRun(deps.db, current, "cancelled", {
-        lastError: `paused: integration is ${integration.status}`,
-        finishedAt: now(),
-      });
+      const reason = `paused: integration is ${integration.status}`;
+      await transitionSyncRun(deps.db, current, "cancelled", { lastError: reason, finishedAt: now() });
+      log.info({ reason }, "sync run cancelled");
       return;
     }
     if (current.state === "queued") {
@@ -173,6 +173,7 @@ export function createSyncEngine(deps: SyncEngineDeps) {
         updatedAfter: checkpoint ? new Date(checkpoint.getTime() - deps.checkpointMarginSeconds * 1000) : null,
         lastError: null,
       });
+      log.info({ type: current.type, trigger: current.trigger, updated_after: current.updatedAfter }, "sync run started");
     } else {
       log.info({ pages_done: current.pages }, "resuming sync run from its last page");
       current = await transitionSyncRun(deps.db, current, "running");
@@ -190,7 +191,7 @@ export function createSyncEngine(deps: SyncEngineDeps) {
       }
       const fresh = await findSyncRun(deps.db, current.id);
       if (fresh && !isFinal(fresh.state)) await transitionSyncRun(deps.db, fresh, "failed", { lastError: message, finishedAt: now() });
-      log.error({ err: message }, "sync run failed");
+      log.error({ reason: message, pages: current.pages }, "sync run failed");
       return;
     }
     const done = await findSyncRun(deps.db, current.id);
@@ -200,7 +201,18 @@ export function createSyncEngine(deps: SyncEngineDeps) {
       // The checkpoint is the run's start: records changed while it ran are read again next time.
       await advanceCheckpoint(tx, done.integrationId, done.model, done.startedAt ?? now());
     });
-    log.info({ created: done.createdCount, updated: done.updatedCount, skipped: done.skippedCount }, "sync run succeeded");
+    log.info(
+      {
+        pages: done.pages,
+        created: done.createdCount,
+        updated: done.updatedCount,
+        unlinked: done.unlinkedCount,
+        skipped: done.skippedCount,
+        failed: done.failedCount,
+        ms: done.startedAt ? now().getTime() - done.startedAt.getTime() : undefined,
+      },
+      "sync run succeeded",
+    );
     if (done.followUp.length) {
       await start({ integrationId: done.integrationId, orgId: done.orgId, models: done.followUp, type: done.type, trigger: done.trigger });
     }

@@ -84,18 +84,23 @@ export function createWriteBack(deps: WriteBackDeps) {
     const integration = await deps.integrations.find(wb.integrationId);
     if (!integration || integration.deletedAt) {
       await update(wb, { state: "failed", lastError: "integration deleted" });
+      log.warn({ reason: "integration deleted" }, "write-back failed");
       return;
     }
     if (integration.status && integration.status !== "ACTIVE") {
-      await update(wb, { state: "paused", lastError: `paused: integration is ${integration.status}` });
+      const reason = `paused: integration is ${integration.status}`;
+      await update(wb, { state: "paused", lastError: reason });
+      log.info({ reason }, "write-back paused");
       return;
     }
     const result = await deps.source.result(deps.db, wb.positionId, wb.candidateId);
     if (!result) {
       await update(wb, { state: "failed", lastError: "position or candidate no longer exists" });
+      log.warn({ reason: "position or candidate no longer exists" }, "write-back failed");
       return;
     }
     await countWriteBackAttempt(deps.db, id);
+    log.info({ application_id: wb.applicationId, outcome: wb.outcome, target_stage: wb.targetStage, attempt: wb.attempts + 1 }, "write-back started");
     const errors: string[] = [];
     const appPath = `/ats/applications/${encodeURIComponent(wb.applicationId)}`;
     try {
@@ -145,13 +150,20 @@ export function createWriteBack(deps: WriteBackDeps) {
       const message = err instanceof Error ? err.message : String(err);
       if (isPermanentUpstreamError(err) || attempt.last) {
         await update(wb, { state: "failed", lastError: message });
-        log.error({ err: message }, "write-back failed");
+        log.error({ reason: message }, "write-back failed");
         return;
       }
       await update(wb, { lastError: message });
+      log.warn({ reason: message }, "write-back interrupted; it is retried");
       throw err;
     }
-    await update(wb, errors.length ? { state: "failed", lastError: errors.join("; ") } : { state: "done", lastError: null });
+    if (errors.length) {
+      await update(wb, { state: "failed", lastError: errors.join("; ") });
+      log.warn({ reason: errors.join("; ") }, "write-back failed");
+      return;
+    }
+    await update(wb, { state: "done", lastError: null });
+    log.info({ application_id: wb.applicationId, outcome: wb.outcome, target_stage: wb.targetStage }, "write-back finished");
   }
 
   /** Write-backs held while the integration was not ACTIVE go out again. */

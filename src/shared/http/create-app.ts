@@ -5,6 +5,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { installErrorHandler } from "./error-handler.js";
+import { installAccessLog } from "./logger.js";
 import { installMetrics } from "./metrics.js";
 import type {} from "@fastify/swagger"; // adds `hide` to route schemas
 
@@ -46,7 +47,8 @@ export function createApp(opts: CreateAppOptions): App {
       const given = req.headers["x-request-id"];
       return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
     },
-    logController: new LogController({ requestIdLogLabel: "request_id" }),
+    // One access line per request instead of Fastify's two (installAccessLog): method, route, status, duration.
+    logController: new LogController({ requestIdLogLabel: "request_id", disableRequestLogging: true }),
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
     // Trust the nearest `trustProxy` hops of X-Forwarded-For (the load balancers), no further.
     trustProxy: (_address: string, hop: number) => hop < (opts.trustProxy ?? 0),
@@ -75,7 +77,13 @@ export function createApp(opts: CreateAppOptions): App {
     reply.header("x-request-id", request.id);
     done();
   });
-  if (opts.errorHandler !== false) installErrorHandler(app);
+  if (opts.errorHandler !== false) {
+    installErrorHandler(app);
+    // The APIs take JSON only: a text/plain body would otherwise arrive as a string and read as a
+    // confusing 422 ("should be an object"); without a parser it is a 415 that says JSON is expected.
+    app.removeContentTypeParser("text/plain");
+  }
+  installAccessLog(app as unknown as FastifyInstance);
 
   installMetrics(app, opts.service);
   // /healthz (the run contract's readiness URL) and /readyz (for load balancers and orchestrators)

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from "fastify";
 import { isAppError, type ValidationIssue } from "../errors.js";
+import { trackRoutesForNotFound } from "./not-found.js";
 
 type AjvError = {
   keyword: string;
@@ -158,13 +159,18 @@ export function installErrorHandler(app: FastifyInstance): void {
       return reply.status(error.statusCode).headers(error.headers).send({ detail: error.detail });
     }
     const status = typeof error.statusCode === "number" ? error.statusCode : 500;
+    if (error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") {
+      const given = request.headers["content-type"];
+      return reply.status(415).send({ detail: `Unsupported Media Type: send the body as JSON with Content-Type: application/json${given ? ` (got ${given.split(";")[0]})` : ""}` });
+    }
     if (status >= 400 && status < 500) {
       return reply.status(status).send({ detail: error.message });
     }
     request.log.error({ err: error }, "unhandled error");
     return reply.status(500).send({ detail: "Internal Server Error" });
   });
-  app.setNotFoundHandler((_request, reply) => {
-    reply.status(404).send({ detail: "Not Found" });
+  const notFoundDetail = trackRoutesForNotFound(app);
+  app.setNotFoundHandler((request, reply) => {
+    reply.status(404).send({ detail: notFoundDetail(request) });
   });
 }

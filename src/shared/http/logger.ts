@@ -1,4 +1,5 @@
-import { pino, type Logger } from "pino";
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from "pino";
+import type { FastifyInstance } from "fastify";
 
 /** Query parameters and path segments whose values are secrets and must never reach a log line. */
 const SECRET_QUERY = /^(webhook_secret|token|access_token|refresh_token|password|api_key|code)$/i;
@@ -14,10 +15,19 @@ export function redactUrl(url: string): string {
   return `${path}?${params.toString()}`;
 }
 
-export function createLogger(level: string, name?: string): Logger {
-  return pino({
+export type LogFormat = "auto" | "json" | "pretty";
+
+/** "auto": pretty for a person at a terminal, JSON for log collectors (a pipe, a file, a container). */
+export function resolveLogFormat(format: LogFormat, stdout: { isTTY?: boolean } = process.stdout): "json" | "pretty" {
+  return format === "auto" ? (stdout.isTTY ? "pretty" : "json") : format;
+}
+
+export function createLogger(level: string, opts: { name?: string; format?: LogFormat; destination?: NodeJS.WritableStream } = {}): Logger {
+  const out = opts.destination ?? process.stdout;
+  const pretty = resolveLogFormat(opts.format ?? "json", out as { isTTY?: boolean }) === "pretty";
+  const options: LoggerOptions = {
     level,
-    ...(name ? { name } : {}),
+    ...(opts.name ? { name: opts.name } : {}),
     redact: {
       paths: [
         "req.headers.authorization",
@@ -38,5 +48,70 @@ export function createLogger(level: string, name?: string): Logger {
         remoteAddress: req.ip,
       }),
     },
+  };
+  if (pretty) return pino(options, prettyStream(out));
+  return opts.destination ? pino(options, opts.destination as DestinationStream) : pino(options);
+}
+
+/** Probes and scrapes: every few seconds from orchestrators, so only at debug. */
+const QUIET_ROUTES = new Set(["/healthz", "/readyz", "/metrics"]);
+
+/**
+ * One line per request, when it is answered: method, route template (the raw URL, redacted, too),
+ * status and duration. Replaces Fastify's two lines (incoming, completed), so it costs no more.
+ */
+export function installAccessLog(app: FastifyInstance): void {
+  app.addHook("onResponse", (request, reply, done) => {
+    const route = request.routeOptions.url;
+    const level = route !== undefined && QUIET_ROUTES.has(route) ? "debug" : "info";
+    if ((request.log as unknown as Logger).isLevelEnabled(level)) {
+      request.log[level](
+        { method: request.method, route: route ?? null, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, remote: request.ip },
+        "request",
+      );
+    }
+    done();
   });
+}
+
+const LEVELS: Record<number, string> = { 10: "TRACE", 20: "DEBUG", 30: "INFO ", 40: "WARN ", 50: "ERROR", 60: "FATAL" };
+const COLORS: Record<number, string> = { 10: "90", 20: "90", 30: "32", 40: "33", 50: "31", 60: "31" };
+/** Fields every line has, or that the line's head shows already. */
+const HEAD_FIELDS = new Set(["level", "time", "pid", "hostname", "msg", "service", "component", "request_id", "err"]);
+
+/** A value for `key=value`: strings bare unless they hold spaces, the rest as JSON. */
+const show = (v: unknown) => (typeof v === "string" ? (/\s/.test(v) ? JSON.stringify(v) : v) : JSON.stringify(v));
+
+/**
+ * pino's JSON lines turned into one readable line each, for a person at a terminal:
+ * `12:01:02 INFO  api  GET /api/v1/org/:org_id/position 200 4.1ms`, or for other events the message
+ * and its fields as key=value (an error's stack on the lines after). Runs only in pretty mode.
+ */
+export function prettyLine(json: string, color: boolean): string {
+  const o = JSON.parse(json) as Record<string, unknown>;
+  const level = Number(o["level"]);
+  const time = new Date(Number(o["time"])).toISOString().slice(11, 19);
+  const tag = LEVELS[level] ?? String(level);
+  const head = `${time} ${color ? `\u001b[${COLORS[level] ?? "0"}m${tag}\u001b[0m` : tag}${o["service"] ? ` ${String(o["service"])}` : ""}${o["component"] ? `/${String(o["component"])}` : ""}`;
+  let body: string;
+  if (o["msg"] === "request" && typeof o["method"] === "string") {
+    body = `${o["method"]} ${String(o["route"] ?? o["url"])} ${String(o["status"])} ${String(o["ms"])}ms`;
+  } else {
+    const fields = Object.entries(o)
+      .filter(([k, v]) => !HEAD_FIELDS.has(k) && v !== undefined)
+      .map(([k, v]) => `${k}=${show(v)}`);
+    body = [String(o["msg"] ?? ""), ...fields].filter(Boolean).join(" ");
+  }
+  const err = o["err"] as { message?: string; stack?: string } | undefined;
+  const tail = err ? `\n${err.stack ?? err.message ?? JSON.stringify(err)}` : "";
+  return `${head}  ${body}${tail}\n`;
+}
+
+function prettyStream(out: NodeJS.WritableStream): DestinationStream {
+  const color = (out as { isTTY?: boolean }).isTTY === true && !process.env["NO_COLOR"];
+  return {
+    write(chunk: string) {
+      for (const line of chunk.split("\n")) if (line) out.write(prettyLine(line, color));
+    },
+  };
 }

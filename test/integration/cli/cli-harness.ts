@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { StoredSession } from "../../../src/cli/session-store.js";
-import type { EmbeddedStack } from "../client/embedded-stack.js";
+import { after, before } from "node:test";
+import { startEmbeddedStack, type EmbeddedStack } from "../client/embedded-stack.js";
 
 const ROOT = resolve(fileURLToPath(new URL("../../..", import.meta.url)));
 const BIN = join(ROOT, "bin", "hirebridge.js");
@@ -90,4 +91,32 @@ export function oneLineError(res: CliResult): string {
   if (lines.length !== 1 || !lines[0]!.startsWith("hirebridge: ")) throw new Error(`expected one error line, got: ${res.stderr}`);
   if (res.stdout !== "") throw new Error(`expected no stdout on failure, got: ${res.stdout}`);
   return lines[0]!;
+}
+
+/**
+ * For a suite: the embedded stack and a CLI logged in as the demo user, started in `before` and
+ * torn down in `after`. Read them inside tests (they exist once `before` ran).
+ */
+export function useDemoCli(): { readonly env: EmbeddedStack; readonly cli: Cli } {
+  let env: EmbeddedStack | undefined;
+  let cli: Cli | undefined;
+  before(async () => {
+    env = await startEmbeddedStack();
+    cli = await Cli.create(env);
+    await cli.login("demo", env.demo.password);
+  });
+  after(async () => {
+    await cli?.dispose();
+    await env?.close();
+  });
+  return {
+    get env() {
+      if (!env) throw new Error("the stack is not started yet");
+      return env;
+    },
+    get cli() {
+      if (!cli) throw new Error("the CLI is not set up yet");
+      return cli;
+    },
+  };
 }

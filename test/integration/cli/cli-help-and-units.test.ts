@@ -159,10 +159,12 @@ describe("CLI building blocks", () => {
 });
 
 describe("CLI: serve", () => {
-  test("`hirebridge serve sandbox` starts the service from the bin and stops cleanly on SIGTERM", async () => {
+  test("`hirebridge serve sandbox` starts the service from the bin and stops cleanly on SIGTERM", async (t) => {
     const port = await freePort();
+    const dataDir = await mkdtemp(join(tmpdir(), "hirebridge-serve-"));
+    t.after(() => rm(dataDir, { recursive: true, force: true }));
     const child = spawn(process.execPath, ["bin/hirebridge.js", "serve", "sandbox"], {
-      env: { PATH: process.env["PATH"] ?? "", SANDBOX_PORT: String(port), LOG_LEVEL: "silent", SANDBOX_APPLICATIONS: "5" },
+      env: { PATH: process.env["PATH"] ?? "", SANDBOX_PORT: String(port), LOG_LEVEL: "silent", SANDBOX_APPLICATIONS: "5", DATA_DIR: dataDir },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
@@ -170,7 +172,7 @@ describe("CLI: serve", () => {
     const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
     const deadline = Date.now() + 60_000;
     while (!out.includes("Hirebridge is running.") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    assert.match(out, new RegExp(`Upstream sandbox:\\s+http://127.0.0.1:${port}/v1`));
+    assert.match(out, new RegExp(`Upstream sandbox\\s+http://127.0.0.1:${port}/v1`));
     assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200);
     child.kill("SIGTERM");
     assert.equal(await exited, 0);

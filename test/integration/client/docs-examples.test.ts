@@ -21,12 +21,13 @@ function docBlocks(doc: string, lang: "ts" | "sh"): { doc: string; index: number
     code: m[1]!,
   }));
 }
-// The README gets its SDK and CLI sections from these docs; blocks marked there are run too.
+// The README gets its SDK and CLI sections from these docs; blocks marked there are run too. The
+// quickstart is the whole product loop (token, sync, positions, stage mapping, result, write-back).
 const SDK_EXAMPLES = [...docBlocks("docs/sdk.md", "ts"), ...docBlocks("README.md", "ts")];
-const CLI_EXAMPLES = [...docBlocks("docs/cli.md", "sh"), ...docBlocks("README.md", "sh")];
+const CLI_EXAMPLES = [...docBlocks("docs/quickstart.md", "sh"), ...docBlocks("docs/cli.md", "sh"), ...docBlocks("README.md", "sh")];
 
 /**
- * Runs the examples of docs/sdk.md and docs/cli.md exactly as written, against the embedded stack.
+ * Runs the examples of docs/quickstart.md, docs/sdk.md and docs/cli.md exactly as written, against the embedded stack.
  * The only change: the run contract's fixed ports (what `npm start` listens on) become the stack's.
  */
 describe("docs examples run against the embedded stack", () => {
@@ -58,9 +59,10 @@ describe("docs examples run against the embedded stack", () => {
     await env.close();
   });
 
-  test("docs/sdk.md and docs/cli.md have their examples marked", () => {
+  test("docs/sdk.md, docs/cli.md and docs/quickstart.md have their examples marked", () => {
     assert.ok(SDK_EXAMPLES.filter((e) => e.doc === "docs/sdk.md").length >= 6, "docs/sdk.md examples");
     assert.ok(CLI_EXAMPLES.filter((e) => e.doc === "docs/cli.md").length >= 5, "docs/cli.md examples");
+    assert.ok(CLI_EXAMPLES.filter((e) => e.doc === "docs/quickstart.md").length >= 7, "docs/quickstart.md steps");
   });
 
   test("docs/sdk.md: every marked example type-checks", async () => {

@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { IntegrationSyncs } from "../../../src/contracts/proxy/webhooks.js";
@@ -74,12 +77,14 @@ test("traces are exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set
   await new Promise<void>((resolve) => collector.listen(0, "127.0.0.1", resolve));
   const collectorPort = (collector.address() as { port: number }).port;
   const port = await freePort();
+  const dataDir = await mkdtemp(join(tmpdir(), "hirebridge-otel-"));
   const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve", "sandbox"], {
     cwd: fileURLToPath(new URL("../../..", import.meta.url)),
     env: {
       ...process.env,
       SANDBOX_PORT: String(port),
       SANDBOX_APPLICATIONS: "10",
+      DATA_DIR: dataDir,
       LOG_LEVEL: "warn",
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collectorPort}`,
       OTEL_SERVICE_NAME: "hirebridge-test",
@@ -90,6 +95,7 @@ test("traces are exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set
   t.after(() => {
     child.kill("SIGKILL");
     collector.close();
+    void rm(dataDir, { recursive: true, force: true });
   });
   await eventually("the sandbox to start", async () => ((await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null))?.ok ? true : undefined), 60_000);
   const res = await fetch(`http://127.0.0.1:${port}/v1/check-api-key`, { headers: { authorization: "Bearer sandbox-api-key" } });

@@ -84,7 +84,7 @@ describe("proxy: OpenAPI 3.1 document and docs page", () => {
   for (const [method, path, query, params, body] of SPEC) {
     test(`${method.toUpperCase()} ${path}: parameters, body, bearer security and upstream mapping`, () => {
       const op = doc.paths[`/api/v1${path}`]![method]!;
-      assert.deepEqual(op.security, [{ bearer: [] }]);
+      assert.deepEqual(op.security, [{ bearer: [] }, { oauth: [] }]);
       assert.match(op.description, /\*\*Upstream:\*\* `(GET|POST|PUT|PATCH|DELETE) \//);
       const parameters = op.parameters ?? [];
       assert.deepEqual(parameters.filter((p) => p.in === "query").map((p) => p.name).sort(), [...query].sort());

@@ -45,15 +45,17 @@ test("the OpenAPI 3.1 document lists every route from the same schemas that vali
   });
   const res = await app.inject({ method: "GET", url: "/api/v1/openapi.json" });
   assert.equal(res.statusCode, 200);
-  const doc = res.json() as { openapi: string; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: unknown } };
+  const doc = res.json() as { openapi: string; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, { type: string }> } };
   assert.equal(doc.openapi, "3.1.0");
-  assert.deepEqual(doc.components.securitySchemes, { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } });
+  assert.deepEqual(doc.components.securitySchemes["bearer"], { type: "http", scheme: "bearer", bearerFormat: "JWT" });
+  // The docs page's Authorize button logs in at the token service (test/integration/shared/api-docs.test.ts).
+  assert.equal(doc.components.securitySchemes["oauth"]?.type, "oauth2");
 
   const listed = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`));
   assert.deepEqual(listed.sort(), EXPECTED.map(([m, p]) => `${m} ${p}`).sort());
   for (const [method, path, statuses] of EXPECTED) {
     const op = doc.paths[path]![method]!;
-    assert.deepEqual(op.security, [{ bearer: [] }], `${method} ${path}`);
+    assert.deepEqual(op.security, [{ bearer: [] }, { oauth: [] }], `${method} ${path}`);
     assert.deepEqual(Object.keys(op.responses).sort(), statuses.sort(), `${method} ${path}`);
     for (const param of op.parameters?.filter((p) => p.in === "path") ?? []) assert.equal(param.required, true);
   }

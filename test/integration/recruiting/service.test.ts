@@ -19,7 +19,7 @@ test("serve token api: the demo user works the API, and grading enqueues the ATS
     await database.dispose();
   });
   const api = `http://127.0.0.1:${config.API_PORT}/api/v1`;
-  assert.ok((await stack.banner()).some((l) => l.startsWith(`Recruiting API    ${api}`)));
+  assert.ok((await stack.banner()).some((l) => l.startsWith(`Recruiting API     ${api}`)));
 
   const login = await fetch(`http://127.0.0.1:${config.AUTH_PORT}/realms/hirebridge/protocol/openid-connect/token`, {
     method: "POST",

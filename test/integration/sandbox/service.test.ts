@@ -1,5 +1,8 @@
 /** The sandbox as a launcher service: configuration in, banner out, served through the stack. */
 import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import { startStack } from "../../../src/runtime/stack.js";
 import { freePort } from "../../helpers/ports.js";
@@ -7,7 +10,10 @@ import { silentLogger, testConfig } from "../../helpers/config.js";
 
 test("`serve sandbox` starts it from the configuration, with the demo integration of DEMO_ORG_ID", async (t) => {
   const port = await freePort();
+  const dataDir = await mkdtemp(join(tmpdir(), "hirebridge-sandbox-service-"));
+  t.after(() => rm(dataDir, { recursive: true, force: true }));
   const config = testConfig({
+    DATA_DIR: dataDir,
     SANDBOX_PORT: port,
     SANDBOX_SEED: 5,
     SANDBOX_APPLICATIONS: 30,
@@ -31,6 +37,11 @@ test("`serve sandbox` starts it from the configuration, with the demo integratio
   const banner = (await stack.banner()).join("\n");
   assert.match(banner, new RegExp(`http://127\\.0\\.0\\.1:${port}/v1`));
   assert.ok(banner.includes(demo_integration_id));
+  // Labels line up; a secret that is not the public local default shows where it comes from, never its value.
+  for (const line of banner.split("\n")) assert.match(line, /^[A-Za-z ]{18} \S/, line);
+  assert.match(banner, /^Upstream sandbox {3}http/m);
+  assert.match(banner, /API key \(UPSTREAM_API_KEY\)/);
+  assert.ok(!banner.includes("key-from-env"));
 
   const res = await fetch(`http://127.0.0.1:${port}/v1/check-api-key`, { headers: { authorization: "Bearer key-from-env" } });
   assert.equal(res.status, 200);

@@ -142,7 +142,8 @@ describeEachDatabase("discovery, JWKS, userinfo, logout", (getDb) => {
     try {
       const banner = (await stack.banner()).join("\n");
       assert.match(banner, /http:\/\/127\.0\.0\.1:8080\/realms\/hirebridge/);
-      assert.match(banner, /demo \/ demo-password/);
+      assert.match(banner, /^Demo login {9}demo \/ demo-password/m);
+      assert.match(banner, /admin: admin \/ admin-password in realm master/, "the local default's value, not its variable name");
       assert.match(
         banner,
         /curl -s -X POST http:\/\/127\.0\.0\.1:8080\/realms\/hirebridge\/protocol\/openid-connect\/token -d grant_type=password -d client_id=hirebridge -d username=demo -d password=demo-password/,

@@ -16,12 +16,32 @@ export async function authorize(deps: ProxyDeps, op: ProxyOperation, request: An
   await deps.integrations.requireOwned(integrationId, callerOrg(request), request.id, request.log);
 }
 
+const INTEGRATION_GONE = /"code"\s*:\s*"PLATFORM\.INTEGRATION_NOT_FOUND"/;
+
+/**
+ * An integration the caller owns here that the upstream no longer knows (deleted there, or a
+ * sandbox that lost its state) answers in Hirebridge's own shape, not the upstream's envelope,
+ * and says so in the log: the two sides disagree and someone should know.
+ */
+function integrationGone(request: FastifyRequest, status: number, body: string): boolean {
+  if (status !== 404 || !INTEGRATION_GONE.test(body)) return false;
+  request.log.warn("the upstream does not know an integration recorded here (deleted upstream?)");
+  return true;
+}
+
+const gone = (reply: FastifyReply) => reply.status(404).send({ detail: "Integration not found upstream" });
+
 /** Passes an upstream answer on: its status, its allowed headers, and its body as a stream. */
-export function sendUpstream(reply: FastifyReply, res: UpstreamResponse): FastifyReply {
+export async function sendUpstream(request: FastifyRequest, reply: FastifyReply, res: UpstreamResponse): Promise<FastifyReply> {
+  if (res.status === 404) {
+    const body = await res.body.text();
+    return integrationGone(request, res.status, body) ? gone(reply) : reply.status(res.status).headers(res.headers).send(body);
+  }
   return reply.status(res.status).headers(res.headers).send(res.body);
 }
 
-export function sendCached(reply: FastifyReply, res: CachedResponse): FastifyReply {
+export function sendCached(request: FastifyRequest, reply: FastifyReply, res: CachedResponse): FastifyReply {
+  if (integrationGone(request, res.status, res.body)) return gone(reply);
   return reply.status(res.status).headers(res.headers).header("x-cache", res.cache).send(res.body);
 }
 
@@ -43,7 +63,7 @@ export async function forward(
   if (!opts.onSuccess) {
     try {
       const res = await deps.upstream.forward(upstreamRequest, (status, headers) => deliverRaw(reply, status, headers), request.log);
-      return res ? sendUpstream(reply, res) : reply;
+      return res ? await sendUpstream(request, reply, res) : reply;
     } catch (err) {
       if (!(err instanceof AnswerCutShort)) throw err;
       request.log.warn({ err: err.cause, operation: op.operationId }, "answer cut short: the upstream or the caller's connection failed mid-body");
@@ -59,7 +79,7 @@ export async function forward(
       throw err;
     }
   }
-  return sendUpstream(reply, res);
+  return sendUpstream(request, reply, res);
 }
 
 /**

@@ -22,6 +22,6 @@ export const generalRoutes: ProxyRoutes = async (app, { deps }) => {
     const res = await deps.cache.fetch(cacheKeys.tools(params.category), TOOLS_CACHE_TTL_SECONDS, () =>
       deps.upstream.sendBuffered(toUpstreamRequest(getTools, { params, requestId: request.id }), request.log),
     );
-    return sendCached(reply, res);
+    return sendCached(request, reply, res);
   });
 };

@@ -12,7 +12,7 @@ export const integrationsRoutes: ProxyRoutes = async (app, { deps }) => {
     const { integration_id } = request.params;
     const { bypass_cache } = request.query;
     const res = await deps.integrations.details(integration_id, request.id, bypass_cache === undefined ? {} : { bypass: bypass_cache }, request.log);
-    return sendCached(reply, res);
+    return sendCached(request, reply, res);
   });
 
   route(app, deleteIntegration, (request, reply) => {

@@ -18,6 +18,8 @@ export const interviewRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext
       schema: {
         ...common,
         summary: "Get a candidate's interview",
+        description:
+          "The candidate's interview record (one per candidate, created with them): status, times, links and results. `interview_link` is the candidate's unguessable page (`GET /interview/{token}` on this server, or INTERVIEW_BASE_URL's front end).",
         params: CandidateParamsSchema,
         response: responses(InterviewSchema, 401, 403, 404, 422),
       },

@@ -51,6 +51,8 @@ export const positionRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext 
       schema: {
         ...common,
         summary: "Create a position",
+        description:
+          "`name` is required; `state` defaults to draft, `accepted_languages` to [] and `auto_update_stages` to false. The stage fields (`candidate_stage`, `passed_stage`, `rejected_stage`, `needs_reviewed_stage`) take an upstream stage's id or name; a synced position gets its job's ids in `upstream_job_id_id` and `upstream_integration_id`.",
         params: OrgParamsSchema,
         body: PositionCreateSchema,
         response: responses(PositionSchema, 401, 403, 409, 422),
@@ -65,6 +67,7 @@ export const positionRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext 
       schema: {
         ...common,
         summary: "Get a position",
+        description: "One position of the organization; 404 when it does not exist or belongs to another organization. Its candidates are at `GET /org/{org_id}/positions/{position_id}/` (plural, with a trailing slash).",
         params: PositionParamsSchema,
         response: responses(PositionSchema, 401, 403, 404, 422),
       },

@@ -5,10 +5,10 @@
  * directly it shows the activation token.
  */
 import type { ToolEntry } from "../data/tools.js";
+import { escapeHtml } from "../../../shared/http/html.js";
 import type { LinkGrant } from "../store/sandbox-store.js";
 
-const esc = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+const esc = escapeHtml;
 
 const STYLE = `body{font-family:system-ui,sans-serif;background:#f4f5f7;margin:0;display:flex;justify-content:center}
 main{background:#fff;margin:48px 16px;padding:32px;border-radius:12px;max-width:520px;width:100%;box-shadow:0 2px 12px #0001}

@@ -42,6 +42,8 @@ export class Collection<T extends BaseRow> {
   #logSeq: number[] = [];
   #logBuilt = true;
   readonly #indexes = new Map<string, { key: (row: T) => string; map: Map<string, number[]> }>();
+  /** Rows inserted or changed since the bulk load: with the seed, they are the whole state (persistence.ts). */
+  readonly changed = new Set<T>();
 
   /** Declares an index on a key that never changes for a row (must be called before inserts). */
   defineIndex(name: string, key: (row: T) => string): this {
@@ -75,6 +77,7 @@ export class Collection<T extends BaseRow> {
       else map.set(k, [row.seq]);
     }
     this.#log(row);
+    this.changed.add(row);
     return row;
   }
 
@@ -105,6 +108,7 @@ export class Collection<T extends BaseRow> {
   touch(row: T, at: number): void {
     row.changedAt = at;
     this.#log(row);
+    this.changed.add(row);
   }
 
   #log(row: T): void {

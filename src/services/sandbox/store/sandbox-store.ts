@@ -29,6 +29,8 @@ export type Integration = {
   endUser: EndUser;
   scopeConfigId: string;
   createdAt: number;
+  /** What the dataset was generated from: with the rows changed since, enough to rebuild it (persistence.ts). */
+  generation: { seed: number | string; applications: number };
   data: Dataset;
   fields: FieldSet;
   sync: {
@@ -64,6 +66,9 @@ export type CreateIntegrationInput = {
   seed?: number | string;
 };
 
+/** An integration's own fields, without its generated data (what persistence.ts stores). */
+export type IntegrationHead = Omit<Integration, "tool" | "data" | "fields" | "sync"> & { toolId: string };
+
 export class SandboxStore {
   readonly integrations = new Map<string, Integration>();
   readonly #links = new Map<string, LinkGrant>();
@@ -82,25 +87,54 @@ export class SandboxStore {
     const n = this.#created++;
     const seed = input.seed ?? (n === 0 ? this.seed : `${this.seed}:${n}`);
     const rnd = new Random(`${this.seed}:integration:${n}`);
-    const id = `${tool.id}:${rnd.id()}`;
-    const createdAt = this.clock();
-    const integration: Integration = {
-      id,
-      tool,
+    return this.restoreIntegration({
+      id: `${tool.id}:${rnd.id()}`,
+      toolId: tool.id,
       category: tool.category,
       status: "ACTIVE",
       setupStatus: "COMPLETED",
       qaStatus: "PASSED",
       endUser: input.endUser,
       scopeConfigId: rnd.id(),
-      createdAt,
+      createdAt: this.clock(),
       // HRIS integrations hold no ATS data: their /ats/* calls answer MODEL_NOT_AVAILABLE.
-      data: generateDataset({ seed, applications: tool.category === "ATS" ? (input.applications ?? CONNECTED_APPLICATIONS) : 0, clock: this.clock }),
-      fields: generateFields(String(seed), createdAt),
+      generation: { seed, applications: tool.category === "ATS" ? (input.applications ?? CONNECTED_APPLICATIONS) : 0 },
+    });
+  }
+
+  /** Builds an integration from its own fields, regenerating its data (same seed, same rows). */
+  restoreIntegration(head: IntegrationHead): Integration {
+    const tool = findTool(head.toolId, head.category);
+    if (!tool) throw new Error(`unknown tool ${head.toolId}`);
+    const { toolId: _toolId, ...own } = head;
+    const integration: Integration = {
+      ...own,
+      tool,
+      data: generateDataset({ seed: head.generation.seed, applications: head.generation.applications, clock: this.clock }),
+      fields: generateFields(String(head.generation.seed), head.createdAt),
       sync: { pending: null, changedSinceSync: new Set(), history: [] },
     };
-    this.integrations.set(id, integration);
+    this.integrations.set(integration.id, integration);
     return integration;
+  }
+
+  /** How many integrations were ever created (ids and seeds of new ones derive from it). */
+  get createdCount(): number {
+    return this.#created;
+  }
+
+  set createdCount(n: number) {
+    this.#created = n;
+  }
+
+  /** Connect links and activation tokens, for persistence. */
+  grants(): { links: [string, LinkGrant][]; activations: [string, { integrationId: string; expiresAt: number }][] } {
+    return { links: [...this.#links], activations: [...this.#activations] };
+  }
+
+  restoreGrants(saved: ReturnType<SandboxStore["grants"]>): void {
+    for (const [k, v] of saved.links) this.#links.set(k, v);
+    for (const [k, v] of saved.activations) this.#activations.set(k, v);
   }
 
   get(id: string): Integration | undefined {

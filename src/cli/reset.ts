@@ -1,0 +1,53 @@
+import { existsSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { resolve } from "node:path";
+import { ConfigSchema, loadConfig, serviceUrls } from "../shared/config.js";
+import { sandboxStateDir } from "../services/sandbox/store/persistence.js";
+import { CliError, EXIT } from "./cli-errors.js";
+import type { CliContext } from "./context.js";
+import { confirm } from "./prompt.js";
+
+/** What the embedded stack keeps under DATA_DIR; both go together so the two sides never disagree. */
+const embeddedStorage = (dataDir: string) => [
+  { what: "Hirebridge's database (PGlite)", path: resolve(dataDir, "pglite") },
+  { what: "the upstream sandbox's state", path: resolve(sandboxStateDir(dataDir)) },
+];
+
+/** Does anything answer on a service's port? A running stack holds the database open. */
+async function answers(url: string): Promise<boolean> {
+  try {
+    await fetch(url, { signal: AbortSignal.timeout(1000) });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `hirebridge reset`: deletes the embedded stack's data (Hirebridge's PGlite database with its users,
+ * signing keys, positions and sync state, and the sandbox's integrations and written-back changes)
+ * so the next start begins from the seed. Refuses while the stack is running, and for a real
+ * Postgres (DATABASE_URL), which it never touches.
+ */
+export async function reset(ctx: CliContext, yes: boolean): Promise<number> {
+  const config = loadConfig(ConfigSchema, ctx.io.env);
+  if (config.DATABASE_URL) {
+    throw new CliError("DATABASE_URL is set: reset only wipes the embedded storage under DATA_DIR, never a real Postgres", EXIT.USAGE);
+  }
+  const urls = serviceUrls(config);
+  const running = (await Promise.all([new URL(urls.api).origin, urls.sandboxOrigin].map((o) => answers(`${o}/healthz`)))).some(Boolean);
+  if (running) throw new CliError("The stack is running: stop it (Ctrl-C or SIGTERM) before reset", EXIT.FAILURE);
+  const targets = embeddedStorage(config.DATA_DIR).filter((t) => existsSync(t.path));
+  if (targets.length === 0) {
+    ctx.out.note(`Nothing to reset under ${resolve(config.DATA_DIR)}.`);
+    return EXIT.OK;
+  }
+  const list = targets.map((t) => `  ${t.what}: ${t.path}`).join("\n");
+  if (!yes) {
+    const ok = await confirm(ctx.terminal, `This deletes:\n${list}\nContinue?`);
+    if (!ok) throw new CliError("Nothing deleted: not confirmed (pass --yes to skip the question)", EXIT.FAILURE);
+  }
+  for (const t of targets) await rm(t.path, { recursive: true, force: true });
+  ctx.out.note(`Deleted:\n${list}\nThe next start begins from the seed (demo user, demo integration).`);
+  return EXIT.OK;
+}

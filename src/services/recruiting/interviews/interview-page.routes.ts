@@ -1,0 +1,67 @@
+import { eq, inArray } from "drizzle-orm";
+import { Type } from "@sinclair/typebox";
+import type { FastifyPluginAsync } from "fastify";
+import type { InterviewStatus } from "../../../contracts/recruiting/interviews.js";
+import { notFound } from "../../../shared/errors.js";
+import { candidates } from "../candidates/candidates.tables.js";
+import type { RecruitingContext } from "../context.js";
+import { positions } from "../positions/positions.tables.js";
+import { interviewPage, type InterviewPageData } from "./interview-page.js";
+import { interviews } from "./interviews.tables.js";
+
+/** What newInterviewLink issues: 24 random bytes, base64url. Anything else cannot be a link. */
+const TOKEN = /^[A-Za-z0-9_-]{32}$/;
+
+export type InterviewPageOptions = {
+  ctx: RecruitingContext;
+  /** The API's own base (origin + /interview): links issued before INTERVIEW_BASE_URL was set. */
+  ownBase: string;
+  /** INTERVIEW_BASE_URL when it names another front end: known links are sent there. */
+  redirectBase: string | null;
+};
+
+/**
+ * GET /interview/{token}: the candidate-facing page behind `interview_link`. The unguessable token
+ * is the only key (no session, no ids), the answer is one candidate's, and unknown tokens are a
+ * plain 404, the same as malformed ones.
+ */
+export const interviewPageRoutes: FastifyPluginAsync<InterviewPageOptions> = async (app, { ctx, ownBase, redirectBase }) => {
+  app.get(
+    "/interview/:token",
+    { schema: { hide: true, params: Type.Object({ token: Type.String() }) } },
+    async (request, reply) => {
+      const { token } = request.params as { token: string };
+      if (!TOKEN.test(token)) throw notFound("No interview at this link");
+      const links = [...new Set([`${ownBase}/${token}`, `${ctx.interviewBaseUrl.replace(/\/+$/, "")}/${token}`])];
+      const [row] = await ctx.db
+        .select({
+          status: interviews.status,
+          candidateName: candidates.name,
+          name: positions.name,
+          department: positions.department,
+          location: positions.location,
+          roleDescription: positions.roleDescription,
+          acceptedLanguages: positions.acceptedLanguages,
+        })
+        .from(interviews)
+        .innerJoin(candidates, eq(candidates.id, interviews.candidateId))
+        .innerJoin(positions, eq(positions.id, candidates.positionId))
+        .where(inArray(interviews.interviewLink, links))
+        .limit(1);
+      if (!row) throw notFound("No interview at this link");
+      // A link is a bearer secret: never cached, never sent on as a referrer, never indexed.
+      reply
+        .header("cache-control", "no-store")
+        .header("referrer-policy", "no-referrer")
+        .header("x-robots-tag", "noindex")
+        .header("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'");
+      if (redirectBase) return reply.redirect(`${redirectBase}/${token}`, 302);
+      const data: InterviewPageData = {
+        candidateName: row.candidateName,
+        status: row.status as InterviewStatus,
+        position: { name: row.name, department: row.department, location: row.location, roleDescription: row.roleDescription, acceptedLanguages: row.acceptedLanguages },
+      };
+      return reply.type("text/html; charset=utf-8").send(interviewPage(data));
+    },
+  );
+};

@@ -3,12 +3,12 @@
  *
  * Throughput of the token service's two grants and the cost of bearer verification per request.
  * The servers run in a child process (so autocannon does not share their event loop) on
- * 127.0.0.1 with production settings (scrypt N=32768). Every scenario runs once per round, in the
+ * 127.0.0.1 with production settings (argon2id, 19 MiB, 2 passes). Every scenario runs once per round, in the
  * same order, and the table reports the median over rounds:
  *   - token endpoint baseline: an `unsupported_grant_type` POST (same route, form parsing and error
  *     path, no storage, no crypto);
- *   - scrypt verification alone (the password grant's floor, same cost, no HTTP or storage);
- *   - password grant (demo user): scrypt verification, a session insert, two RS256 signatures;
+ *   - argon2id verification alone (the password grant's floor, same cost, no HTTP or storage);
+ *   - password grant (demo user): argon2id verification, a session insert, two RS256 signatures;
  *   - refresh grant: each connection follows its own rotation chain, always sending the newest
  *     refresh token (single use), so every request is a real rotation;
  *   - a no-op route without auth vs the same route behind the shared bearer hook (RS256 JWT, JWKS
@@ -21,7 +21,7 @@ import { fileURLToPath } from "node:url";
 import { dropSchemas } from "../src/shared/db/schemas.js";
 import { assertAnswers, autocannon, freePort, median, MemoryReport, option, settings, type AutocannonResult } from "./lib.js";
 import { buildTokenApp } from "../src/services/token/app.js";
-import { defaultParams, hashPassword, verifyPassword } from "../src/services/token/password-hash.js";
+import { hashParams, hashPassword, verifyPassword, type HashParams } from "../src/services/token/password-hash.js";
 import { bearerAuth } from "../src/shared/auth/bearer.plugin.js";
 import { createVerifier } from "../src/shared/auth/verify-jwt.js";
 import { ConfigSchema, loadConfig, serviceUrls } from "../src/shared/config.js";
@@ -74,12 +74,12 @@ async function serve(dbKind: string): Promise<void> {
     await dropSchema();
     process.exit(0);
   });
-  process.send!({ authUrl: serviceUrls(config).authUrl, apiUrl: `http://127.0.0.1:${apiPort}`, scryptN: config.PASSWORD_HASH_SCRYPT_N });
+  process.send!({ authUrl: serviceUrls(config).authUrl, apiUrl: `http://127.0.0.1:${apiPort}`, hash: hashParams(config) });
   // bench/run.ts exits when main returns; the child lives until the parent's "stop".
   await new Promise<never>(() => {});
 }
 
-type Ready = { authUrl: string; apiUrl: string; scryptN: number };
+type Ready = { authUrl: string; apiUrl: string; hash: HashParams };
 
 async function passwordGrant(authUrl: string): Promise<{ access_token: string; refresh_token: string }> {
   const res = await fetch(`${authUrl}/protocol/openid-connect/token`, {
@@ -118,11 +118,11 @@ async function refreshRun(ready: Ready, connections: number, duration: number): 
 }
 
 /**
- * The password grant's floor: scrypt verifications alone, as many at once as libuv's pool runs
- * (4), no HTTP and no storage, in the same run and with the same cost as the service.
+ * The password grant's floor: password verifications alone (argon2id at the service's cost), as
+ * many at once as libuv's pool runs (4), no HTTP and no storage, in the same run.
  */
-async function scryptRun(N: number, seconds: number): Promise<Result> {
-  const stored = await hashPassword("demo-password", defaultParams(N));
+async function hashRun(params: HashParams, seconds: number): Promise<Result> {
+  const stored = await hashPassword("demo-password", params);
   const latencies: number[] = [];
   const end = performance.now() + seconds * 1000;
   await Promise.all(
@@ -161,7 +161,7 @@ export async function main(args: string[]): Promise<void> {
         run: (seconds) =>
           autocannon({ url: tokenUrl, method: "POST", headers: FORM, body: form({ grant_type: "none" }), connections, duration: seconds }),
       },
-      { name: "scrypt verification alone (4 at once, no HTTP)", run: (seconds) => scryptRun(ready.scryptN, seconds) },
+      { name: "argon2id verification alone (4 at once, no HTTP)", run: (seconds) => hashRun(ready.hash, seconds) },
       {
         name: "password grant",
         run: (seconds) =>
@@ -209,7 +209,7 @@ export async function main(args: string[]): Promise<void> {
     const costUs = median(open.map((o, i) => 1e6 / guarded[i]!.requests.average - 1e6 / o.requests.average));
 
     const out = [
-      `Token service benchmark: ${rounds} rounds x ${duration} s, ${connections} connections, storage ${dbKind}, scrypt N=${ready.scryptN}`,
+      `Token service benchmark: ${rounds} rounds x ${duration} s, ${connections} connections, storage ${dbKind}, argon2id m=${ready.hash.memoryKiB} KiB t=${ready.hash.passes} p=${ready.hash.parallelism}`,
       `Machine: ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}, load average ${loadAtStart.toFixed(1)} at start, ${loadavg()[0]!.toFixed(1)} at end`,
       "",
       "| scenario | req/s (median) | p50 ms | p99 ms |",

@@ -1,6 +1,7 @@
 import { and, asc, eq, sql, type SQL } from "drizzle-orm";
 import type { Position, PositionState, PositionUpdate } from "../../../contracts/recruiting/positions.js";
 import type { Queryable } from "../../../shared/db/database.js";
+import { prepared } from "../../../shared/db/prepared.js";
 import { positions, type PositionRow } from "./positions.schema.js";
 
 type PositionInsert = typeof positions.$inferInsert;
@@ -68,11 +69,17 @@ export async function createPosition(q: Queryable, orgId: string, body: Position
   return row!;
 }
 
-export async function findPosition(q: Queryable, orgId: string, id: string): Promise<PositionRow | null> {
-  const [row] = await q
+const findStatement = prepared((q) =>
+  q
     .select()
     .from(positions)
-    .where(and(eq(positions.organizationId, orgId), eq(positions.id, id)));
+    .where(and(eq(positions.organizationId, sql.placeholder("orgId")), eq(positions.id, sql.placeholder("id"))))
+    .prepare("recruiting_find_position"),
+);
+
+/** The org's position; a named prepared statement, since every client page load asks for one. */
+export async function findPosition(q: Queryable, orgId: string, id: string): Promise<PositionRow | null> {
+  const [row] = await findStatement(q).execute({ orgId, id });
   return row ?? null;
 }
 

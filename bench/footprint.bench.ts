@@ -2,17 +2,18 @@
  * `npm run bench -- footprint [--runs 5] [--smoke]`
  *
  * What a process costs before it serves anything, and how long a CLI command takes:
- * - idle RSS of `hirebridge serve api` on Postgres (a fresh schema of BENCH_DATABASE_URL, default
- *   the local `test` database, dropped after) once /healthz answers, and its peak after a short
- *   burst of requests;
+ * - idle RSS of `serve api` on Postgres, started as production starts it (the `start` script of
+ *   package.json with `serve api` for `serve all`; a fresh schema of BENCH_DATABASE_URL, default the
+ *   local `test` database, dropped after) once /healthz answers, and its peak after a short burst;
  * - `npm start` as a user runs it (the `start` script of package.json, as npm runs it): every
  *   process it starts (the shell npm would use is left out) with its RSS, idle and after the
  *   burst, and their sum;
  * - wall time of `hirebridge --help` and `hirebridge positions --help` (bin/hirebridge.js, as the
  *   installed bin runs), median of `--runs`, against `node -e 0` on the same machine.
+ * When package.json has a `build` script it runs first (as `npm start`'s prestart does).
  * Every port is a free one, DATA_DIR a temp directory; everything stops by itself.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -86,6 +87,9 @@ export async function main(args: string[]): Promise<void> {
     PROXY_PORT: String(await freePort()),
     SANDBOX_PORT: String(await freePort()),
   });
+  const scripts = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+  const script = scripts.start!;
+  if (scripts.build) execFileSync("npm", ["run", "build", "--silent"], { cwd: ROOT, stdio: "inherit" });
   try {
     // serve api on Postgres.
     {
@@ -93,7 +97,7 @@ export async function main(args: string[]): Promise<void> {
       const schema = `bench_fp_${randomBytes(4).toString("hex")}`;
       schemas.push(schema);
       Object.assign(env, { DATABASE_URL: dbUrl, DATABASE_SCHEMA: schema, AUTH_JWKS_URL: `http://127.0.0.1:${env.AUTH_PORT}/unused` });
-      const api = start(process.execPath, ["bin/hirebridge.js", "serve", "api"], env);
+      const api = start("sh", ["-c", `exec ${script.replace(/serve all$/, "serve api")}`], env);
       try {
         await waitHealthy(`http://127.0.0.1:${env.API_PORT}/healthz`, api.child);
         await new Promise((r) => setTimeout(r, 1000)); // let start-up garbage be collected
@@ -102,7 +106,7 @@ export async function main(args: string[]): Promise<void> {
         const after = memoryOf(api.child.pid);
         const procs = descendants(api.child.pid!);
         lines.push(
-          "| `hirebridge serve api` (Postgres) | processes | idle RSS MB | peak RSS MB |",
+          "| `serve api` (Postgres), as `npm start` runs | processes | idle RSS MB | peak RSS MB |",
           "|---|---:|---:|---:|",
           `| ${commandOf(api.child.pid!)} | ${1 + procs.length} | ${idle?.rssMb.toFixed(0)} | ${after?.peakMb.toFixed(0)} |`,
           "",
@@ -114,7 +118,6 @@ export async function main(args: string[]): Promise<void> {
     // npm start, as its script says.
     {
       const env = await baseEnv();
-      const script = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts.start!;
       const stack = start("sh", ["-c", `exec ${script}`], { ...env, WORKERS: "true" });
       try {
         await waitHealthy(`http://127.0.0.1:${env.API_PORT}/healthz`, stack.child);

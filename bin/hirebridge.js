@@ -1,5 +1,28 @@
 #!/usr/bin/env node
-// Runs the TypeScript entry point through tsx, so the package works from a checkout without a build step.
-import { register } from "tsx/esm/api";
-register();
-await import("../src/cli/main.ts");
+// Runs the compiled CLI (dist/, from `npm run build`, which `npm start` runs first and the image
+// ships). In a checkout whose dist/ is missing or older than a source file, it runs the TypeScript
+// sources through tsx (a development dependency) instead, so a stale build never answers.
+import { existsSync, readdirSync, statSync } from "node:fs";
+
+const root = new URL("../", import.meta.url);
+const compiled = new URL("dist/cli/main.js", root);
+
+function compiledIsCurrent() {
+  if (!existsSync(compiled)) return false;
+  const src = new URL("src/", root);
+  if (!existsSync(src)) return true; // an installed package or the image: dist/ only
+  for (const file of readdirSync(src, { recursive: true, encoding: "utf8" })) {
+    if (!file.endsWith(".ts") || file.endsWith(".d.ts")) continue;
+    const output = new URL(`dist/${file.slice(0, -3)}.js`, root);
+    if (!existsSync(output) || statSync(output).mtimeMs < statSync(new URL(file, src)).mtimeMs) return false;
+  }
+  return true;
+}
+
+if (compiledIsCurrent()) {
+  await import(compiled.href);
+} else {
+  const { register } = await import("tsx/esm/api");
+  register();
+  await import("../src/cli/main.ts");
+}

@@ -50,7 +50,11 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
 async function openPglite(dataDir: string | undefined): Promise<Database> {
   if (dataDir && !dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true });
   const [{ PGlite }, { drizzle: drizzlePglite }] = await Promise.all([import("@electric-sql/pglite"), import("drizzle-orm/pglite")]);
-  const client = await PGlite.create(dataDir && !dataDir.startsWith("memory://") ? dataDir : undefined);
+  // Postgres's default 128 MB buffer pool is sized for a server; the embedded database of one
+  // process holds little, and 16 MB cut PGlite's resident memory by ~120 MB (413 -> 292 MB at open).
+  const client = await PGlite.create(dataDir && !dataDir.startsWith("memory://") ? dataDir : undefined, {
+    startParams: [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"],
+  });
   const db = drizzlePglite(client) as unknown as Db;
   const query: RawQuery = async (sql, params) => (await client.query(sql, params ?? [])).rows as never[];
   return {

@@ -19,7 +19,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dropSchemas } from "../src/shared/db/schemas.js";
-import { freePort, machine, median, memoryOf, option, processMs, ROOT, settings, waitHealthy } from "./lib.js";
+import { freePort, machine, median, memoryOf, option, processMs, ROOT, settings, stopper, waitHealthy } from "./lib.js";
 
 /** Every descendant of `pid` (children first found through /proc/<pid>/task/<pid>/children or a /proc scan). */
 function descendants(pid: number): number[] {
@@ -52,16 +52,8 @@ type Started = { child: ChildProcess; stop(): Promise<void> };
 
 function start(command: string, args: string[], env: Record<string, string>): Started {
   const child = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", "ignore", "inherit"], detached: true });
-  return {
-    child,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        process.kill(-child.pid!, "SIGTERM"); // the whole process group: a wrapper and what it started
-        setTimeout(() => child.exitCode === null && process.kill(-child.pid!, "SIGKILL"), 15_000).unref();
-      }),
-  };
+  // The whole process group: a wrapper and what it started.
+  return { child, stop: stopper(child, (signal) => process.kill(-child.pid!, signal)) };
 }
 
 async function burst(url: string, n: number): Promise<void> {

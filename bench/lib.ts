@@ -135,16 +135,18 @@ export function serveChild(services: string[], env: Record<string, string>): { c
     env: { ...process.env, LOG_LEVEL: "warn", NODE_NO_WARNINGS: "1", ...env },
     stdio: ["ignore", "ignore", "inherit"],
   });
-  return {
-    child,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-        setTimeout(() => child.kill("SIGKILL"), 15_000).unref();
-      }),
-  };
+  return { child, stop: stopper(child) };
+}
+
+/** Stops `child` with SIGTERM (SIGKILL after 15 s) through `kill`, resolving once it exited. */
+export function stopper(child: ChildProcess, kill: (signal: NodeJS.Signals) => void = (signal) => child.kill(signal)): () => Promise<void> {
+  return () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      kill("SIGTERM");
+      setTimeout(() => child.exitCode === null && kill("SIGKILL"), 15_000).unref();
+    });
 }
 
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;

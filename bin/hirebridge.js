@@ -6,17 +6,16 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 
 const root = new URL("../", import.meta.url);
 const compiled = new URL("dist/cli/main.js", root);
+// `npm run build` touches this after every build, whether tsc had anything to emit or not.
+const builtAt = new URL("dist/.tsbuildinfo.server", root);
 
 function compiledIsCurrent() {
   if (!existsSync(compiled)) return false;
   const src = new URL("src/", root);
   if (!existsSync(src)) return true; // an installed package or the image: dist/ only
-  for (const file of readdirSync(src, { recursive: true, encoding: "utf8" })) {
-    if (!file.endsWith(".ts") || file.endsWith(".d.ts")) continue;
-    const output = new URL(`dist/${file.slice(0, -3)}.js`, root);
-    if (!existsSync(output) || statSync(output).mtimeMs < statSync(new URL(file, src)).mtimeMs) return false;
-  }
-  return true;
+  if (!existsSync(builtAt)) return false;
+  const built = statSync(builtAt).mtimeMs;
+  return readdirSync(src, { recursive: true, encoding: "utf8" }).every((file) => !file.endsWith(".ts") || statSync(new URL(file, src)).mtimeMs <= built);
 }
 
 if (compiledIsCurrent()) {

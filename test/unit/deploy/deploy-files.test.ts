@@ -142,7 +142,7 @@ describe("Dockerfile", () => {
     assert.ok(pkg.devDependencies.tsx, "tsx runs the sources in development and tests");
     const build = stages.find((s) => s.name === "build")!;
     assert.ok(all(build, "RUN").includes("npm run build"));
-    assert.deepEqual(pkg.scripts.build, "tsc -p tsconfig.build.json");
+    assert.match(pkg.scripts.build!, /^tsc -p tsconfig\.build\.json\b/);
     assert.ok(all(runtime, "COPY").includes("--from=build /app/dist ./dist"));
     assert.ok(!all(runtime, "COPY").some((c) => /^src\b/.test(c)), "no TypeScript sources in the image");
     // The lock file agrees: nothing of tsx's tree is installed by `npm ci --omit=dev`.

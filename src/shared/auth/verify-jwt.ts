@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type FlattenedJWSInput, type CompactJWSHeaderParameters, type JWTPayload, type JWTVerifyGetKey } from "jose";
+import { createRemoteJWKSet, customFetch, errors as joseErrors, jwtVerify, type FlattenedJWSInput, type CompactJWSHeaderParameters, type JWTPayload, type JWTVerifyGetKey } from "jose";
 
 /** Who is calling, as the APIs need it; taken from a verified access token. */
 export type Principal = {
@@ -50,7 +50,7 @@ export const VERIFIED_CACHE_ENTRIES = 10_000;
 /** Only asymmetric algorithms: `none` and HMAC (the public-key-as-secret attack) are refused. */
 export const ALLOWED_ALGORITHMS = ["RS256", "ES256"];
 
-type CacheEntry = { principal: Principal; header: CompactJWSHeaderParameters; key: unknown; until: number };
+type CacheEntry = { principal: Principal; header: CompactJWSHeaderParameters; key: unknown; until: number; generation: number };
 
 /** What getKey is handed on a cache hit: the header is all a JWKS lookup reads. */
 const NO_JWS = {} as FlattenedJWSInput;
@@ -77,6 +77,12 @@ export function createVerifier(opts: VerifierOptions) {
   let getKey: JWTVerifyGetKey | undefined = opts.getKey;
   let discovering: Promise<JWTVerifyGetKey> | undefined;
   const fetchImpl = opts.fetch ?? fetch;
+  /** Bumped by every fetch of the remote key set; -1 forever for an injected key set. */
+  let generation = opts.getKey ? -1 : 0;
+  /** Whether the remote key set is within its max age (then a cached entry needs no key lookup). */
+  let fresh = () => false;
+  /** The generation of the key set in use, or -2 (matches nothing) while a fetch is under way. */
+  let settled = () => -2;
 
   async function keySet(): Promise<JWTVerifyGetKey> {
     if (getKey) return getKey;
@@ -91,11 +97,21 @@ export function createVerifier(opts: VerifierOptions) {
         if (!doc.jwks_uri) throw new Error("discovery document has no jwks_uri");
         url = doc.jwks_uri;
       }
-      getKey = createRemoteJWKSet(new URL(url), {
+      const remote = createRemoteJWKSet(new URL(url), {
         cooldownDuration: opts.jwksCooldownMs ?? JWKS_COOLDOWN_MS,
         cacheMaxAge: opts.jwksMaxAgeMs ?? JWKS_MAX_AGE_MS,
         timeoutDuration: 5000,
+        // Every JWKS fetch starts a new generation (jose calls this as a reload starts, and swaps
+        // its key set in before it stops `reloading`): entries verified under an older key set
+        // are checked against the new one before they are honoured again.
+        [customFetch]: (input: string | URL | Request, init?: RequestInit) => {
+          generation++;
+          return fetchImpl(input, init);
+        },
       });
+      fresh = () => remote.fresh;
+      settled = () => (remote.reloading ? -2 : generation);
+      getKey = remote;
       return getKey;
     })().catch((err) => {
       discovering = undefined; // try again on the next request rather than failing forever
@@ -111,18 +127,25 @@ export function createVerifier(opts: VerifierOptions) {
   let sweptAt = 0;
   const stats = { hits: 0, misses: 0 };
 
-  /** The cached principal when the entry is still in date and its key still the key set's; else drops it. */
+  /**
+   * The cached principal when the entry is still in date and its key still the key set's; else
+   * drops it.
+   */
   async function cached(token: string, keys: JWTVerifyGetKey): Promise<Principal | undefined> {
     const hit = cache.get(token);
     if (!hit) return undefined;
     if (hit.until > nowMs()) {
       let key: unknown;
+      const before = settled();
       try {
         key = await keys(hit.header, NO_JWS);
       } catch {
         // the kid left the key set (or it cannot be fetched now): verify in full, which says why
       }
-      if (key === hit.key && cache.get(token) === hit) return hit.principal;
+      if (key === hit.key && cache.get(token) === hit) {
+        if (before === settled()) hit.generation = before;
+        return hit.principal;
+      }
     }
     cache.delete(token);
     return undefined;
@@ -140,18 +163,29 @@ export function createVerifier(opts: VerifierOptions) {
   }
 
   const verify = async function verify(token: string): Promise<Principal> {
+    // The common case, without a single await: an entry in date, made under the remote key set in
+    // use (no fetch since: same generation), which is within its max age. Its key is then the one
+    // that verified it.
+    const hit = cache.get(token);
+    if (hit && hit.generation === generation && generation >= 0 && hit.until > nowMs() && fresh()) {
+      stats.hits++;
+      return hit.principal;
+    }
     let payload: JWTPayload;
     let header: CompactJWSHeaderParameters;
     let key: unknown;
-    const keys = await keySet().catch((err) => {
-      throw new VerifierUnavailableError("identity provider keys are unavailable", { cause: err });
-    });
+    const keys =
+      getKey ??
+      (await keySet().catch((err) => {
+        throw new VerifierUnavailableError("identity provider keys are unavailable", { cause: err });
+      }));
     const known = await cached(token, keys);
     if (known) {
       stats.hits++;
       return known;
     }
     stats.misses++;
+    const before = settled();
     try {
       ({ payload, protectedHeader: header, key } = await jwtVerify(token, keys, {
         issuer: opts.issuer,
@@ -182,7 +216,7 @@ export function createVerifier(opts: VerifierOptions) {
       scope: typeof payload.scope === "string" ? payload.scope : "",
       claims: payload,
     };
-    remember(token, { principal, header, key, until: (payload.exp as number) * 1000 - skewSeconds * 1000 });
+    remember(token, { principal, header, key, until: (payload.exp as number) * 1000 - skewSeconds * 1000, generation: before === settled() ? before : -2 });
     return principal;
   };
   /** Cache hits and misses so far, and the entries held now (for tests and metrics). */

@@ -83,45 +83,28 @@ export async function main(args: string[]): Promise<void> {
   const script = scripts.start!;
   if (scripts.build) execFileSync("npm", ["run", "build", "--silent"], { cwd: ROOT, stdio: "inherit" });
   try {
-    // serve api on Postgres.
-    {
-      const env = await baseEnv();
-      const schema = `bench_fp_${randomBytes(4).toString("hex")}`;
-      schemas.push(schema);
-      Object.assign(env, { DATABASE_URL: dbUrl, DATABASE_SCHEMA: schema, AUTH_JWKS_URL: `http://127.0.0.1:${env.AUTH_PORT}/unused` });
-      const api = start("sh", ["-c", `exec ${script.replace(/serve all$/, "serve api")}`], env);
+    // serve api on Postgres, then the whole npm start (PGlite), each as its script starts it.
+    const apiEnv = await baseEnv();
+    const schema = `bench_fp_${randomBytes(4).toString("hex")}`;
+    schemas.push(schema);
+    Object.assign(apiEnv, { DATABASE_URL: dbUrl, DATABASE_SCHEMA: schema, AUTH_JWKS_URL: `http://127.0.0.1:${apiEnv.AUTH_PORT}/unused` });
+    const allEnv: Record<string, string> = { ...(await baseEnv()), WORKERS: "true" };
+    const stacks = [
+      { title: "`serve api` (Postgres), as `npm start` runs", command: script.replace(/serve all$/, "serve api"), env: apiEnv, health: ["API_PORT"] },
+      { title: "`npm start`, PGlite", command: script, env: allEnv, health: ["API_PORT", "PROXY_PORT"] },
+    ];
+    for (const run of stacks) {
+      const stack = start("sh", ["-c", `exec ${run.command}`], run.env);
       try {
-        await waitHealthy(`http://127.0.0.1:${env.API_PORT}/healthz`, api.child);
-        await new Promise((r) => setTimeout(r, 1000)); // let start-up garbage be collected
-        const idle = memoryOf(api.child.pid);
-        await burst(`http://127.0.0.1:${env.API_PORT}/healthz`, smoke ? 50 : 2000);
-        const after = memoryOf(api.child.pid);
-        const procs = descendants(api.child.pid!);
-        lines.push(
-          "| `serve api` (Postgres), as `npm start` runs | processes | idle RSS MB | peak RSS MB |",
-          "|---|---:|---:|---:|",
-          `| ${commandOf(api.child.pid!)} | ${1 + procs.length} | ${idle?.rssMb.toFixed(0)} | ${after?.peakMb.toFixed(0)} |`,
-          "",
-        );
-      } finally {
-        await api.stop();
-      }
-    }
-    // npm start, as its script says.
-    {
-      const env = await baseEnv();
-      const stack = start("sh", ["-c", `exec ${script}`], { ...env, WORKERS: "true" });
-      try {
-        await waitHealthy(`http://127.0.0.1:${env.API_PORT}/healthz`, stack.child);
-        await waitHealthy(`http://127.0.0.1:${env.PROXY_PORT}/healthz`, stack.child);
-        await new Promise((r) => setTimeout(r, 2000));
+        for (const port of run.health) await waitHealthy(`http://127.0.0.1:${run.env[port]}/healthz`, stack.child);
+        await new Promise((r) => setTimeout(r, 2000)); // let start-up garbage be collected
         const pids = [stack.child.pid!, ...descendants(stack.child.pid!)];
         const idle = new Map(pids.map((p) => [p, memoryOf(p)?.rssMb ?? 0]));
-        await burst(`http://127.0.0.1:${env.API_PORT}/healthz`, smoke ? 50 : 2000);
+        await burst(`http://127.0.0.1:${run.env.API_PORT}/healthz`, smoke ? 50 : 2000);
         const peak = new Map(pids.map((p) => [p, memoryOf(p)?.peakMb ?? 0]));
         const sum = (m: Map<number, number>) => [...m.values()].reduce((a, b) => a + b, 0);
         lines.push(
-          `| \`npm start\` (\`${script}\`), PGlite | idle RSS MB | peak RSS MB |`,
+          `| ${run.title}: \`${run.command}\` | idle RSS MB | peak RSS MB |`,
           "|---|---:|---:|",
           ...pids.map((p) => `| ${commandOf(p)} | ${idle.get(p)!.toFixed(0)} | ${peak.get(p)!.toFixed(0)} |`),
           `| **all ${pids.length} process${pids.length > 1 ? "es" : ""}** | **${sum(idle).toFixed(0)}** | **${sum(peak).toFixed(0)}** |`,

@@ -33,7 +33,7 @@ const BENCHES: { name: string; args?: string[]; expect: RegExp[] }[] = [
   { name: "token", args: ["--db=postgres"], expect: [/\| password grant \| \d+/, /\| token service \+ no-op API \(postgres\) \| \d+ \| \d+ \|/] },
   { name: "recruiting", expect: [/\| postgres \| GET 100 candidates \| \d+/, /\| pglite \| POST candidate \(create\) \| \d+/, /\| serve token api \(postgres\) \| \d+ \| \d+ \|/] },
   { name: "sandbox", expect: [/\| jobs, first page of 250 \| \d+/, /\| sandbox \(2,000 applications\) \| \d+ \| \d+ \|/] },
-  { name: "footprint", expect: [/\| `serve api` \(Postgres\), as `npm start` runs \| 1 \| \d+ \| \d+ \|/, /\| \*\*all \d+ process(es)?\*\* \| \*\*\d+\*\* \|/, /\| `hirebridge --help` \| \d+ \|/] },
+  { name: "footprint", expect: [/\| `serve api` \(Postgres\), as `npm start` runs: `[^`]+` \| idle RSS MB \|/, /\| \*\*all \d+ process(es)?\*\* \| \*\*\d+\*\* \|/, /\| `hirebridge --help` \| \d+ \|/] },
   { name: "proxy", args: ["--load", "autocannon"], expect: [/\| Hirebridge proxy \(JWT\) \| \d+/, /\| serve token proxy \(postgres\) \| \d+ \| \d+ \|/] },
 ];
 

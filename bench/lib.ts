@@ -1,5 +1,6 @@
-/** Pieces every benchmark shares: autocannon, free ports, readiness, child servers, statistics. */
+/** Pieces every benchmark shares: autocannon, free ports, readiness, child servers, statistics, memory. */
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { cpus, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -10,15 +11,101 @@ export type AutocannonResult = {
   non2xx: number;
   errors: number;
   timeouts: number;
+  "2xx": number;
+  statusCodeStats?: Record<string, { count: number }>;
 };
 const autocannonModule = "autocannon"; // untyped package: loaded dynamically
 export const autocannon = ((await import(autocannonModule)) as { default: (o: Record<string, unknown>) => Promise<AutocannonResult> }).default;
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
+/** `--name value` or `--name=value`; `fallback` when absent. */
 export function option(args: string[], name: string, fallback: string): string {
   const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] ? args[i + 1]! : fallback;
+  if (i >= 0 && args[i + 1]) return args[i + 1]!;
+  const joined = args.find((a) => a.startsWith(`--${name}=`));
+  return joined ? joined.slice(name.length + 3) : fallback;
+}
+
+/**
+ * How long and how often a benchmark measures. `--smoke` (what `npm test` runs, see
+ * test/integration/bench/smoke.test.ts) is one round of about a second per scenario with a short
+ * warm-up: not a measurement, a proof that the benchmark still runs end to end and that every
+ * answer is the one it expects. Explicit `--rounds`/`--duration`/`--connections` win over both.
+ */
+export type Settings = { smoke: boolean; rounds: number; duration: number; connections: number; warmup: number };
+export function settings(args: string[], defaults: { rounds: number; duration: number; connections: number; warmup?: number }): Settings {
+  const smoke = args.includes("--smoke");
+  const num = (name: string, normal: number, short: number) => Number(option(args, name, String(smoke ? short : normal)));
+  return {
+    smoke,
+    rounds: num("rounds", defaults.rounds, 1),
+    duration: num("duration", defaults.duration, 1),
+    connections: num("connections", defaults.connections, Math.min(defaults.connections, 4)),
+    warmup: num("warmup", defaults.warmup ?? 2, 1),
+  };
+}
+
+/**
+ * Throws unless every answer of a load run had the expected status: any 2xx by default, or exactly
+ * `status` when the scenario asks for one (a 429 from a rate limit is never a silent success).
+ */
+export function assertAnswers(name: string, r: AutocannonResult, status?: number): void {
+  const codes = Object.entries(r.statusCodeStats ?? {}).filter(([, s]) => s.count > 0);
+  const unexpected = codes.filter(([code]) => (status === undefined ? !code.startsWith("2") : Number(code) !== status));
+  if (r.errors || r.timeouts || unexpected.length || (status === undefined && r.non2xx)) {
+    const got = codes.map(([code, s]) => `${s.count} × ${code}`).join(", ") || "no answers";
+    throw new Error(`${name}: expected ${status ?? "2xx"} only; got ${got}, ${r.errors} errors, ${r.timeouts} timeouts`);
+  }
+}
+
+/** Resident memory of a process now and at its peak (VmRSS / VmHWM from /proc), in MB; undefined off Linux. */
+export function memoryOf(pid: number | undefined): { rssMb: number; peakMb: number } | undefined {
+  if (!pid) return undefined;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
+    return { rssMb: kb("VmRSS") / 1024, peakMb: kb("VmHWM") / 1024 };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Idle RSS (taken once the process is up, before any load) and peak RSS (its high-water mark at the
+ * end of the run) of each process, as markdown lines.
+ */
+export class MemoryReport {
+  private readonly rows: { name: string; pid: number | undefined; idleMb: number | undefined; peakMb?: number | undefined }[] = [];
+  /** Call once the process is up and before any load. */
+  idle(name: string, pid: number | undefined): void {
+    this.rows.push({ name, pid, idleMb: memoryOf(pid)?.rssMb });
+  }
+  /** Call after the load and before stopping the processes: takes their high-water marks. */
+  peaks(): void {
+    for (const r of this.rows) r.peakMb ??= memoryOf(r.pid)?.peakMb;
+  }
+  lines(): string[] {
+    this.peaks();
+    const mb = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? "n/a" : x.toFixed(0));
+    return [
+      "| process | idle RSS MB | peak RSS MB |",
+      "|---|---:|---:|",
+      ...this.rows.map((r) => `| ${r.name} | ${mb(r.idleMb)} | ${mb(r.peakMb)} |`),
+    ];
+  }
+}
+
+/** Wall time of one run of `node <args>` from ROOT, in ms; throws when it exits non-zero. */
+export function processMs(args: string[], env: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("error", reject);
+    child.on("exit", (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`node ${args.join(" ")} exited ${code}: ${stderr}`))));
+  });
 }
 
 export async function freePort(): Promise<number> {
@@ -48,16 +135,18 @@ export function serveChild(services: string[], env: Record<string, string>): { c
     env: { ...process.env, LOG_LEVEL: "warn", NODE_NO_WARNINGS: "1", ...env },
     stdio: ["ignore", "ignore", "inherit"],
   });
-  return {
-    child,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-        setTimeout(() => child.kill("SIGKILL"), 15_000).unref();
-      }),
-  };
+  return { child, stop: stopper(child) };
+}
+
+/** Stops `child` with SIGTERM (SIGKILL after 15 s) through `kill`, resolving once it exited. */
+export function stopper(child: ChildProcess, kill: (signal: NodeJS.Signals) => void = (signal) => child.kill(signal)): () => Promise<void> {
+  return () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      kill("SIGTERM");
+      setTimeout(() => child.exitCode === null && kill("SIGKILL"), 15_000).unref();
+    });
 }
 
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;

@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- proxy [--duration 5] [--rounds 5] [--connections 32] [--page-size 25] [--serial 2000]
- *    [--storage postgres|pglite] [--upstream-latency-ms 0] [--load wrk|autocannon] [--layout both|shared|dedicated]`
+ *    [--storage postgres|pglite] [--upstream-latency-ms 0] [--load wrk|autocannon] [--layout both|shared|dedicated] [--smoke]`
  *
  * The same upstream request, `GET /ats/jobs?page_size=N` of the sandbox's demo integration, four
  * ways in one run: straight to the sandbox (the baseline), through the Hirebridge proxy (bearer JWT
@@ -47,7 +47,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { Pool } from "undici";
 import { dropSchemas } from "../src/shared/db/pg-schemas.js";
-import { autocannon, freePort, machine, median, option, ROOT, serveChild, waitHealthy } from "./lib.js";
+import { assertAnswers, autocannon, freePort, machine, median, MemoryReport, option, ROOT, serveChild, settings, waitHealthy } from "./lib.js";
 
 const NGINX = "/usr/sbin/nginx";
 const API_KEY = "bench-api-key";
@@ -166,7 +166,12 @@ async function wrk(target: Target, connections: number, duration: number): Promi
 
 async function autocannonLoad(target: Target, connections: number, duration: number): Promise<Load> {
   const r = await autocannon({ url: target.url, headers: target.headers, connections, duration, pipelining: 1 });
-  const failures = r.non2xx || r.errors || r.timeouts ? `${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts` : undefined;
+  let failures: string | undefined;
+  try {
+    assertAnswers(target.name, r);
+  } catch (err) {
+    failures = (err as Error).message;
+  }
   return { requests: r.requests.total, seconds: duration, failures };
 }
 
@@ -192,16 +197,14 @@ async function serial(target: Target, count: number): Promise<number[]> {
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;
 
 export async function main(args: string[]): Promise<void> {
-  const duration = Number(option(args, "duration", "5"));
-  const rounds = Number(option(args, "rounds", "5"));
-  const connections = Number(option(args, "connections", "32"));
+  const { smoke, duration, rounds, connections } = settings(args, { rounds: 5, duration: 5, connections: 32 });
   const pageSize = Number(option(args, "page-size", "25"));
-  const serialCount = Number(option(args, "serial", "2000"));
+  const serialCount = Number(option(args, "serial", smoke ? "50" : "2000"));
   const upstreamLatency = Number(option(args, "upstream-latency-ms", "0"));
   const storage = option(args, "storage", "postgres");
   const cpuCount = availableParallelism();
   const hasTaskset = await run("taskset", ["--version"]).then(() => true, () => false);
-  const wanted = option(args, "layout", "both");
+  const wanted = option(args, "layout", smoke ? "shared" : "both");
   if (!["both", "shared", "dedicated"].includes(wanted)) throw new Error(`--layout: both, shared or dedicated (got ${wanted})`);
   const layouts = (wanted === "both" ? ["shared", "dedicated"] : [wanted]).filter((layout): layout is Layout => {
     if (layout !== "dedicated" || (cpuCount >= 2 && hasTaskset)) return true;
@@ -244,6 +247,7 @@ export async function main(args: string[]): Promise<void> {
     DATA_DIR: dir,
     WORKERS: "false",
     RATE_LIMIT_PER_MINUTE: "0", // a benchmark is one caller far above any per-caller limit
+    TOKEN_RATE_LIMIT_PER_MINUTE: "0",
     SANDBOX_WEBHOOK_URL: "http://127.0.0.1:9/unused", // no webhooks during the run
   };
   let dropSchema: (() => Promise<void>) | undefined;
@@ -261,6 +265,9 @@ export async function main(args: string[]): Promise<void> {
     children.push(proxy);
     await waitHealthy(`http://127.0.0.1:${sandboxPort}/healthz`, sandbox.child);
     await waitHealthy(`http://127.0.0.1:${proxyPort}/healthz`, proxy.child);
+    const memory = new MemoryReport();
+    memory.idle("sandbox", sandbox.child.pid);
+    memory.idle(`serve token proxy (${storage})`, proxy.child.pid);
     const floor = start(process.execPath, ["-e", NODE_FLOOR, String(floorPort), `http://127.0.0.1:${sandboxPort}`, API_KEY]);
     children.push(floor);
     await waitHealthy(`http://127.0.0.1:${floorPort}/healthz`, floor.child);
@@ -278,6 +285,7 @@ export async function main(args: string[]): Promise<void> {
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: new URLSearchParams({ grant_type: "password", client_id: "hirebridge", username: "demo", password: "demo-password" }),
     });
+    if (token.status !== 200) throw new Error(`password grant: ${token.status} ${await token.text()}`);
     const accessToken = ((await token.json()) as { access_token: string }).access_token;
     const upstreamPath = `/v1/ats/jobs?page_size=${pageSize}`;
     const xi = { "x-integration-id": integrationId };
@@ -295,7 +303,7 @@ export async function main(args: string[]): Promise<void> {
       { name: "Node floor (http + undici, no auth)", url: `http://127.0.0.1:${floorPort}${upstreamPath}`, headers: xi, pids: pid(floor) },
     ];
     const bytes = (await (await fetch(targets[0]!.url, { headers: targets[0]!.headers })).text()).length;
-    for (const t of targets) await serial(t, 200); // warm-up: JIT, connection pools, the proxy's owner lookup
+    for (const t of targets) await serial(t, smoke ? 20 : 200); // warm-up: JIT, connection pools, the proxy's owner lookup
 
     const load = loadGenerator === "wrk" ? wrk : autocannonLoad;
 
@@ -333,6 +341,7 @@ export async function main(args: string[]): Promise<void> {
       process.stderr.write(`round ${round}/${rounds} done\n`);
     }
     if (hasTaskset) await pin([...hopPids(), sandboxPid, process.pid], allCpus);
+    memory.peaks();
 
     const base = targets[0]!;
     const nginxTarget = targets.find((t) => t.name.startsWith("nginx"));
@@ -366,6 +375,7 @@ export async function main(args: string[]): Promise<void> {
         }),
       );
     }
+    lines.push("", ...memory.lines());
     if (!hasNginx) lines.push("", `nginx: not installed (${NGINX}); install with \`apt-get install -y nginx\` for the comparison.`);
     process.stdout.write(`${lines.join("\n")}\n`);
   } finally {

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- recruiting [--duration 5] [--rounds 3] [--connections 10] [--storage pglite,postgres]`
+ * `npm run bench -- recruiting [--duration 5] [--rounds 3] [--connections 10] [--storage pglite,postgres] [--candidates 1000] [--smoke]`
  *
  * Starts the real token service and recruiting API (`hirebridge serve token api`) in a child
  * process per storage kind (PGlite on disk under a temp DATA_DIR; Postgres in a fresh schema of
@@ -14,26 +14,21 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { dropSchemas } from "../src/shared/db/pg-schemas.js";
-import { freePort, option, waitHealthy } from "./lib.js";
+import { assertAnswers, autocannon, freePort, median, MemoryReport, option, ROOT, settings, waitHealthy, type AutocannonResult as Result, type Settings } from "./lib.js";
 
-type Result = { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number; timeouts: number };
-type Autocannon = (opts: Record<string, unknown>) => Promise<Result>;
-const autocannonModule = "autocannon"; // untyped package: loaded dynamically
-const autocannon = ((await import(autocannonModule)) as { default: Autocannon }).default;
-
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const DEMO_ORG = "6d3f1e2a-9b4c-4f7e-8a1d-2c5b7e9f0a13"; // DEMO_ORG_ID default of the run contract
 
 
 
 
-type Server = { api: string; auth: string; stop(): Promise<void> };
+type Server = { api: string; auth: string; pid: number | undefined; stop(): Promise<void> };
 
 async function startServer(storage: string): Promise<Server> {
   const [apiPort, authPort] = [await freePort(), await freePort()];
   const env: Record<string, string> = { ...process.env, HOST: "127.0.0.1", API_PORT: String(apiPort), AUTH_PORT: String(authPort), LOG_LEVEL: "silent", NODE_NO_WARNINGS: "1" } as Record<string, string>;
+  // One benchmark client is far above any per-caller limit: the limits are off for the run.
+  Object.assign(env, { RATE_LIMIT_PER_MINUTE: "0", TOKEN_RATE_LIMIT_PER_MINUTE: "0" });
   const dataDir = mkdtempSync(join(tmpdir(), "hirebridge-bench-"));
   env["DATA_DIR"] = dataDir;
   let dropSchema: (() => Promise<void>) | undefined;
@@ -62,7 +57,7 @@ async function startServer(storage: string): Promise<Server> {
     await stop();
     throw err;
   }
-  return { api: `http://127.0.0.1:${apiPort}`, auth: `http://127.0.0.1:${authPort}/realms/hirebridge`, stop };
+  return { api: `http://127.0.0.1:${apiPort}`, auth: `http://127.0.0.1:${authPort}/realms/hirebridge`, pid: child.pid, stop };
 }
 
 async function demoToken(authUrl: string): Promise<string> {
@@ -97,23 +92,18 @@ async function seed(api: string, token: string, n: number) {
 
 type Scenario = { name: string; opts: Record<string, unknown> };
 
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
-
-async function measure(storage: string, cfg: { duration: number; rounds: number; connections: number }) {
+async function measure(storage: string, cfg: Settings & { candidates: number }, memory: MemoryReport) {
   const server = await startServer(storage);
+  memory.idle(`serve token api (${storage})`, server.pid);
   try {
     const token = await demoToken(server.auth);
-    const urls = await seed(server.api, token, 1000);
+    const urls = await seed(server.api, token, cfg.candidates);
     const auth = { authorization: `Bearer ${token}` };
     let created = 0;
     const scenarios: Scenario[] = [
       { name: "GET /healthz (baseline)", opts: { url: `${server.api}/healthz` } },
       { name: "GET one position", opts: { url: urls.position, headers: auth } },
-      { name: "GET 1,000 candidates", opts: { url: urls.list, headers: auth } },
+      { name: `GET ${cfg.candidates.toLocaleString("en")} candidates`, opts: { url: urls.list, headers: auth } },
       {
         name: "POST candidate (create)",
         opts: {
@@ -132,14 +122,15 @@ async function measure(storage: string, cfg: { duration: number; rounds: number;
       },
     ];
     const samples = new Map<string, Result[]>(scenarios.map((s) => [s.name, []]));
-    for (const s of scenarios) await autocannon({ ...s.opts, connections: cfg.connections, duration: 2 }); // warm-up
+    for (const s of scenarios) assertAnswers(`${storage} ${s.name} (warm-up)`, await autocannon({ ...s.opts, connections: cfg.connections, duration: cfg.warmup }));
     for (let round = 0; round < cfg.rounds; round++) {
       for (const s of scenarios) {
         const r = await autocannon({ ...s.opts, connections: cfg.connections, duration: cfg.duration });
-        if (r.non2xx || r.errors || r.timeouts) throw new Error(`${s.name}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
+        assertAnswers(`${storage} ${s.name}, round ${round + 1}`, r);
         samples.get(s.name)!.push(r);
       }
     }
+    memory.peaks();
     const baseline = median(samples.get(scenarios[0]!.name)!.map((r) => r.requests.average));
     return scenarios.map((s) => {
       const rs = samples.get(s.name)!;
@@ -152,14 +143,12 @@ async function measure(storage: string, cfg: { duration: number; rounds: number;
 }
 
 export async function main(args: string[]): Promise<void> {
-  const cfg = {
-    duration: Number(option(args, "duration", "5")),
-    rounds: Number(option(args, "rounds", "3")),
-    connections: Number(option(args, "connections", "10")),
-  };
+  const base = settings(args, { rounds: 3, duration: 5, connections: 10 });
+  const cfg = { ...base, candidates: Number(option(args, "candidates", base.smoke ? "100" : "1000")) };
   const kinds = option(args, "storage", "pglite,postgres").split(",");
   const rows: string[] = [];
-  for (const storage of kinds) rows.push(...(await measure(storage, cfg)));
+  const memory = new MemoryReport();
+  for (const storage of kinds) rows.push(...(await measure(storage, cfg, memory)));
   process.stdout.write(
     [
       `Recruiting API, ${cfg.connections} connections, ${cfg.rounds} rounds × ${cfg.duration}s (medians); Node ${process.version}, ${cpus().length}× ${cpus()[0]?.model ?? "cpu"}`,
@@ -167,6 +156,8 @@ export async function main(args: string[]): Promise<void> {
       "| storage | scenario | req/s | p50 ms | p99 ms | vs baseline |",
       "|---|---|---:|---:|---:|---:|",
       ...rows,
+      "",
+      ...memory.lines(),
       "",
     ].join("\n"),
   );

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- sandbox [--rounds=3] [--duration=5] [--connections=10] [--applications=100000]`
+ * `npm run bench -- sandbox [--rounds=3] [--duration=5] [--connections=10] [--applications=100000] [--smoke]`
  *
  * How fast the upstream sandbox serves list pages of 250 records over a 100,000-application
  * dataset, so it is never the bottleneck of the proxy and sync benchmarks. The sandbox runs in a
@@ -19,23 +19,11 @@ import { fileURLToPath } from "node:url";
 import { buildSandboxApp } from "../src/services/sandbox/app.js";
 import { createLogger } from "../src/shared/http/logger.js";
 
-type Result = {
-  requests: { average: number };
-  throughput: { average: number };
-  latency: { p50: number; p99: number };
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-};
-type Options = { url: string; headers?: Record<string, string>; connections: number; duration: number };
-const autocannonModule = "autocannon"; // untyped package: loaded dynamically
-const autocannon = ((await import(autocannonModule)) as { default: (o: Options) => Promise<Result> }).default;
+import { assertAnswers, autocannon, median, MemoryReport, option, settings, type AutocannonResult } from "./lib.js";
+
+type Result = AutocannonResult & { throughput: { average: number } };
 
 const API_KEY = "bench-api-key";
-
-function arg(args: string[], name: string, fallback: string): string {
-  return args.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback;
-}
 
 type Ready = { origin: string; integrationId: string; generatedMs: number; heapMb: number };
 
@@ -90,14 +78,10 @@ async function fullScan(ready: Ready, headers: Record<string, string>): Promise<
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
 export async function main(args: string[]): Promise<void> {
-  const applications = Number(arg(args, "applications", "100000"));
+  const { smoke, rounds, duration, connections, warmup } = settings(args, { rounds: 3, duration: 5, connections: 10, warmup: 1 });
+  const applications = Number(option(args, "applications", smoke ? "2000" : "100000"));
   if (args.includes("--serve")) return serve(applications);
-  const rounds = Number(arg(args, "rounds", "3"));
-  const duration = Number(arg(args, "duration", "5"));
-  const connections = Number(arg(args, "connections", "10"));
 
   const loadAtStart = loadavg()[0]!;
   const runner = fileURLToPath(new URL("./run.ts", import.meta.url));
@@ -106,6 +90,8 @@ export async function main(args: string[]): Promise<void> {
     execArgv: [...process.execArgv, "--expose-gc"],
   });
   const [ready] = (await once(child, "message")) as [Ready];
+  const memory = new MemoryReport();
+  memory.idle(`sandbox (${applications.toLocaleString("en")} applications)`, child.pid);
   try {
     const headers = { authorization: `Bearer ${API_KEY}`, "x-integration-id": ready.integrationId };
     const deep = await fullScan(ready, headers);
@@ -121,18 +107,18 @@ export async function main(args: string[]): Promise<void> {
       { name: "jobs, first page of 250", url: `${v1}/ats/jobs?page_size=250`, auth: true },
     ];
     const run = (s: (typeof scenarios)[number], seconds: number) =>
-      autocannon({ url: s.url, ...(s.auth ? { headers } : {}), connections, duration: seconds });
-    for (const s of scenarios) await run(s, 1); // warm-up: JIT, the lazy change log
+      autocannon({ url: s.url, ...(s.auth ? { headers } : {}), connections, duration: seconds }) as Promise<Result>;
+    for (const s of scenarios) assertAnswers(`${s.name} (warm-up)`, await run(s, warmup)); // warm-up: JIT, the lazy change log
 
     const results = new Map<string, Result[]>(scenarios.map((s) => [s.name, []]));
     for (let round = 0; round < rounds; round++) {
       for (const s of scenarios) {
         const r = await run(s, duration);
-        const bad = r.non2xx + r.errors + r.timeouts;
-        if (bad > 0) throw new Error(`${s.name}: ${bad} unexpected responses or errors in round ${round + 1}`);
+        assertAnswers(`${s.name}, round ${round + 1}`, r);
         results.get(s.name)!.push(r);
       }
     }
+    memory.peaks();
     const rows = scenarios.map((s) => {
       const rs = results.get(s.name)!;
       const rps = median(rs.map((r) => r.requests.average));
@@ -148,6 +134,8 @@ export async function main(args: string[]): Promise<void> {
       ...rows.map((r, i) => `| ${r.name} | ${r.rps.toFixed(0)} | ${i < 2 ? "" : (r.rps * 250).toFixed(0)} | ${r.p50} | ${r.p99} | ${r.kb.toFixed(1)} | ${(r.rps / base).toFixed(2)}x |`),
       "",
       `Full scan, one client, cold (every record rendered once): ${deep.pages} pages of 250 applications in ${(deep.ms / 1000).toFixed(1)} s = ${((deep.pages * 250) / (deep.ms / 1000)).toFixed(0)} records/s.`,
+      "",
+      ...memory.lines(),
     ];
     process.stdout.write(`${out.join("\n")}\n`);
   } finally {

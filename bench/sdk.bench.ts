@@ -13,12 +13,11 @@
  *     due (the single-flight path), against the same calls with a fresh token;
  *   - the CLI: `hirebridge --json positions show <id>` as a process, against `node -e 0`.
  */
-import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Hirebridge } from "../src/client/index.js";
-import { freePort, machine, median, option, ROOT, serveChild, waitHealthy } from "./lib.js";
+import { freePort, machine, median, option, processMs, ROOT, serveChild, waitHealthy } from "./lib.js";
 
 /** Throughput, latency, and the CPU the calling process spent per call (the client side only: the servers run in a child). */
 type Stat = { rps: number; p50: number; p99: number; cpuUs: number };
@@ -43,16 +42,6 @@ async function load(n: number, concurrency: number, call: () => Promise<unknown>
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!;
   return { rps: n / seconds, p50: pct(0.5), p99: pct(0.99), cpuUs: (used.user + used.system) / n };
-}
-
-function processMs(args: string[], env: Record<string, string>): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const t = performance.now();
-    const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ["ignore", "ignore", "pipe"] });
-    let err = "";
-    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    child.on("close", (code) => (code === 0 ? resolve(performance.now() - t) : reject(new Error(`${args.join(" ")}: ${code} ${err}`))));
-  });
 }
 
 export async function main(args: string[]): Promise<void> {

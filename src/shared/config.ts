@@ -66,12 +66,15 @@ export const ConfigSchema = Type.Object({
   SESSION_MAX_LIFESPAN: Type.Integer({ minimum: 1, default: 36000, description: "Longest a login session lives (SSO max), seconds." }),
   BRUTE_FORCE_MAX_FAILURES: Type.Integer({ minimum: 1, default: 5, description: "Failed logins before a user is locked out for a while." }),
   BRUTE_FORCE_LOCKOUT_SECONDS: Type.Integer({ minimum: 1, default: 60, description: "How long a lockout lasts, seconds." }),
-  PASSWORD_HASH_SCRYPT_N: Type.Integer({
+  PASSWORD_HASH_MEMORY_KIB: Type.Integer({
     minimum: 1024,
-    maximum: 1048576,
-    default: 32768,
-    description: "scrypt cost (a power of two; memory = 1 KiB x N) for new password hashes; stored hashes keep theirs.",
+    maximum: 4194304,
+    default: 19456,
+    description:
+      "argon2id memory per password hash, KiB (19456 = 19 MiB, OWASP's minimum; with the defaults one hash takes about 26 ms of one core, see docs/token-service.md). Lower values are for tests only. Stored hashes keep theirs until the next login.",
   }),
+  PASSWORD_HASH_PASSES: Type.Integer({ minimum: 1, maximum: 100, default: 2, description: "argon2id passes (time cost) per password hash; OWASP's minimum with 19 MiB is 2." }),
+  PASSWORD_HASH_PARALLELISM: Type.Integer({ minimum: 1, maximum: 16, default: 1, description: "argon2id lanes per password hash." }),
   ADMIN_PASSWORD: Type.String({ default: "admin-password", minLength: 1, description: "Password of `admin` in realm master (admin REST API)." }),
   DEMO_PASSWORD: Type.String({ default: "demo-password", minLength: 1, description: "Password of the demo user created on first start." }),
   DEMO_ORG_ID: Type.String({

@@ -18,10 +18,11 @@ export type TestIdentity = {
 };
 
 /**
- * scrypt cost for test identities: far below production (PASSWORD_HASH_SCRYPT_N, 32768) so suites
- * that log many users in stay fast; the hashing code path is the same. Override to test the cost.
+ * argon2id memory for test identities: far below production (PASSWORD_HASH_MEMORY_KIB, 19456, with
+ * 2 passes) so suites that log many users in stay fast; the hashing code path is the same.
+ * Override to test the cost.
  */
-const TEST_SCRYPT_N = 1024;
+const TEST_HASH_MEMORY_KIB = 1024;
 
 /** POSTs a form to the token endpoint of `authUrl` and returns status and parsed JSON. */
 export async function tokenRequest(authUrl: string, form: Record<string, string>): Promise<{ status: number; body: unknown }> {
@@ -45,7 +46,7 @@ export async function startTestIdentity(
   opts: { overrides?: Record<string, string | number>; now?: () => number } = {},
 ): Promise<TestIdentity> {
   const port = await freePort();
-  const config = testConfig({ PASSWORD_HASH_SCRYPT_N: TEST_SCRYPT_N, ...opts.overrides, AUTH_PORT: port, HOST: "127.0.0.1" });
+  const config = testConfig({ PASSWORD_HASH_MEMORY_KIB: TEST_HASH_MEMORY_KIB, PASSWORD_HASH_PASSES: 1, ...opts.overrides, AUTH_PORT: port, HOST: "127.0.0.1" });
   const urls = serviceUrls(config);
   const { app } = await buildTokenApp({ config, logger: silentLogger(), database, urls, ...(opts.now ? { now: opts.now } : {}) });
   await app.listen({ host: "127.0.0.1", port });

@@ -6,7 +6,6 @@ import type { Database } from "../../shared/db/database.js";
 import { createApp, type App } from "../../shared/http/create-app.js";
 import { registerProtection } from "../../shared/http/protection.js";
 import { docsOAuth, registerOpenApi } from "../../shared/http/openapi.js";
-import { withVerifiedTokenCache } from "./auth/verified-tokens.js";
 import type { Cache } from "./cache/cache.js";
 import { MemoryCache } from "./cache/memory-cache.js";
 import { RedisCache } from "./cache/redis-cache.js";
@@ -116,7 +115,7 @@ export async function buildProxyApp(opts: ProxyAppOptions): Promise<App> {
   });
   await app.register(
     async (api) => {
-      api.addHook("onRequest", bearerAuth(withVerifiedTokenCache(opts.verify)));
+      api.addHook("onRequest", bearerAuth(opts.verify));
       for (const routes of PROTECTED_ROUTES) await api.register(routes, { deps });
       for (const routes of modules.flatMap((m) => m.protectedRoutes)) await api.register(routes);
     },

@@ -10,7 +10,7 @@ const FAILURE_RESET_SECONDS = 12 * 60 * 60;
 /**
  * Checks a username and password the way Keycloak's direct grant does, with its brute-force
  * detection. An unknown username, a wrong password and a temporarily locked account all answer the
- * same 401 "Invalid user credentials", and all three run one full scrypt verification, so neither
+ * same 401 "Invalid user credentials", and all three run one full password verification (argon2id), so neither
  * the answer nor its timing tells an attacker which usernames exist or which are locked.
  * Only after the right password do we say more (disabled, or a temporary password to change).
  */
@@ -41,7 +41,7 @@ export async function authenticate(ctx: TokenContext, realm: Realm, username: st
   if (!user.enabled) throw invalidGrant("Account disabled");
   if (user.passwordTemporary) throw invalidGrant("Account is not fully set up");
   if (needsRehash(user.passwordHash, ctx.hashParams)) {
-    // The configured cost went up since this hash was made: upgrade it while we know the password.
+    // An older scheme (scrypt) or other parameters than configured: rehash while we know the password.
     await ctx.users.update(realm.name, user.id, { passwordHash: await hashPassword(password, ctx.hashParams) });
   }
   return user;

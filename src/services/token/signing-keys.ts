@@ -46,15 +46,23 @@ export function createKeyStore(opts: KeyStoreOptions) {
   let loading: Promise<Loaded> | undefined;
   let lastUnknownKidReload = -Infinity;
 
+  // The key table is re-read every `cacheTtl` (another instance may rotate), but a key is imported
+  // once: the signing key by kid, the verification key set while the published kids stay the same.
+  let signing: { kid: string; key: CryptoKey } | null = null;
+  let published: { kids: string; jwks: JSONWebKeySet; verifyKeys: ReturnType<typeof createLocalJWKSet> } | undefined;
+
   async function build(rows: SigningKeyRow[]): Promise<Loaded> {
     const now = opts.now();
-    const published = rows.filter((r) => r.retiredAt === null || (r.publishUntil && r.publishUntil.getTime() > now));
+    const live = rows.filter((r) => r.retiredAt === null || (r.publishUntil && r.publishUntil.getTime() > now));
     const active = rows.filter((r) => r.retiredAt === null).at(-1);
-    const signing = active
-      ? { kid: active.kid, key: (await importJWK(active.privateJwk as JWK, SIGNING_ALG)) as CryptoKey }
-      : null;
-    const jwks = { keys: published.map((r) => r.publicJwk as JWK) };
-    return { at: now, signing, jwks, verifyKeys: createLocalJWKSet(jwks) };
+    if (!active) signing = null;
+    else if (signing?.kid !== active.kid) signing = { kid: active.kid, key: (await importJWK(active.privateJwk as JWK, SIGNING_ALG)) as CryptoKey };
+    const kids = live.map((r) => r.kid).join(" ");
+    if (published?.kids !== kids) {
+      const jwks = { keys: live.map((r) => r.publicJwk as JWK) };
+      published = { kids, jwks, verifyKeys: createLocalJWKSet(jwks) };
+    }
+    return { at: now, signing, jwks: published.jwks, verifyKeys: published.verifyKeys };
   }
 
   async function load(force = false): Promise<Loaded> {

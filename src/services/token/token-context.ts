@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { Config } from "../../shared/config.js";
 import type { Database } from "../../shared/db/database.js";
-import { defaultParams, dummyHash, type ScryptParams } from "./password-hash.js";
+import { dummyHash, hashParams as hashParamsOf, OWASP_ARGON2ID, type HashParams } from "./password-hash.js";
 import { buildRealms, type Realms } from "./realms.js";
 import { createKeyStore, type KeyStore } from "./signing-keys.js";
 import { authorizationCodesRepository, type AuthorizationCodesRepository } from "./storage/authorization-codes.repository.js";
@@ -22,7 +22,8 @@ export type TokenContext = {
   codes: AuthorizationCodesRepository;
   /** The service's clock in ms; tests move it to expire tokens and sessions. */
   now: () => number;
-  hashParams: ScryptParams;
+  /** argon2id cost of new password hashes (and of upgrades on login). */
+  hashParams: HashParams;
   /** A hash to verify against when there is no real one, so unknown users cost the same time. */
   dummyHash: () => Promise<string>;
 };
@@ -47,7 +48,10 @@ export function longestTokenLifetime(config: Config): number {
 export function createTokenContext(deps: TokenContextDeps): TokenContext {
   const { config, database } = deps;
   const now = deps.now ?? Date.now;
-  const hashParams = defaultParams(config.PASSWORD_HASH_SCRYPT_N);
+  const hashParams = hashParamsOf(config);
+  if (hashParams.memoryKiB < OWASP_ARGON2ID.memoryKiB || hashParams.passes < OWASP_ARGON2ID.passes) {
+    deps.logger.warn({ hashParams, minimum: OWASP_ARGON2ID }, "password hashing is cheaper than OWASP's minimum for argon2id: for tests only");
+  }
   let dummy: Promise<string> | undefined;
   return {
     config,

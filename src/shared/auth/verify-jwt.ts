@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from "jose";
+import { createRemoteJWKSet, customFetch, errors as joseErrors, jwtVerify, type FlattenedJWSInput, type CompactJWSHeaderParameters, type JWTPayload, type JWTVerifyGetKey } from "jose";
 
 /** Who is calling, as the APIs need it; taken from a verified access token. */
 export type Principal = {
@@ -19,6 +19,10 @@ export type VerifierOptions = {
   clockToleranceSeconds?: number;
   /** Minimum time between two JWKS fetches triggered by an unknown `kid` (default `JWKS_COOLDOWN_MS`). */
   jwksCooldownMs?: number;
+  /** How long a fetched JWKS is used before it is fetched again (default `JWKS_MAX_AGE_MS`). */
+  jwksMaxAgeMs?: number;
+  /** Most verified tokens remembered at once (default `VERIFIED_CACHE_ENTRIES`); 0 turns the cache off. */
+  cacheEntries?: number;
   /** Injected for tests (fixed JWKS, fake clock). */
   getKey?: JWTVerifyGetKey;
   currentDate?: () => Date;
@@ -37,18 +41,48 @@ export class TokenInvalidError extends Error {
  */
 export const JWKS_COOLDOWN_MS = 5_000;
 
+/** How long a fetched JWKS is trusted before the next verification fetches it again. */
+export const JWKS_MAX_AGE_MS = 10 * 60_000;
+
+/** Verified tokens remembered per verifier: a few MB at most (a principal and a header each). */
+export const VERIFIED_CACHE_ENTRIES = 10_000;
+
 /** Only asymmetric algorithms: `none` and HMAC (the public-key-as-secret attack) are refused. */
 export const ALLOWED_ALGORITHMS = ["RS256", "ES256"];
 
+type CacheEntry = { principal: Principal; header: CompactJWSHeaderParameters; key: unknown; until: number; generation: number };
+
+/** What getKey is handed on a cache hit: the header is all a JWKS lookup reads. */
+const NO_JWS = {} as FlattenedJWSInput;
+
 /**
  * Verifies bearer JWTs against the issuer's JWKS. jose caches the key set, refetches it when a
- * token names an unknown `kid` (at most once per cooldown), and checks signature, `exp`, `nbf` and
- * `iss`; we add Keycloak's `typ: Bearer` claim check and the audience-or-azp rule.
+ * token names an unknown `kid` (at most once per cooldown) or when it is older than its max age,
+ * and checks signature, `exp`, `nbf` and `iss`; we add Keycloak's `typ: Bearer` claim check and the
+ * audience-or-azp rule.
+ *
+ * A client sends the same access token with every request until it refreshes it, and the signature
+ * check (RSA or ECDSA through WebCrypto) is most of a protected request's cost. So a token that
+ * passed every check is remembered, and its later uses only look the token up and ask the key set
+ * for its `kid` again (a map lookup, which also refetches a JWKS past its max age):
+ * - an entry is honoured until the token's `exp` minus the clock skew, never later, and is dropped
+ *   then (swept at most once a minute, so expired tokens do not stay in memory);
+ * - an entry is honoured only while the key that verified it is still the key set's key for that
+ *   `kid`: once the key leaves the JWKS (or the JWKS is refetched with new key material) the token
+ *   is verified in full again, and refused if its key is gone;
+ * - at most `cacheEntries` entries, the oldest dropped first; refused tokens are never remembered,
+ *   so a bad token is checked (and refused) every time.
  */
 export function createVerifier(opts: VerifierOptions) {
   let getKey: JWTVerifyGetKey | undefined = opts.getKey;
   let discovering: Promise<JWTVerifyGetKey> | undefined;
   const fetchImpl = opts.fetch ?? fetch;
+  /** Bumped by every fetch of the remote key set; -1 forever for an injected key set. */
+  let generation = opts.getKey ? -1 : 0;
+  /** Whether the remote key set is within its max age (then a cached entry needs no key lookup). */
+  let fresh = () => false;
+  /** The generation of the key set in use, or -2 (matches nothing) while a fetch is under way. */
+  let settled = () => -2;
 
   async function keySet(): Promise<JWTVerifyGetKey> {
     if (getKey) return getKey;
@@ -63,7 +97,21 @@ export function createVerifier(opts: VerifierOptions) {
         if (!doc.jwks_uri) throw new Error("discovery document has no jwks_uri");
         url = doc.jwks_uri;
       }
-      getKey = createRemoteJWKSet(new URL(url), { cooldownDuration: opts.jwksCooldownMs ?? JWKS_COOLDOWN_MS, cacheMaxAge: 10 * 60_000, timeoutDuration: 5000 });
+      const remote = createRemoteJWKSet(new URL(url), {
+        cooldownDuration: opts.jwksCooldownMs ?? JWKS_COOLDOWN_MS,
+        cacheMaxAge: opts.jwksMaxAgeMs ?? JWKS_MAX_AGE_MS,
+        timeoutDuration: 5000,
+        // Every JWKS fetch starts a new generation (jose calls this as a reload starts, and swaps
+        // its key set in before it stops `reloading`): entries verified under an older key set
+        // are checked against the new one before they are honoured again.
+        [customFetch]: (input: string | URL | Request, init?: RequestInit) => {
+          generation++;
+          return fetchImpl(input, init);
+        },
+      });
+      fresh = () => remote.fresh;
+      settled = () => (remote.reloading ? -2 : generation);
+      getKey = remote;
       return getKey;
     })().catch((err) => {
       discovering = undefined; // try again on the next request rather than failing forever
@@ -72,16 +120,77 @@ export function createVerifier(opts: VerifierOptions) {
     return discovering;
   }
 
-  return async function verify(token: string): Promise<Principal> {
+  const skewSeconds = opts.clockToleranceSeconds ?? 30;
+  const maxEntries = opts.cacheEntries ?? VERIFIED_CACHE_ENTRIES;
+  const nowMs = () => (opts.currentDate ? opts.currentDate().getTime() : Date.now());
+  const cache = new Map<string, CacheEntry>();
+  let sweptAt = 0;
+  const stats = { hits: 0, misses: 0 };
+
+  /**
+   * The cached principal when the entry is still in date and its key still the key set's; else
+   * drops it.
+   */
+  async function cached(token: string, keys: JWTVerifyGetKey): Promise<Principal | undefined> {
+    const hit = cache.get(token);
+    if (!hit) return undefined;
+    if (hit.until > nowMs()) {
+      let key: unknown;
+      const before = settled();
+      try {
+        key = await keys(hit.header, NO_JWS);
+      } catch {
+        // the kid left the key set (or it cannot be fetched now): verify in full, which says why
+      }
+      if (key === hit.key && cache.get(token) === hit) {
+        if (before === settled()) hit.generation = before;
+        return hit.principal;
+      }
+    }
+    cache.delete(token);
+    return undefined;
+  }
+
+  function remember(token: string, entry: CacheEntry): void {
+    const at = nowMs();
+    if (entry.until <= at || maxEntries === 0) return;
+    if (at - sweptAt > 60_000) {
+      sweptAt = at;
+      for (const [t, e] of cache) if (e.until <= at) cache.delete(t);
+    }
+    cache.set(token, entry);
+    if (cache.size > maxEntries) cache.delete(cache.keys().next().value!);
+  }
+
+  const verify = async function verify(token: string): Promise<Principal> {
+    // The common case, without a single await: an entry in date, made under the remote key set in
+    // use (no fetch since: same generation), which is within its max age. Its key is then the one
+    // that verified it.
+    const hit = cache.get(token);
+    if (hit && hit.generation === generation && generation >= 0 && hit.until > nowMs() && fresh()) {
+      stats.hits++;
+      return hit.principal;
+    }
     let payload: JWTPayload;
-    const keys = await keySet().catch((err) => {
-      throw new VerifierUnavailableError("identity provider keys are unavailable", { cause: err });
-    });
+    let header: CompactJWSHeaderParameters;
+    let key: unknown;
+    const keys =
+      getKey ??
+      (await keySet().catch((err) => {
+        throw new VerifierUnavailableError("identity provider keys are unavailable", { cause: err });
+      }));
+    const known = await cached(token, keys);
+    if (known) {
+      stats.hits++;
+      return known;
+    }
+    stats.misses++;
+    const before = settled();
     try {
-      ({ payload } = await jwtVerify(token, keys, {
+      ({ payload, protectedHeader: header, key } = await jwtVerify(token, keys, {
         issuer: opts.issuer,
         algorithms: ALLOWED_ALGORITHMS,
-        clockTolerance: opts.clockToleranceSeconds ?? 30,
+        clockTolerance: skewSeconds,
         requiredClaims: ["exp", "sub"],
         ...(opts.currentDate ? { currentDate: opts.currentDate() } : {}),
       }));
@@ -99,7 +208,7 @@ export function createVerifier(opts: VerifierOptions) {
       }
     }
     const str = (v: unknown) => (typeof v === "string" && v.length > 0 ? v : null);
-    return {
+    const principal: Principal = {
       sub: payload.sub as string,
       orgId: str(payload["org_id"]),
       username: str(payload["preferred_username"]),
@@ -107,9 +216,13 @@ export function createVerifier(opts: VerifierOptions) {
       scope: typeof payload["scope"] === "string" ? payload["scope"] : "",
       claims: payload,
     };
+    remember(token, { principal, header, key, until: (payload.exp as number) * 1000 - skewSeconds * 1000, generation: before === settled() ? before : -2 });
+    return principal;
   };
+  /** Cache hits and misses so far, and the entries held now (for tests and metrics). */
+  return Object.assign(verify, { stats: () => ({ ...stats, entries: cache.size }) });
 }
-export type Verify = ReturnType<typeof createVerifier>;
+export type Verify = (token: string) => Promise<Principal>;
 
 /** The verifier every resource server builds from the configuration: the configured issuer's tokens. */
 export function verifierFromConfig(

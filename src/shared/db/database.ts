@@ -1,6 +1,5 @@
 import { mkdirSync } from "node:fs";
-import { PGlite } from "@electric-sql/pglite";
-import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
 import type { ExtractTablesWithRelations } from "drizzle-orm";
@@ -47,9 +46,15 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   return opts.url ? openPostgres(opts.url, opts.schema ?? "public", opts.poolSize ?? 10) : openPglite(opts.dataDir);
 }
 
+/** PGlite (and its WebAssembly Postgres) is loaded only when it is used: not by a process on DATABASE_URL. */
 async function openPglite(dataDir: string | undefined): Promise<Database> {
   if (dataDir && !dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true });
-  const client = await PGlite.create(dataDir && !dataDir.startsWith("memory://") ? dataDir : undefined);
+  const [{ PGlite }, { drizzle: drizzlePglite }] = await Promise.all([import("@electric-sql/pglite"), import("drizzle-orm/pglite")]);
+  // Postgres's default 128 MB buffer pool is sized for a server; the embedded database of one
+  // process holds little, and 16 MB cut PGlite's resident memory by ~120 MB (413 -> 292 MB at open).
+  const client = await PGlite.create(dataDir && !dataDir.startsWith("memory://") ? dataDir : undefined, {
+    startParams: [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"],
+  });
   const db = drizzlePglite(client) as unknown as Db;
   const query: RawQuery = async (sql, params) => (await client.query(sql, params ?? [])).rows as never[];
   return {

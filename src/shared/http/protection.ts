@@ -3,7 +3,6 @@ import { setTimeout as sleep } from "node:timers/promises";
 import cors from "@fastify/cors";
 import rateLimit from "@fastify/rate-limit";
 import type { FastifyRequest } from "fastify";
-import { Redis } from "ioredis";
 import type { App } from "./create-app.js";
 
 export type ProtectionOptions = {
@@ -62,8 +61,9 @@ export async function registerProtection(app: App, opts: ProtectionOptions): Pro
     });
   }
   if (opts.perMinute <= 0) return;
+  // ioredis is loaded only when a Redis is configured.
   const redis = opts.redisUrl
-    ? new Redis(opts.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false })
+    ? new (await import("ioredis")).Redis(opts.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false })
     : undefined;
   redis?.on("error", () => {}); // a Redis outage lets requests through (skipOnError) rather than failing them
   if (redis) {

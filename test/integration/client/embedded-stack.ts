@@ -33,7 +33,7 @@ export async function startEmbeddedStack(): Promise<EmbeddedStack> {
     PROXY_PORT: await freePort(),
     SANDBOX_PORT: await freePort(),
     DATA_DIR: dataDir,
-    PASSWORD_HASH_SCRYPT_N: 1024, // test-speed hashing; same code path
+    PASSWORD_HASH_MEMORY_KIB: 1024, PASSWORD_HASH_PASSES: 1, // test-speed hashing; same code path
     SANDBOX_APPLICATIONS: 40,
   });
   const database = await freshDatabase("pglite");

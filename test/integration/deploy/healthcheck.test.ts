@@ -45,6 +45,7 @@ describe("deploy/healthcheck.mjs", () => {
   test("reads the services from the container's command line", async () => {
     const { servicesOf } = await load();
     assert.deepEqual(servicesOf(["node", "--import", "tsx", "src/cli/main.ts", "serve", "api"]), ["api"]);
+    assert.deepEqual(servicesOf(["node", "--max-semi-space-size=8", "dist/cli/main.js", "serve", "api"]), ["api"]);
     assert.deepEqual(servicesOf(["/sbin/docker-init", "--", "node", "--import", "tsx", "src/cli/main.ts", "serve", "token", "proxy"]), ["token", "proxy"]);
     assert.deepEqual(servicesOf(["node", "src/cli/main.ts", "serve"]).sort(), [...SERVICE_ORDER].sort());
     assert.deepEqual(servicesOf(["node", "src/cli/main.ts", "serve", "all"]).sort(), [...SERVICE_ORDER].sort());

@@ -160,7 +160,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     // A seed of its own per run: the sandbox's integration ids (and so the shared cache's keys) are new.
     SANDBOX_SEED: sandboxSeed,
     // The demo user's password hash: the code path of production at a test's cost.
-    PASSWORD_HASH_SCRYPT_N: "1024",
+    PASSWORD_HASH_MEMORY_KIB: "1024", PASSWORD_HASH_PASSES: "1",
     // One client address makes all the test's traffic; limits are not what this test is about.
     RATE_LIMIT_PER_MINUTE: "0",
     TOKEN_RATE_LIMIT_PER_MINUTE: "0",

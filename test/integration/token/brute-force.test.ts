@@ -76,7 +76,7 @@ describeEachDatabase("brute-force protection", (getDb) => {
   });
 
   test("an unknown username costs a full password check, so timing does not reveal it", async () => {
-    const slow = await buildHarness(getDb(), { overrides: { PASSWORD_HASH_SCRYPT_N: 16384 } });
+    const slow = await buildHarness(getDb(), { overrides: { PASSWORD_HASH_MEMORY_KIB: 19456, PASSWORD_HASH_PASSES: 2 } });
     try {
       const user = await slow.newUser();
       const time = async (username: string) => {
@@ -94,7 +94,7 @@ describeEachDatabase("brute-force protection", (getDb) => {
       }
       // Without the dummy verification an unknown user answers in ~1 ms against ~50+ ms. A known
       // user also updates its failure count, and a loaded machine stretches both unevenly, so the
-      // bound is on the order of magnitude: an unknown user must cost a scrypt-sized check too.
+      // bound is on the order of magnitude: an unknown user must cost an argon2id-sized check too.
       assert.ok(median(known) > 20, `known-user check took ${median(known)} ms`);
       assert.ok(median(unknown) > Math.max(10, median(known) * 0.25), `unknown ${median(unknown)} ms vs known ${median(known)} ms`);
     } finally {

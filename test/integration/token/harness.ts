@@ -45,7 +45,7 @@ export async function buildHarness(
   database: Database,
   opts: { overrides?: Record<string, string | number>; clock?: Clock } = {},
 ): Promise<Harness> {
-  const config = testConfig({ PASSWORD_HASH_SCRYPT_N: 1024, ...opts.overrides });
+  const config = testConfig({ PASSWORD_HASH_MEMORY_KIB: 1024, PASSWORD_HASH_PASSES: 1, ...opts.overrides });
   const clock = opts.clock ?? testClock();
   const built = await buildTokenApp({ config, logger: silentLogger(), database, now: clock.now });
   const { app } = built;

@@ -137,7 +137,7 @@ describeEachDatabase("discovery, JWKS, userinfo, logout", (getDb) => {
   });
 
   test("the stack starts the token service with a banner carrying the demo login and a curl line", async () => {
-    const config = loadConfig(ConfigSchema, { LOG_LEVEL: "silent", PASSWORD_HASH_SCRYPT_N: "1024" });
+    const config = loadConfig(ConfigSchema, { LOG_LEVEL: "silent", PASSWORD_HASH_MEMORY_KIB: "1024", PASSWORD_HASH_PASSES: "1" });
     const stack = await startStack(config, ["token"], silentLogger(), { database: getDb(), listen: false });
     try {
       const banner = (await stack.banner()).join("\n");

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { randomBytes, scryptSync } from "node:crypto";
 import { after, before, test } from "node:test";
 import { describeEachDatabase } from "../../helpers/db.js";
 import { buildHarness, claims, kidOf, type Harness } from "./harness.js";
@@ -113,6 +114,25 @@ describeEachDatabase("token endpoint: password grant", (getDb) => {
     const unknown = await h.password("nobody-by-this-name", "whatever");
     assert.equal(unknown.status, 401);
     assert.deepEqual(unknown.body, expected);
+  });
+
+  test("a user with a scrypt hash of an earlier release logs in, and the hash becomes argon2id on that login", async () => {
+    const user = await h.newUser();
+    const salt = randomBytes(16);
+    const key = scryptSync(user.password, salt, 32, { N: 1024, r: 8, p: 1 });
+    const legacy = ["scrypt", 1024, 8, 1, salt.toString("base64url"), key.toString("base64url")].join("$");
+    await h.context.users.update("hirebridge", user.id, { passwordHash: legacy });
+
+    assert.equal((await h.password(user.username, "wrong-password")).status, 401);
+    assert.equal((await h.context.users.findById("hirebridge", user.id))?.passwordHash, legacy, "a failed login changes nothing");
+
+    assert.equal((await h.password(user.username, user.password)).status, 200);
+    const upgraded = (await h.context.users.findById("hirebridge", user.id))?.passwordHash ?? "";
+    const { memoryKiB, passes, parallelism } = h.context.hashParams;
+    assert.match(upgraded, new RegExp(`^\\$argon2id\\$v=19\\$m=${memoryKiB},t=${passes},p=${parallelism}\\$`));
+    assert.equal((await h.password(user.username, user.password)).status, 200, "the upgraded hash verifies");
+    assert.equal((await h.password(user.username, "wrong-password")).status, 401);
+    assert.equal((await h.context.users.findById("hirebridge", user.id))?.passwordHash, upgraded, "and is not rehashed again");
   });
 
   test("usernames are case-insensitive, as Keycloak lower-cases them", async () => {

@@ -90,6 +90,37 @@ describeEachDatabase("token endpoint: refresh grant", (getDb) => {
     assert.deepEqual(results.map((r) => r.status).sort(), [200, 400, 400, 400]);
   });
 
+  test("the rotation compare-and-set under 16 concurrent callers: exactly one rotates, once, to its own jti", async () => {
+    const { tokens } = await h.login();
+    const { sid, sub, jti } = claims(tokens.refresh_token) as { sid: string; sub: string; jti: string };
+    const now = h.clock.now();
+    const nextJtis = Array.from({ length: 16 }, () => crypto.randomUUID());
+    const results = await Promise.all(
+      nextJtis.map((nextJti) =>
+        h.context.sessions.rotateLive({
+          sid,
+          realm: "hirebridge",
+          userId: sub,
+          presentedJti: jti,
+          nextJti,
+          now: new Date(now),
+          idleBefore: new Date(now - 1800_000),
+          startedBefore: new Date(now - 36000_000),
+        }),
+      ),
+    );
+    const winners = results.flatMap((r, i) => (r ? [{ r, nextJti: nextJtis[i]! }] : []));
+    assert.equal(winners.length, 1);
+    assert.equal(winners[0]!.r.session.id, sid);
+    assert.equal(winners[0]!.r.user.id, sub, "the user for the claims comes back with the swap");
+    const row = await h.context.sessions.findById(sid);
+    assert.deepEqual([row?.refreshCount, row?.refreshJti, row?.previousJti, row?.endedAt], [1, winners[0]!.nextJti, jti, null]);
+    // The loser's token is then a reuse: the grant ends the session.
+    const replay = await h.refresh(tokens.refresh_token);
+    assert.deepEqual([replay.status, replay.body], [400, grantError("Maximum allowed refresh token reuse exceeded")]);
+    assert.equal((await h.context.sessions.findById(sid))?.endedReason, "reuse");
+  });
+
   test("an expired refresh token is 'Token is not active'", async () => {
     const clock = testClock();
     const timed = await buildHarness(getDb(), { clock });

@@ -123,7 +123,7 @@ describe("Dockerfile", () => {
   const all = (stage: (typeof stages)[number], op: string) => stage.instructions.filter((i) => i.op === op).map((i) => i.args);
 
   test("is multi-stage on Node 24, ending in the runtime stage", () => {
-    assert.deepEqual(stages.map((s) => s.name), ["prod-deps", "check", "console-build", "runtime"]);
+    assert.deepEqual(stages.map((s) => s.name), ["prod-deps", "build", "check", "runtime"]);
     for (const s of stages) assert.match(s.from, /^node:24-[a-z0-9.-]+$/, s.name);
     // The runtime is pinned by the `node` devDependency (npm scripts, the bin's handover) and the image;
     // `engines` names the Node that may run npm and the launcher, so npm does not warn on it.
@@ -139,13 +139,28 @@ describe("Dockerfile", () => {
     assert.ok(all(runtime, "COPY").includes("--from=prod-deps /app/node_modules ./node_modules"));
     assert.ok(!all(runtime, "COPY").some((c) => c.startsWith("--from=check")), "nothing of the full install reaches the runtime");
     assert.deepEqual(all(runtime, "RUN").filter((r) => /npm (ci|install)/.test(r)), []);
-    // The console's static build, made from the production dependencies alone.
-    assert.ok(all(runtime, "COPY").includes("--from=console-build /app/console/dist ./console/dist"));
+    // The console's static build, made in the build stage.
+    assert.ok(all(runtime, "COPY").includes("--from=build /app/console/dist ./console/dist"));
   });
 
-  test("everything src/ imports at run time is a production dependency (tsx included)", () => {
+  test("the runtime runs compiled JavaScript from the build stage: no sources, no tsx or esbuild", () => {
+    const pkg = JSON.parse(text("package.json")) as { dependencies: Record<string, string>; devDependencies: Record<string, string>; scripts: Record<string, string> };
+    for (const tool of ["tsx", "esbuild", "typescript"]) assert.equal(pkg.dependencies[tool], undefined, `${tool} is not a production dependency`);
+    assert.ok(pkg.devDependencies["tsx"], "tsx runs the sources in development and tests");
+    const build = stages.find((s) => s.name === "build")!;
+    assert.ok(all(build, "RUN").includes("npm run build"));
+    assert.match(pkg.scripts["build"]!, /^tsc -p tsconfig\.build\.json\b/);
+    assert.ok(all(runtime, "COPY").includes("--from=build /app/dist ./dist"));
+    assert.ok(!all(runtime, "COPY").some((c) => /^src\b/.test(c)), "no TypeScript sources in the image");
+    // The lock file agrees: nothing of tsx's tree is installed by `npm ci --omit=dev`.
+    const lock = JSON.parse(text("package-lock.json")) as { packages: Record<string, { dev?: boolean }> };
+    for (const name of ["node_modules/tsx", "node_modules/esbuild"]) assert.equal(lock.packages[name]?.dev, true, name);
+    assert.match(pkg.scripts["start"]!, /^node [^|;&]*dist\/cli\/main\.js serve all$/, "npm start is one node process on dist/");
+    assert.equal(pkg.scripts["prestart"], "npm run build");
+  });
+
+  test("everything src/ imports at run time is a production dependency", () => {
     const pkg = JSON.parse(text("package.json")) as { dependencies: Record<string, string> };
-    assert.ok(pkg.dependencies["tsx"], "tsx runs the sources in the image");
     const missing = new Set<string>();
     for (const file of readdirSync(new URL("src/", root), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts"))) {
       const source = text(`src/${file}`);
@@ -165,7 +180,7 @@ describe("Dockerfile", () => {
     assert.ok(!["root", "0", "0:0"].includes(users[0]!), `USER ${users[0]}`);
     const ops = runtime.instructions.map((i) => i.op);
     assert.ok(ops.lastIndexOf("RUN") < ops.indexOf("USER"), "nothing runs as root after USER");
-    assert.deepEqual(JSON.parse(all(runtime, "ENTRYPOINT")[0]!), ["node", "--import", "tsx", "src/cli/main.ts"]);
+    assert.deepEqual(JSON.parse(all(runtime, "ENTRYPOINT")[0]!), ["node", "--max-semi-space-size=8", "dist/cli/main.js"]);
     assert.deepEqual(JSON.parse(all(runtime, "CMD")[0]!), ["serve", "all"]);
     assert.match(all(runtime, "HEALTHCHECK")[0]!, /CMD \["node", "deploy\/healthcheck\.mjs"\]$/);
   });

@@ -12,7 +12,6 @@ import { notFound } from "../../../shared/errors.js";
 import type { RecruitingContext } from "../context.js";
 import { sendJsonText } from "../http/raw-json.js";
 import { tenantOf } from "../org/tenant-guard.js";
-import { positionExists } from "../positions/positions.repository.js";
 import { findCandidate, listCandidatesJson, toCandidate } from "./candidates.repository.js";
 import { bulkUpdateCandidates, createCandidate, updateCandidate } from "./candidates.service.js";
 
@@ -32,11 +31,10 @@ export const candidateRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext
       },
     },
     async (request, reply) => {
-      const orgId = tenantOf(request);
-      const { position_id } = request.params;
-      if (!(await positionExists(ctx.db, orgId, position_id))) throw notFound("Position not found");
-      // Already the answer's JSON (see listCandidatesJson); a string payload skips re-serialization.
-      return sendJsonText(reply, await listCandidatesJson(ctx.db, orgId, position_id));
+      // One round trip; already the answer's JSON (see listCandidatesJson): a string payload skips re-serialization.
+      const json = await listCandidatesJson(ctx.db, tenantOf(request), request.params.position_id);
+      if (json === null) throw notFound("Position not found");
+      return sendJsonText(reply, json);
     },
   );
 

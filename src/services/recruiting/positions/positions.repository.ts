@@ -4,6 +4,7 @@ import type { Position, PositionState, PositionUpdate } from "../../../contracts
 import type { Queryable } from "../../../shared/db/database.js";
 import { toColumns, type FieldsOf } from "../columns.js";
 import { positions, type PositionRow } from "./positions.tables.js";
+import { prepared } from "../../../shared/db/prepared.js";
 
 type PositionInsert = typeof positions.$inferInsert;
 type WritableKey = Exclude<keyof PositionUpdate, "id" | "created_at" | "updated_at">;
@@ -65,11 +66,17 @@ export async function createPosition(q: Queryable, orgId: string, body: Position
   return row!;
 }
 
-export async function findPosition(q: Queryable, orgId: string, id: string): Promise<PositionRow | null> {
-  const [row] = await q
+const findStatement = prepared((q) =>
+  q
     .select()
     .from(positions)
-    .where(and(eq(positions.organizationId, orgId), eq(positions.id, id)));
+    .where(and(eq(positions.organizationId, sql.placeholder("orgId")), eq(positions.id, sql.placeholder("id"))))
+    .prepare("recruiting_find_position"),
+);
+
+/** The org's position; a named prepared statement, since every client page load asks for one. */
+export async function findPosition(q: Queryable, orgId: string, id: string): Promise<PositionRow | null> {
+  const [row] = await findStatement(q).execute({ orgId, id });
   return row ?? null;
 }
 

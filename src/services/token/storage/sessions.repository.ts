@@ -1,6 +1,23 @@
-import { and, eq, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, gt, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import type { Queryable } from "../../../shared/db/database.js";
-import { tokenSessions, type SessionEndReason, type SessionRow } from "./token.tables.js";
+import { tokenSessions, tokenUsers, type SessionEndReason, type SessionRow, type UserRow } from "./token.tables.js";
+
+/** What a refresh needs back from its compare-and-set: the session's fields for the new tokens and its user, for their claims. */
+export type Rotated = { session: { id: string; startedAt: Date; scope: string }; user: UserRow };
+
+export type RotateInput = {
+  sid: string;
+  realm: string;
+  userId: string;
+  /** The refresh token presented: it must still be the session's current one. */
+  presentedJti: string;
+  nextJti: string;
+  now: Date;
+  /** The session must have been refreshed (or started) after this: the idle timeout. */
+  idleBefore: Date;
+  /** The session must have started after this: its maximum lifespan. */
+  startedBefore: Date;
+};
 
 /**
  * Sessions: one per password login, holding its refresh-token family. Only the newest refresh
@@ -8,27 +25,48 @@ import { tokenSessions, type SessionEndReason, type SessionRow } from "./token.t
  * instances on Postgres without locks held between statements.
  */
 export function sessionsRepository(db: Queryable) {
+  const p = (name: keyof RotateInput) => sql.placeholder(name);
+  // One statement, prepared once per connection: spends the presented refresh token and makes the
+  // next one current if and only if it is still current, the session is live, in this realm, of
+  // this user, neither idle nor too old, and its user enabled; returns the user for the claims.
+  const rotateLive = db
+    .update(tokenSessions)
+    .set({ previousJti: sql`${p("presentedJti")}::uuid`, refreshJti: sql`${p("nextJti")}::uuid`, lastRefreshAt: sql`${p("now")}::timestamptz`, refreshCount: sql`${tokenSessions.refreshCount} + 1` })
+    .from(tokenUsers)
+    .where(
+      and(
+        eq(tokenSessions.id, sql`${p("sid")}::uuid`),
+        eq(tokenSessions.refreshJti, sql`${p("presentedJti")}::uuid`),
+        isNull(tokenSessions.endedAt),
+        eq(tokenSessions.realm, sql`${p("realm")}`),
+        eq(tokenSessions.userId, sql`${p("userId")}::uuid`),
+        gt(tokenSessions.lastRefreshAt, sql`${p("idleBefore")}::timestamptz`),
+        gt(tokenSessions.startedAt, sql`${p("startedBefore")}::timestamptz`),
+        eq(tokenUsers.id, tokenSessions.userId),
+        eq(tokenUsers.enabled, true),
+      ),
+    )
+    .returning({ ...getTableColumns(tokenUsers), sessionId: tokenSessions.id, sessionStartedAt: tokenSessions.startedAt, sessionScope: tokenSessions.scope })
+    .prepare("token_refresh_rotate");
+
   return {
+    /**
+     * A refresh's whole happy path in one round trip (see `rotateLive` above). Null when anything
+     * is off: the caller then reads the session to say what (and ends it on reuse).
+     */
+    async rotateLive(input: RotateInput): Promise<Rotated | null> {
+      const [row] = await rotateLive.execute({ ...input, now: input.now.toISOString(), idleBefore: input.idleBefore.toISOString(), startedBefore: input.startedBefore.toISOString() });
+      if (!row) return null;
+      const { sessionId, sessionStartedAt, sessionScope, ...user } = row;
+      return { session: { id: sessionId, startedAt: sessionStartedAt, scope: sessionScope }, user };
+    },
+
     async insert(row: Omit<SessionRow, "previousJti" | "refreshCount" | "endedAt" | "endedReason">, tx: Queryable = db) {
       await tx.insert(tokenSessions).values(row);
     },
 
     async findById(id: string, tx: Queryable = db): Promise<SessionRow | null> {
       const rows = await tx.select().from(tokenSessions).where(eq(tokenSessions.id, id));
-      return rows[0] ?? null;
-    },
-
-    /**
-     * Spends `presentedJti` and makes `nextJti` the session's refresh token, if and only if
-     * `presentedJti` is still the current one and the session is live. Null when another refresh
-     * got there first, or the token was already spent: the caller treats that as reuse.
-     */
-    async rotate(id: string, presentedJti: string, nextJti: string, now: Date, tx: Queryable = db): Promise<SessionRow | null> {
-      const rows = await tx
-        .update(tokenSessions)
-        .set({ previousJti: presentedJti, refreshJti: nextJti, lastRefreshAt: now, refreshCount: sql`${tokenSessions.refreshCount} + 1` })
-        .where(and(eq(tokenSessions.id, id), eq(tokenSessions.refreshJti, presentedJti), isNull(tokenSessions.endedAt)))
-        .returning();
       return rows[0] ?? null;
     },
 

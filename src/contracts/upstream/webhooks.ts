@@ -95,9 +95,8 @@ export const ConnectionFlowFailedDataSchema = Type.Object({ ...TOOL, end_user: E
 export type ConnectionFlowFailedData = Static<typeof ConnectionFlowFailedDataSchema>;
 
 export const IntegrationStateChangedDataSchema = Type.Object({
-  integration_tool: Type.String(),
   integration_id: Type.String(),
-  integration_category: IntegrationCategorySchema,
+  ...TOOL,
   end_user: EndUserSchema,
   qa_status: QaStatusSchema,
   setup_status: SetupStatusSchema,

@@ -25,8 +25,12 @@ import {
   UpstreamListSuccessSchema,
   UpstreamSuccessSchema,
   UserSchema,
+  WEBHOOK_EVENT_TYPES,
+  WebhookEventSchema,
 } from "../../../src/contracts/upstream/index.js";
 import { startSandbox, type TestSandbox } from "../../helpers/sandbox.js";
+import { admin, sdkFor } from "./sdk.js";
+import { sandboxWithReceiver } from "./receiver.js";
 
 let sandbox: TestSandbox;
 before(async () => {
@@ -96,4 +100,32 @@ describe("sandbox answers match the upstream schemas", () => {
     const other = { status: "error", error: { code: "PLATFORM.SOMETHING_ELSE", title: null, message: "x", log_url: null } };
     assert.equal(TypeCompiler.Compile(UpstreamErrorEnvelopeSchema).Check(other), false);
   });
+});
+
+test("the webhook events the sandbox sends match their schemas, every type", async (t) => {
+  const { receiver, sandbox: hooks } = await sandboxWithReceiver(t);
+  const id = encodeURIComponent(hooks.demoIntegrationId);
+  await sdkFor(hooks).general.triggerSync({ type: "FULL" }); // sync-finished, then data-changed
+  await admin(hooks, "PUT", `/sandbox/integrations/${id}/state`, { state: "INVALID" }); // integration-state-changed
+  const link = await sdkFor(hooks, null).connect.createConnectionLink({
+    end_user_email: "a@b.example",
+    end_user_organization_name: "B",
+    integration_category: "ATS",
+  });
+  const token = link.data.link.split("/").at(-1)!;
+  const post = (path: string) =>
+    fetch(`${hooks.origin}/connect/link/${token}/${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ tool_id: "lever" }),
+    });
+  assert.equal((await post("fail")).status, 200); // connection-flow-failed
+  assert.equal((await post("confirm")).status, 200); // integration-created
+  await sdkFor(hooks, null).general.deleteIntegration({ integration_id: hooks.demoIntegrationId, body: {} }); // integration-deleted
+  for (const type of WEBHOOK_EVENT_TYPES) {
+    const event = await receiver.waitFor((r) => r.body.type === type);
+    assertMatches(WebhookEventSchema(type), event.body, `the ${type} event`);
+  }
+  const broken = { ...receiver.received[0]!.body, data: { ...receiver.received[0]!.body.data, integration_category: "CRM" } };
+  assert.equal(TypeCompiler.Compile(WebhookEventSchema(broken.type as "sync-finished")).Check(broken), false);
 });

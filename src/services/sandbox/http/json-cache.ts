@@ -19,7 +19,7 @@ const serializers = new WeakMap<TSchema, (value: unknown) => string>();
 export function serializerOf<S extends TSchema>(schema: S): (value: Static<S>) => string {
   let serialize = serializers.get(schema);
   if (!serialize) {
-    serialize = fastJson(schema);
+    serialize = fastJson(plain(schema) as object);
     serializers.set(schema, serialize);
   }
   return serialize;
@@ -52,4 +52,33 @@ export class JsonCache<T extends BaseRow, S extends TSchema = TSchema> {
 /** The list envelope around already-serialized records. */
 export function listEnvelope(next: string | null, parts: string[]): string {
   return `{"status":"success","data":{"next":${JSON.stringify(next)},"results":[${parts.join(",")}]}}`;
+}
+
+type Node = Record<string, unknown>;
+const isNode = (v: unknown): v is Node => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * The schema as fast-json-stringify writes it fastest, with the same meaning: `X or null` becomes
+ * `type: [X, "null"]` and a union of string literals an `enum`, where an `anyOf` would make it try
+ * each branch per value (2-4x slower than JSON.stringify on the records measured).
+ */
+function plain(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(plain);
+  if (!isNode(schema)) return schema;
+  const out: Node = {};
+  for (const [key, value] of Object.entries(schema)) out[key] = plain(value);
+  const branches = out["anyOf"];
+  if (!Array.isArray(branches) || !branches.every(isNode)) return out;
+  const { anyOf: _, ...rest } = out;
+  const literals = branches.filter((b) => typeof b["const"] === "string");
+  const nulls = branches.filter((b) => b["type"] === "null");
+  const others = branches.filter((b) => !literals.includes(b) && !nulls.includes(b));
+  if (literals.length && !others.length) {
+    return { ...rest, type: nulls.length ? ["string", "null"] : "string", enum: [...literals.map((b) => b["const"]), ...(nulls.length ? [null] : [])] };
+  }
+  const [other] = others;
+  if (nulls.length === 1 && others.length === 1 && other && typeof other["type"] === "string") {
+    return { ...rest, ...other, type: [other["type"], "null"] };
+  }
+  return out;
 }

@@ -6,8 +6,10 @@
  * the sandbox would have sent.
  */
 import { request } from "undici";
+import type { TSchema } from "@sinclair/typebox";
 import type { Logger } from "pino";
-import type { WebhookDataByType, WebhookEvent, WebhookEventType } from "../../../contracts/upstream/index.js";
+import { WEBHOOK_EVENT_SCHEMAS, type WebhookDataByType, type WebhookEvent, type WebhookEventType } from "../../../contracts/upstream/index.js";
+import { serializerOf } from "../http/json-cache.js";
 import { newId } from "../data/random.js";
 import { signWebhookBody } from "./sign.js";
 
@@ -75,7 +77,7 @@ export class WebhookSender {
     };
     this.#log.push(record);
     if (this.#log.length > LOG_LIMIT) this.#log.splice(0, this.#log.length - LOG_LIMIT);
-    if (record.target && !this.#closed) this.#track(this.#attempt(record, JSON.stringify(event)));
+    if (record.target && !this.#closed) this.#track(this.#attempt(record, serializerOf<TSchema>(WEBHOOK_EVENT_SCHEMAS[type])(event)));
     return record;
   }
 

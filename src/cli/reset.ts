@@ -2,16 +2,10 @@ import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { resolve } from "node:path";
 import { ConfigSchema, loadConfig, serviceUrls } from "../shared/config.js";
-import { sandboxStateDir } from "../services/sandbox/store/persistence.js";
+import { embeddedStorage } from "../runtime/data-dir.js";
 import { CliError, EXIT } from "./cli-errors.js";
 import type { CliContext } from "./context.js";
 import { confirm } from "./prompt.js";
-
-/** What the embedded stack keeps under DATA_DIR; both go together so the two sides never disagree. */
-const embeddedStorage = (dataDir: string) => [
-  { what: "Hirebridge's database (PGlite)", path: resolve(dataDir, "pglite") },
-  { what: "the upstream sandbox's state", path: resolve(sandboxStateDir(dataDir)) },
-];
 
 /** Does anything answer on a service's port? A running stack holds the database open. */
 async function answers(url: string): Promise<boolean> {

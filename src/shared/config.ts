@@ -61,6 +61,10 @@ export const ConfigSchema = Type.Object({
   SESSION_MAX_LIFESPAN: Type.Integer({ minimum: 1, default: 36000, description: "Longest a login session lives (SSO max), seconds." }),
   BRUTE_FORCE_MAX_FAILURES: Type.Integer({ minimum: 1, default: 5, description: "Failed logins before a user is locked out for a while." }),
   BRUTE_FORCE_LOCKOUT_SECONDS: Type.Integer({ minimum: 1, default: 60, description: "How long a lockout lasts, seconds." }),
+  PASSWORD_RESET_ENDS_SESSIONS: Type.Boolean({
+    default: true,
+    description: "A password set through the admin API (reset-password, or credentials in a user update) ends the user's sessions: their refresh tokens stop working.",
+  }),
   PASSWORD_HASH_SCRYPT_N: Type.Integer({
     minimum: 1024,
     maximum: 1048576,

@@ -1,0 +1,101 @@
+import { isUtf8 } from "node:buffer";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { ValidationIssue } from "../errors.js";
+
+/**
+ * Input that storage cannot hold is refused as input, in one place for every service. Postgres
+ * (and PGlite) refuse the NUL character in text and jsonb; an unpaired UTF-16 surrogate (a JSON
+ * `"\ud800"`) cannot be encoded as UTF-8 at all, so the driver would store U+FFFD in its place;
+ * body bytes that are not UTF-8 would be decoded into U+FFFD silently. Each of these reached the
+ * database as a 500 or as a silently altered value before.
+ *
+ * The failures are raised as Fastify raises schema validation failures (`validation` and
+ * `validationContext`), so every service's own error handler renders them in its own style: the
+ * recruiting API and the proxy as 422 HTTPValidationError with the field's `loc`, the token
+ * service as 400 `invalid_request`, its admin API as 400 `errorMessage`.
+ */
+
+/** NUL, a high surrogate not followed by a low one, or a low surrogate not preceded by a high one. */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+export const isStorable = (s: string): boolean => !UNSTORABLE.test(s);
+
+type Found = { path: (string | number)[]; message: string };
+
+function describe(s: string): string {
+  return s.includes("\u0000") ? "String should not contain NUL characters" : "String should not contain unpaired surrogates";
+}
+
+/** The places in a parsed value (strings at any depth, and object keys) that storage cannot hold. */
+function findUnstorable(value: unknown, path: (string | number)[], out: Found[]): void {
+  if (typeof value === "string") {
+    if (!isStorable(value)) out.push({ path, message: describe(value) });
+    return;
+  }
+  if (typeof value !== "object" || value === null || ArrayBuffer.isView(value)) return;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) findUnstorable(value[i], [...path, i], out);
+    return;
+  }
+  for (const key of Object.keys(value)) {
+    if (!isStorable(key)) out.push({ path: [...path, key], message: describe(key) });
+    else findUnstorable((value as Record<string, unknown>)[key], [...path, key], out);
+  }
+}
+
+type Context = "params" | "querystring" | "body";
+
+/** The unstorable places in `value` as HTTPValidationError entries rooted at `loc` (e.g. ["body"]). */
+export function unstorableIssues(value: unknown, loc: (string | number)[]): ValidationIssue[] {
+  const found: Found[] = [];
+  findUnstorable(value, [], found);
+  return found.map((f) => ({ loc: [...loc, ...f.path], msg: f.message, type: "string_unstorable" }));
+}
+
+/** An Ajv-shaped error, so the services' handlers treat it as any other validation failure. */
+type AjvLike = { keyword: string; instancePath: string; message: string; params: Record<string, unknown> };
+
+export class InputRefused extends Error {
+  override name = "InputRefused";
+  readonly statusCode = 400;
+  readonly code = "FST_ERR_VALIDATION";
+  constructor(
+    readonly validation: AjvLike[],
+    readonly validationContext: Context,
+  ) {
+    super(validation[0]?.message ?? "Invalid input");
+  }
+}
+
+const pointer = (path: (string | number)[]) => path.map((p) => `/${String(p).replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");
+
+function refused(context: Context, found: Found[]): InputRefused {
+  return new InputRefused(
+    found.map((f) => ({ keyword: "storable", instancePath: pointer(f.path), message: f.message, params: {} })),
+    context,
+  );
+}
+
+/** Throws InputRefused when the bytes are not UTF-8; otherwise their text. */
+export function utf8Text(raw: Buffer): string {
+  if (!isUtf8(raw)) {
+    throw new InputRefused([{ keyword: "storable", instancePath: "", message: "Body is not valid UTF-8", params: {} }], "body");
+  }
+  return raw.toString("utf8");
+}
+
+/**
+ * preValidation hook of every storage-backed service: path parameters, query, and the parsed body
+ * at any depth (a raw Buffer body, the webhook receivers', is checked by its route after it has
+ * been authenticated). Header values need nothing here: Node's parser refuses NUL and control
+ * characters in them, and they are Latin-1, so they hold no surrogates.
+ */
+export async function refuseUnstorable(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  for (const context of ["params", "querystring", "body"] as const) {
+    const value = context === "params" ? request.params : context === "querystring" ? request.query : request.body;
+    if (value === undefined || value === null) continue;
+    const found: Found[] = [];
+    findUnstorable(value, [], found);
+    if (found.length) throw refused(context, found);
+  }
+}

@@ -49,7 +49,7 @@ type Context = "params" | "querystring" | "body";
 export function unstorableIssues(value: unknown, loc: (string | number)[]): ValidationIssue[] {
   const found: Found[] = [];
   findUnstorable(value, [], found);
-  return found.map((f) => ({ loc: [...loc, ...f.path], msg: f.message, type: "string_unstorable" }));
+  return found.map((f) => ({ loc: [...loc, ...f.path], msg: f.message, type: "string_pattern_mismatch" }));
 }
 
 /** An Ajv-shaped error, so the services' handlers treat it as any other validation failure. */

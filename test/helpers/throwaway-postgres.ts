@@ -1,4 +1,5 @@
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
+import { promisify } from "node:util";
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,8 +14,9 @@ import { freePort } from "./ports.js";
 export type ThrowawayPostgres = {
   url: string;
   port: number;
-  stop(): void;
-  start(): void;
+  /** Fast shutdown (clients are disconnected), waiting until it is down. */
+  stop(): Promise<void>;
+  start(): Promise<void>;
   dispose(): void;
 };
 
@@ -29,9 +31,15 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
   const bin = postgresBinDir();
   if (!bin) throw new Error("no Postgres binaries under /usr/lib/postgresql/*/bin");
   const asRoot = process.getuid?.() === 0;
+  const command = (tool: string, args: string[]): [string, string[]] =>
+    asRoot ? ["runuser", ["-u", "postgres", "--", join(bin, tool), ...args]] : [join(bin, tool), args];
   const run = (tool: string, args: string[]) => {
-    const cmd = asRoot ? ["runuser", ["-u", "postgres", "--", join(bin, tool), ...args]] as const : [join(bin, tool), args] as const;
-    execFileSync(cmd[0], [...cmd[1]], { stdio: "pipe", timeout: 60_000 });
+    const [file, argv] = command(tool, args);
+    execFileSync(file, argv, { stdio: "pipe", timeout: 60_000 });
+  };
+  const runAsync = async (tool: string, args: string[]) => {
+    const [file, argv] = command(tool, args);
+    await promisify(execFile)(file, argv, { timeout: 60_000 });
   };
   const dir = mkdtempSync(join(tmpdir(), "hirebridge-pg-"));
   if (asRoot) {
@@ -47,12 +55,12 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
   const pg: ThrowawayPostgres = {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
-    start() {
-      run("pg_ctl", ["-D", data, "-o", opts, "-l", join(dir, "log"), "-w", "-t", "30", "start"]);
+    async start() {
       running = true;
+      await runAsync("pg_ctl", ["-D", data, "-o", opts, "-l", join(dir, "log"), "-w", "-t", "30", "start"]);
     },
-    stop() {
-      run("pg_ctl", ["-D", data, "-m", "fast", "-w", "-t", "30", "stop"]);
+    async stop() {
+      await runAsync("pg_ctl", ["-D", data, "-m", "fast", "-w", "-t", "30", "stop"]);
       running = false;
     },
     dispose() {
@@ -67,6 +75,11 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
     },
   };
   process.on("exit", pg.dispose);
-  pg.start();
+  try {
+    await pg.start();
+  } catch (err) {
+    pg.dispose();
+    throw err;
+  }
   return pg;
 }

@@ -85,12 +85,44 @@ export function utf8Text(raw: Buffer): string {
 }
 
 /**
- * preValidation hook of every storage-backed service: path parameters, query, and the parsed body
- * at any depth (a raw Buffer body, the webhook receivers', is checked by its route after it has
+ * Query parameters whose percent-encoding does not decode to UTF-8 (`%FF`, or `%ED%A0%80`, a
+ * surrogate encoded as bytes): the query parser keeps such text undecoded, which would be passed
+ * on or stored as the literal `%FF`.
+ */
+function undecodableQuery(url: string): Found[] {
+  const q = url.indexOf("?");
+  if (q < 0 || url.indexOf("%", q) < 0) return [];
+  const found: Found[] = [];
+  for (const part of url.slice(q + 1).split("&")) {
+    const eq = part.indexOf("=");
+    const name = eq < 0 ? part : part.slice(0, eq);
+    for (const text of eq < 0 ? [part] : [name, part.slice(eq + 1)]) {
+      try {
+        decodeURIComponent(text.replace(/\+/g, " "));
+      } catch {
+        let shown = name;
+        try {
+          shown = decodeURIComponent(name);
+        } catch {
+          // the name itself is undecodable: show it as sent
+        }
+        found.push({ path: [shown], message: "Query parameter is not valid UTF-8 (percent-encoding)" });
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * preValidation hook of every storage-backed service: path parameters, query (its raw text too),
+ * and the parsed body at any depth (a raw Buffer body, the webhook receivers', is checked by its route after it has
  * been authenticated). Header values need nothing here: Node's parser refuses NUL and control
  * characters in them, and they are Latin-1, so they hold no surrogates.
  */
 export async function refuseUnstorable(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  const badQuery = undecodableQuery(request.raw.url ?? "");
+  if (badQuery.length) throw refused("querystring", badQuery);
   for (const context of ["params", "querystring", "body"] as const) {
     const value = context === "params" ? request.params : context === "querystring" ? request.query : request.body;
     if (value === undefined || value === null) continue;

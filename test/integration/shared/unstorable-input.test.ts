@@ -38,6 +38,9 @@ describeEachDatabase("input storage cannot hold is refused as input", (getDb) =>
       expectLoc(await h.call("GET", "/api/v1/ats/jobs?integration_id=%00"), ["query", "integration_id"]);
       expectLoc(await h.call("POST", "/api/v1/webhooks/sync-all?integration_id=x%00y"), ["query", "integration_id"]);
       expectLoc(await h.call("GET", `/api/v1/ats/jobs?integration_id=${h.integration}&cursor=a%00`), ["query", "cursor"]);
+      // Percent-encoded bytes that are not UTF-8 (a surrogate as bytes, or 0xFF) are not passed on as "%FF".
+      expectLoc(await h.call("GET", `/api/v1/ats/jobs?integration_id=${h.integration}&ids=%ED%A0%80`), ["query", "ids"]);
+      expectLoc(await h.call("GET", `/api/v1/ats/jobs?integration_id=${h.integration}&remote_ids=%FF`), ["query", "remote_ids"]);
     });
     test("NUL, a lone surrogate or a bad key deep in a JSON body", async () => {
       const url = `/api/v1/ats/candidates?integration_id=${h.integration}`;

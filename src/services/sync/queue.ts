@@ -97,7 +97,10 @@ export async function openJobQueue(database: Database, logger: Logger, opts: Job
     work: async (name, handler, o = {}) => {
       await boss.work<object>(
         name,
-        { pollingIntervalSeconds: polling, localConcurrency: o.concurrency ?? 1, batchSize: 1, includeMetadata: true },
+        // With a backlog (more than one job ready, as the monitor last counted) each worker fetches
+        // again at once instead of waiting out the poll: a burst of webhooks drains at the speed of
+        // the work, not at one job per worker per poll interval.
+        { pollingIntervalSeconds: polling, localConcurrency: o.concurrency ?? 1, batchSize: 1, includeMetadata: true, burstWhenReadyExceeds: 1 },
         async (jobs) => {
           for (const job of jobs) await handler(job as JobWithMetadata<never>);
         },

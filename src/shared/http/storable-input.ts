@@ -20,6 +20,16 @@ const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff
 
 export const isStorable = (s: string): boolean => !UNSTORABLE.test(s);
 
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /**
+     * The route checks its own input after something that must come first (the webhook receivers
+     * authenticate the raw bytes, then check the event with `utf8Text` and `unstorableIssues`).
+     */
+    checksOwnInput?: boolean;
+  }
+}
+
 type Found = { path: (string | number)[]; message: string };
 
 function describe(s: string): string {
@@ -121,6 +131,7 @@ function undecodableQuery(url: string): Found[] {
  * characters in them, and they are Latin-1, so they hold no surrogates.
  */
 export async function refuseUnstorable(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  if (request.routeOptions.config.checksOwnInput) return;
   const badQuery = undecodableQuery(request.raw.url ?? "");
   if (badQuery.length) throw refused("querystring", badQuery);
   for (const context of ["params", "querystring", "body"] as const) {

@@ -84,7 +84,8 @@ export const webhookRoutes: ProxyRoutes = async (app, { deps }) => {
           body: { type: "object", additionalProperties: true, description: "The upstream's `{id, type, data}` event." },
           response: { 200: WebhookResponseSchema, 401: ErrorDetailSchema, 404: ErrorDetailSchema, 422: HTTPValidationErrorSchema, 429: ErrorDetailSchema },
         },
-        config: { rateLimit: false },
+        // Authenticity comes first: no rate limit and no shared input check before it (parseEvent checks the event after).
+        config: { rateLimit: false, checksOwnInput: true },
         // The body schema documents the event; validation happens on the raw bytes after the signature check.
         validatorCompiler: ({ httpPart }) => (httpPart === "body" ? () => true : undefined) as never,
       },

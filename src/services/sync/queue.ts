@@ -67,6 +67,8 @@ export async function openJobQueue(database: Database, logger: Logger, opts: Job
     supervise: true,
     superviseIntervalSeconds: monitorSeconds,
     monitorIntervalSeconds: monitorSeconds,
+    // The workers' burst mode reads the ready count from this cache: refresh it as often as the monitor counts.
+    queueCacheIntervalSeconds: monitorSeconds,
   };
   const boss =
     database.kind === "pglite" && database.pglite

@@ -36,20 +36,43 @@ function describe(s: string): string {
   return s.includes("\u0000") ? "String should not contain NUL characters" : "String should not contain unpaired surrogates";
 }
 
-/** The places in a parsed value (strings at any depth, and object keys) that storage cannot hold. */
-function findUnstorable(value: unknown, path: (string | number)[], out: Found[]): void {
-  if (typeof value === "string") {
-    if (!isStorable(value)) out.push({ path, message: describe(value) });
-    return;
-  }
-  if (typeof value !== "object" || value === null || ArrayBuffer.isView(value)) return;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) findUnstorable(value[i], [...path, i], out);
-    return;
-  }
-  for (const key of Object.keys(value)) {
-    if (!isStorable(key)) out.push({ path: [...path, key], message: describe(key) });
-    else findUnstorable((value as Record<string, unknown>)[key], [...path, key], out);
+/** A place in the walked value: its key and its parent, so a path is built only for a finding. */
+type Place = { key: string | number; parent: Place | null } | null;
+
+function pathOf(place: Place, rootPath: (string | number)[]): (string | number)[] {
+  const keys: (string | number)[] = [];
+  for (let p = place; p; p = p.parent) keys.push(p.key);
+  return [...rootPath, ...keys.reverse()];
+}
+
+/** At most this many places are reported; the first are enough to fix the input. */
+const MAX_FINDINGS = 20;
+
+/**
+ * The places in a parsed value (strings at any depth, and object keys) that storage cannot hold.
+ * Iterative and linear in the size of the value, so a body nested deeper than the call stack
+ * allows is walked in time proportional to its length, not refused with a RangeError (500).
+ */
+function findUnstorable(root: unknown, rootPath: (string | number)[], out: Found[]): void {
+  const stack: [unknown, Place][] = [[root, null]];
+  while (stack.length && out.length < MAX_FINDINGS) {
+    const [value, place] = stack.pop()!;
+    if (typeof value === "string") {
+      if (!isStorable(value)) out.push({ path: pathOf(place, rootPath), message: describe(value) });
+      continue;
+    }
+    if (typeof value !== "object" || value === null || ArrayBuffer.isView(value)) continue;
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push([value[i], { key: i, parent: place }]);
+      continue;
+    }
+    const keys = Object.keys(value);
+    for (let k = keys.length - 1; k >= 0; k--) {
+      const key = keys[k]!;
+      const at = { key, parent: place };
+      if (!isStorable(key)) out.push({ path: pathOf(at, rootPath), message: describe(key) });
+      else stack.push([(value as Record<string, unknown>)[key], at]);
+    }
   }
 }
 

@@ -62,6 +62,27 @@ describeEachDatabase("input storage cannot hold is refused as input", (getDb) =>
     });
   });
 
+  describe("bodies nested deeper than a recursive walk could go", () => {
+    let h: ProxyHarness;
+    before(async () => {
+      h = await startProxyHarness(getDb());
+    });
+    after(() => h.close());
+    const deep = (depth: number, leaf: string) => "[".repeat(depth) + JSON.stringify(leaf) + "]".repeat(depth);
+    test("100,000 levels with a NUL at the bottom: 422 in a bounded time, not a 500", async () => {
+      const started = Date.now();
+      const res = await h.call("POST", `/api/v1/ats/candidates?integration_id=${h.integration}`, {
+        payload: `{"candidate":${deep(100_000, "a\u0000")}}`,
+        headers: { "content-type": "application/json" },
+      });
+      assert.equal(res.statusCode, 422, res.body.slice(0, 300));
+      assert.ok(Date.now() - started < 5000, `took ${Date.now() - started} ms`);
+      const loc = (res.json() as { detail: Detail[] }).detail[0]!.loc;
+      assert.deepEqual(loc.slice(0, 3), ["body", "candidate", 0]);
+      assert.equal(loc.length, 100_002);
+    });
+  });
+
   describe("recruiting API: 422 with the field's loc; nothing stored", () => {
     const harness = useRecruiting(getDb);
     let me: Caller;

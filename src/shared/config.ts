@@ -81,7 +81,7 @@ export const ConfigSchema = Type.Object({
   RATE_LIMIT_PER_MINUTE: Type.Integer({
     minimum: 0,
     default: 1200,
-    description: "Requests per minute per caller (token subject, else address) on the recruiting API and the proxy; 429 with Retry-After. 0 = off. Shared through Redis when REDIS_URL is set.",
+    description: "Requests per minute per caller (token subject, else address) on the recruiting API and the proxy; 429 with Retry-After. 0 = off. Shared through Redis when REDIS_URL is set. The webhook receivers are outside it: authentic events are never refused; unauthentic ones get this many per address per instance.",
   }),
   TOKEN_RATE_LIMIT_PER_MINUTE: Type.Integer({
     minimum: 0,

@@ -17,7 +17,7 @@ describeEachDatabase("webhook receivers: rate limits and input storage cannot ho
   let stack: TestStack;
   let integrationId: string;
   before(async () => {
-    stack = await startTestStack(getDb(), { sandbox: { applications: 5, webhookUrl: undefined as never }, config: { RATE_LIMIT_PER_MINUTE: LIMIT } });
+    stack = await startTestStack(getDb(), { sandbox: { applications: 5, webhookUrl: undefined as never }, config: { RATE_LIMIT_PER_MINUTE: LIMIT, TRUST_PROXY: 1 } });
     integrationId = stack.sandbox.demoIntegrationId;
     const token = (await stack.login(stack.sandbox.demoOrgId)).accessToken;
     assert.equal((await call(`${stack.proxyUrl}/integrations/${encodeURIComponent(integrationId)}`, { token })).status, 200);
@@ -31,10 +31,10 @@ describeEachDatabase("webhook receivers: rate limits and input storage cannot ho
     type: "connection-flow-failed",
     data: { integration_tool: "greenhouse", integration_category: "ATS", end_user: { origin_id: stack.sandbox.demoOrgId }, ...data },
   });
-  async function post(kind: string, raw: string | Buffer, signed = true, query = "") {
+  async function post(kind: string, raw: string | Buffer, signed = true, query = "", forwardedFor?: string) {
     const res = await fetch(`${receiver(kind)}${query}`, {
       method: "POST",
-      headers: { "content-type": "application/json", ...(signed ? { "x-kombo-signature": signWebhookBody(raw, stack.sandbox.webhookSecret) } : {}) },
+      headers: { "content-type": "application/json", ...(forwardedFor ? { "x-forwarded-for": forwardedFor } : {}), ...(signed ? { "x-kombo-signature": signWebhookBody(raw, stack.sandbox.webhookSecret) } : {}) },
       body: typeof raw === "string" ? raw : new Uint8Array(raw),
     });
     return { status: res.status, retryAfter: res.headers.get("retry-after"), body: (await res.json()) as { detail?: unknown } };
@@ -71,6 +71,13 @@ describeEachDatabase("webhook receivers: rate limits and input storage cannot ho
     const signed = await post("connection-flow-failed", JSON.stringify(flowFailed(id)));
     assert.equal(signed.status, 200, JSON.stringify(signed.body));
     assert.equal(await stored([id]), 1);
+  });
+
+  test("behind a trusted balancer (TRUST_PROXY=1) junk is counted per sender, not per balancer", async () => {
+    const junk = (from: string) => post("connection-flow-failed", JSON.stringify(flowFailed(eventId())), false, "", from);
+    for (let i = 0; i < LIMIT; i++) assert.equal((await junk("203.0.113.7")).status, 401);
+    assert.equal((await junk("203.0.113.7")).status, 429);
+    assert.equal((await junk("203.0.113.8")).status, 401, "another sender behind the same balancer is not held back");
   });
 
   const poison: [string, () => string | Buffer, (string | number)[]][] = [

@@ -61,21 +61,30 @@ test("Postgres outage under API and webhook traffic: 503 with Retry-After, nothi
     }
   });
 
-  await sleep(1500);
-  await pg.stop();
-  const down = Date.now();
-  await sleep(1000);
-  const readyDuring = [(await fetch(readyz)).status, (await fetch(apiReadyz)).status];
-  await sleep(3000);
-  const upStarting = Date.now();
-  await pg.start();
-  const recoveredIn = await eventually(
-    "readiness to come back by itself",
-    async () => ((await fetch(readyz)).status === 200 && (await fetch(apiReadyz)).status === 200 ? Date.now() - upStarting : undefined),
-    30_000,
-  );
-  await sleep(1500);
-  stopping = true;
+  let down = 0;
+  let upStarting = 0;
+  let readyDuring: number[] = [];
+  let recoveredIn = 0;
+  try {
+    await sleep(1500);
+    await pg.stop();
+    down = Date.now();
+    await sleep(1000);
+    readyDuring = [(await fetch(readyz)).status, (await fetch(apiReadyz)).status];
+    await sleep(3000);
+    upStarting = Date.now();
+    await pg.start();
+    recoveredIn = await eventually(
+      "readiness to come back by itself",
+      async () => ((await fetch(readyz)).status === 200 && (await fetch(apiReadyz)).status === 200 ? Date.now() - upStarting : undefined),
+      30_000,
+    );
+    await sleep(1500);
+  } finally {
+    // Whatever happened, the traffic stops before the stack and the cluster go.
+    stopping = true;
+    await Promise.allSettled(workers);
+  }
   await Promise.all(workers);
 
   const byStatus: Record<string, number> = {};

@@ -3,9 +3,9 @@ import { randomBytes } from "node:crypto";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { signWebhookBody } from "../../../src/services/proxy/webhooks/verify-signature.js";
-import { openDatabase } from "../../../src/shared/db/database.js";
+import { openDatabase, type Database } from "../../../src/shared/db/database.js";
 import { migrate } from "../../../src/shared/db/migrate.js";
-import { eventually, startTestStack } from "../../helpers/stack.js";
+import { eventually, startTestStack, type TestStack } from "../../helpers/stack.js";
 import { startThrowawayPostgres } from "../../helpers/throwaway-postgres.js";
 
 type Outcome = { kind: "api" | "webhook"; status: number; retryAfter: string | null; body: string; started: number; ended: number; id?: string };
@@ -18,16 +18,21 @@ type Outcome = { kind: "api" | "webhook"; status: number; retryAfter: string | n
  */
 test("Postgres outage under API and webhook traffic: 503 with Retry-After, nothing acknowledged lost, readiness recovers", { timeout: 120_000 }, async (t) => {
   const pg = await startThrowawayPostgres();
-  t.after(() => pg.dispose());
-  const database = await openDatabase({ url: pg.url, schema: "public", poolSize: 5 });
-  t.after(() => database.close());
-  await migrate(database);
-  const stack = await startTestStack(database, { sandbox: { applications: 5, webhookUrl: undefined as never } });
-  t.after(() => stack.close());
-  const me = await stack.login(stack.sandbox.demoOrgId);
-  const positions = `${stack.apiUrl}/org/${me.orgId}/position`;
-  const readyz = `${stack.proxyUrl.replace(/\/api\/v1$/, "")}/readyz`;
-  const apiReadyz = `${stack.apiUrl.replace(/\/api\/v1$/, "")}/readyz`;
+  let database: Database | undefined;
+  let stack: TestStack | undefined;
+  // One hook, in order (node runs after-hooks first-registered first): the stack, then its pool, then the cluster.
+  t.after(async () => {
+    await stack?.close();
+    await database?.close();
+    pg.dispose();
+  });
+  const db = (database = await openDatabase({ url: pg.url, schema: "public", poolSize: 5 }));
+  await migrate(db);
+  const running = (stack = await startTestStack(db, { sandbox: { applications: 5, webhookUrl: undefined as never } }));
+  const me = await running.login(running.sandbox.demoOrgId);
+  const positions = `${running.apiUrl}/org/${me.orgId}/position`;
+  const readyz = `${running.proxyUrl.replace(/\/api\/v1$/, "")}/readyz`;
+  const apiReadyz = `${running.apiUrl.replace(/\/api\/v1$/, "")}/readyz`;
 
   const outcomes: Outcome[] = [];
   let stopping = false;
@@ -37,6 +42,7 @@ test("Postgres outage under API and webhook traffic: 503 with Retry-After, nothi
       method: "POST",
       headers: { authorization: `Bearer ${me.accessToken}`, "content-type": "application/json" },
       body: JSON.stringify({ name: `Outage ${randomBytes(4).toString("hex")}` }),
+      signal: AbortSignal.timeout(30_000),
     });
     const body = await res.text();
     const id = res.ok ? (JSON.parse(body) as { id: string }).id : undefined;
@@ -46,10 +52,11 @@ test("Postgres outage under API and webhook traffic: 503 with Retry-After, nothi
     const id = randomBytes(12).toString("base64url");
     const raw = JSON.stringify({ id, type: "connection-flow-failed", data: { integration_tool: "greenhouse", integration_category: "ATS", end_user: { origin_id: me.orgId } } });
     const started = Date.now();
-    const res = await fetch(`${stack.proxyUrl}/webhooks/upstream/connection-flow-failed`, {
+    const res = await fetch(`${running.proxyUrl}/webhooks/upstream/connection-flow-failed`, {
       method: "POST",
-      headers: { "content-type": "application/json", "x-kombo-signature": signWebhookBody(raw, stack.sandbox.webhookSecret) },
+      headers: { "content-type": "application/json", "x-kombo-signature": signWebhookBody(raw, running.sandbox.webhookSecret) },
       body: raw,
+      signal: AbortSignal.timeout(30_000),
     });
     const body = await res.text();
     return { kind: "webhook", status: res.status, retryAfter: res.headers.get("retry-after"), body, started, ended: Date.now(), id };
@@ -93,8 +100,8 @@ test("Postgres outage under API and webhook traffic: 503 with Retry-After, nothi
   const acknowledged = outcomes.filter((o) => o.status === 201 || o.status === 200);
   const apiIds = acknowledged.filter((o) => o.kind === "api").map((o) => o.id!);
   const eventIds = acknowledged.filter((o) => o.kind === "webhook").map((o) => o.id!);
-  const [{ n: positionsStored }] = await database.query<{ n: number }>("select count(*)::int as n from positions where id = any($1::uuid[])", [apiIds]) as [{ n: number }];
-  const [{ n: eventsStored }] = await database.query<{ n: number }>("select count(*)::int as n from webhook_events where id = any($1)", [eventIds]) as [{ n: number }];
+  const [{ n: positionsStored }] = await db.query<{ n: number }>("select count(*)::int as n from positions where id = any($1::uuid[])", [apiIds]) as [{ n: number }];
+  const [{ n: eventsStored }] = await db.query<{ n: number }>("select count(*)::int as n from webhook_events where id = any($1)", [eventIds]) as [{ n: number }];
   console.log(
     `postgres outage: ${outcomes.length} requests ${JSON.stringify(byStatus)}; inside the outage ${inside.length} (${inside.filter((o) => o.status === 503).length} × 503); ` +
       `readiness during ${readyDuring.join("/")}, back ${recoveredIn} ms after start; acknowledged ${apiIds.length} positions (${positionsStored} stored), ${eventIds.length} events (${eventsStored} stored), lost ${apiIds.length - positionsStored + eventIds.length - eventsStored}`,

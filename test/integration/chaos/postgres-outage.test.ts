@@ -20,11 +20,31 @@ test("Postgres outage under API and webhook traffic: 503 with Retry-After, nothi
   const pg = await startThrowawayPostgres();
   let database: Database | undefined;
   let stack: TestStack | undefined;
-  // One hook, in order (node runs after-hooks first-registered first): the stack, then its pool, then the cluster.
+  // One hook, in order (node runs after-hooks first-registered first): the stack, then its pool, then
+  // the cluster. Each step is bounded, so a step that hangs is named instead of timing the test out,
+  // and the cluster is always removed.
   t.after(async () => {
-    await stack?.close();
-    await database?.close();
-    pg.dispose();
+    const hung: string[] = [];
+    const step = async (what: string, fn: () => Promise<unknown>) => {
+      const t0 = Date.now();
+      const done = await Promise.race([fn().then(() => true), sleep(15_000).then(() => false)]);
+      if (!done) hung.push(what);
+      if (process.env.CHAOS_DEBUG) console.log(`teardown ${what}: ${Date.now() - t0} ms`);
+    };
+    try {
+      if (stack) {
+        const s = stack;
+        await step("sandbox", () => s.sandbox.close());
+        await step("proxy", () => s.proxy.close());
+        await step("recruiting API", () => s.recruiting.close());
+        await step("job queue", () => s.queue.stop());
+        await step("token service", () => s.identity.close());
+      }
+      await step("database pool", async () => database?.close());
+    } finally {
+      pg.dispose();
+    }
+    assert.deepEqual(hung, [], "teardown steps that did not finish within 15 s");
   });
   const db = (database = await openDatabase({ url: pg.url, schema: "public", poolSize: 5 }));
   await migrate(db);

@@ -1,6 +1,7 @@
 import type { TObject, TSchema } from "@sinclair/typebox";
 
-const SECRET = /PASSWORD|SECRET|API_KEY/;
+// Settings that hold a secret value (PASSWORD_HASH_* and PASSWORD_RESET_* are costs and switches, not secrets).
+const SECRET = /PASSWORD(?!_HASH|_RESET)|SECRET|API_KEY/;
 
 function typeOf(schema: TSchema): string {
   if (schema["anyOf"]) return (schema["anyOf"] as TSchema[]).map((s) => JSON.stringify(s["const"])).join(" \\| ");

@@ -66,6 +66,10 @@ export const ConfigSchema = Type.Object({
   SESSION_MAX_LIFESPAN: Type.Integer({ minimum: 1, default: 36000, description: "Longest a login session lives (SSO max), seconds." }),
   BRUTE_FORCE_MAX_FAILURES: Type.Integer({ minimum: 1, default: 5, description: "Failed logins before a user is locked out for a while." }),
   BRUTE_FORCE_LOCKOUT_SECONDS: Type.Integer({ minimum: 1, default: 60, description: "How long a lockout lasts, seconds." }),
+  PASSWORD_RESET_ENDS_SESSIONS: Type.Boolean({
+    default: true,
+    description: "A password set through the admin API (reset-password, or credentials in a user update) ends the user's sessions: their refresh tokens stop working.",
+  }),
   PASSWORD_HASH_MEMORY_KIB: Type.Integer({
     minimum: 1024,
     maximum: 4194304,
@@ -85,7 +89,7 @@ export const ConfigSchema = Type.Object({
   RATE_LIMIT_PER_MINUTE: Type.Integer({
     minimum: 0,
     default: 1200,
-    description: "Requests per minute per caller (token subject, else address) on the recruiting API and the proxy; 429 with Retry-After. 0 = off. Shared through Redis when REDIS_URL is set.",
+    description: "Requests per minute per caller (token subject, else address) on the recruiting API and the proxy; 429 with Retry-After. 0 = off. Shared through Redis when REDIS_URL is set. The webhook receivers are outside it: authentic events are never refused; unauthentic ones get this many per address per instance.",
   }),
   TOKEN_RATE_LIMIT_PER_MINUTE: Type.Integer({
     minimum: 0,

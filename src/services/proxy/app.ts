@@ -65,6 +65,7 @@ export async function buildProxyApp(opts: ProxyAppOptions): Promise<App> {
     bodyLimit: config.BODY_LIMIT_BYTES,
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
     trustProxy: config.TRUST_PROXY,
+    storableInput: true,
   });
   await registerProtection(app, { perMinute: config.RATE_LIMIT_PER_MINUTE, redisUrl: config.REDIS_URL, by: "principal", name: "proxy", corsOrigins: corsOriginsOf(config) });
   const upstream =

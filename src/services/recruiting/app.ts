@@ -41,6 +41,7 @@ export async function buildRecruitingApp(deps: RecruitingDeps): Promise<App> {
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
     requestTimeoutMs: deps.config.REQUEST_TIMEOUT_MS,
     trustProxy: deps.config.TRUST_PROXY,
+    storableInput: true,
   });
   await registerProtection(app, { perMinute: deps.config.RATE_LIMIT_PER_MINUTE, redisUrl: deps.config.REDIS_URL, by: "principal", name: "api", corsOrigins: corsOriginsOf(deps.config) });
   await registerOpenApi(app, {

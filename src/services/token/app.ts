@@ -1,4 +1,3 @@
-import formbody from "@fastify/formbody";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { KeyRotationResult } from "../../contracts/token.js";
@@ -7,6 +6,7 @@ import type { Database } from "../../shared/db/database.js";
 import { createApp, type App } from "../../shared/http/create-app.js";
 import { registerProtection } from "../../shared/http/protection.js";
 import { registerOpenApi } from "../../shared/http/openapi.js";
+import { utf8Text } from "../../shared/http/storable-input.js";
 import { adminAuth } from "./admin/admin-auth.js";
 import { keysRoutes } from "./admin/keys.routes.js";
 import { usersRoutes } from "./admin/users.routes.js";
@@ -58,6 +58,19 @@ function allowCors(app: FastifyInstance): void {
 }
 
 /**
+ * A form body (RFC 6749 requests) as an object: one value per name as a string, a repeated name as
+ * the list of its values (refused later as Keycloak refuses it). The bytes must be UTF-8.
+ */
+function parseForm(text: string): Record<string, string | string[]> {
+  const form: Record<string, string | string[]> = Object.create(null);
+  for (const [name, value] of new URLSearchParams(text)) {
+    const seen = form[name];
+    form[name] = seen === undefined ? value : [...[seen].flat(), value];
+  }
+  return form;
+}
+
+/**
  * The embedded identity provider: Keycloak's OpenID Connect endpoints under
  * `/realms/{realm}` and the admin API subset under `/admin/realms/{realm}`, each scope with its
  * own error style. Creates the first signing key, the admin and the demo user when missing.
@@ -75,6 +88,7 @@ export async function buildTokenApp(deps: TokenAppDeps): Promise<TokenApp> {
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
     requestTimeoutMs: deps.config.REQUEST_TIMEOUT_MS,
     trustProxy: deps.config.TRUST_PROXY,
+    storableInput: true,
   });
   await registerProtection(app, { perMinute: deps.config.TOKEN_RATE_LIMIT_PER_MINUTE, redisUrl: deps.config.REDIS_URL, by: "address", name: "token" });
   await registerOpenApi(app, {
@@ -82,7 +96,13 @@ export async function buildTokenApp(deps: TokenAppDeps): Promise<TokenApp> {
     description: "Keycloak-compatible OpenID Connect token endpoint, JWKS, discovery, logout, userinfo and admin user API.",
     prefix: "",
   });
-  await app.register(formbody);
+  app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "buffer" }, (_request, body, done) => {
+    try {
+      done(null, parseForm(utf8Text(body as Buffer)));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
   installOAuthErrorHandler(app);
   app.setNotFoundHandler((_request, reply) => {
     reply.status(404).send({ error: "Unable to find matching target resource method" });

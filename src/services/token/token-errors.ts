@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance } from "fastify";
+import { isStorageUnavailable, STORAGE_RETRY_AFTER_SECONDS } from "../../shared/db/unavailable.js";
 
 /**
  * Errors of the token service carry the exact status and body Keycloak answers with: RFC 6749
@@ -62,6 +63,10 @@ function install(
       }
       return reply.status(status).send(render(status, error.message));
     }
+    if (isStorageUnavailable(error)) {
+      request.log.warn({ err: error }, "storage unavailable");
+      return reply.status(503).header("retry-after", String(STORAGE_RETRY_AFTER_SECONDS)).send(render(503, "Service temporarily unavailable; retry later"));
+    }
     request.log.error({ err: error }, "unhandled error");
     return reply.status(500).send(render(500, "An internal error occurred"));
   });
@@ -71,7 +76,7 @@ function install(
 export function installOAuthErrorHandler(app: FastifyInstance): void {
   install(
     app,
-    (status, message) => ({ error: status >= 500 ? "server_error" : "invalid_request", error_description: message }),
+    (status, message) => ({ error: status === 503 ? "temporarily_unavailable" : status >= 500 ? "server_error" : "invalid_request", error_description: message }),
     (error) => {
       const issue = error.validation?.[0];
       const field = issue ? String(issue.instancePath.split("/")[1] ?? issue.params["missingProperty"] ?? "") : "";

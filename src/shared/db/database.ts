@@ -91,6 +91,11 @@ async function openPostgres(url: string, schema: string, poolSize: number): Prom
   });
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on("error", () => {});
+  // Nor may one dropped while checked out (a transaction between two statements when Postgres
+  // stops): pg emits "error" on the client, which without a listener is an uncaught exception that
+  // ends the process. The statement in flight fails with the error, or the next one does; the pool
+  // discards the client when it is released.
+  pool.on("connect", (client) => client.on("error", () => {}));
   if (schema !== "public") await pool.query(`create schema if not exists ${schema}`);
   const db = drizzlePg(pool) as unknown as Db;
   const query: RawQuery = async (sql, params) => (await pool.query(sql, params)).rows;

@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import { installErrorHandler } from "./error-handler.js";
 import { installAccessLog } from "./logger.js";
 import { installMetrics } from "./metrics.js";
+import { refuseUnstorable, utf8Text } from "./storable-input.js";
 import type {} from "@fastify/swagger"; // adds `hide` to route schemas
 
 export type App = FastifyInstance<
@@ -32,6 +33,11 @@ export type CreateAppOptions = {
   requestTimeoutMs?: number;
   /** Hops of trusted load balancers (X-Forwarded-For), so the client's address is the real one. */
   trustProxy?: number;
+  /**
+   * Refuse input storage cannot hold (storable-input.ts): JSON bodies that are not UTF-8, and NUL or
+   * unpaired surrogates in the path, query or body. On for the services that store what they get.
+   */
+  storableInput?: boolean;
 };
 
 /**
@@ -84,6 +90,21 @@ export function createApp(opts: CreateAppOptions): App {
     app.removeContentTypeParser("text/plain");
   }
   installAccessLog(app as unknown as FastifyInstance);
+  if (opts.storableInput) {
+    // JSON is read as bytes so bytes that are not UTF-8 are refused instead of decoded into U+FFFD.
+    const parseJson = app.getDefaultJsonParser("error", "error");
+    app.removeContentTypeParser("application/json");
+    app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
+      let text: string;
+      try {
+        text = utf8Text(body as Buffer);
+      } catch (err) {
+        return done(err as Error, undefined);
+      }
+      parseJson(request, text, done);
+    });
+    app.addHook("preValidation", refuseUnstorable);
+  }
 
   installMetrics(app, opts.service);
   // /healthz (the run contract's readiness URL) and /readyz (for load balancers and orchestrators)

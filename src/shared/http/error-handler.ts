@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance } from "fastify";
+import { isStorageUnavailable, STORAGE_RETRY_AFTER_SECONDS } from "../db/unavailable.js";
 import { isAppError, type ValidationIssue } from "../errors.js";
 import { trackRoutesForNotFound } from "./not-found.js";
 
@@ -51,6 +52,8 @@ function describe(err: AjvError): { type: string; msg: string } {
       return { type: "string_pattern_mismatch", msg: `String should match pattern '${p["pattern"]}'` };
     case "format":
       return formatIssue(String(p["format"]));
+    case "storable": // storable-input.ts: NUL, unpaired surrogates, bytes that are not UTF-8
+      return { type: "string_pattern_mismatch", msg: err.message ?? "String cannot be stored" };
     case "type":
       return typeIssue(String(p["type"]));
     case "anyOf":
@@ -143,7 +146,8 @@ function bodyParseIssues(error: FastifyError): ValidationIssue[] | null {
 /**
  * The one error handler of the resource servers (recruiting API, proxy): validation → 422
  * `{detail:[{loc,msg,type}]}`; AppError → its status and `{detail}`; client errors Fastify raises
- * (413, 415, 404 …) → their status with a `detail` message; anything else → a bare 500, logged with
+ * (413, 415, 404 …) → their status with a `detail` message; storage that cannot be reached → 503
+ * with Retry-After; anything else → a bare 500, logged with
  * the request id and never echoed (no stack, no SQL).
  */
 export function installErrorHandler(app: FastifyInstance): void {
@@ -165,6 +169,14 @@ export function installErrorHandler(app: FastifyInstance): void {
     }
     if (status >= 400 && status < 500) {
       return reply.status(status).send({ detail: error.message });
+    }
+    if (isStorageUnavailable(error)) {
+      // An outage, not a bug: the client may retry (nothing was acknowledged), and readiness fails meanwhile.
+      request.log.warn({ err: error }, "storage unavailable");
+      return reply
+        .status(503)
+        .header("retry-after", String(STORAGE_RETRY_AFTER_SECONDS))
+        .send({ detail: "Service temporarily unavailable: storage cannot be reached; retry later" });
     }
     request.log.error({ err: error }, "unhandled error");
     return reply.status(500).send({ detail: "Internal Server Error" });

@@ -83,6 +83,8 @@ export async function openJobQueue(database: Database, logger: Logger, opts: Job
     supervise: true,
     superviseIntervalSeconds: monitorSeconds,
     monitorIntervalSeconds: monitorSeconds,
+    // The workers' burst mode reads the ready count from this cache: refresh it as often as the monitor counts.
+    queueCacheIntervalSeconds: monitorSeconds,
   };
   const boss =
     database.kind === "pglite" && database.pglite
@@ -117,7 +119,10 @@ export async function openJobQueue(database: Database, logger: Logger, opts: Job
       if (data.length) await boss.insert(name, data.map((d) => ({ data: d })), inTx(o.tx));
     },
     work: async (name, handler, o = {}) => {
-      await boss.work<object>(name, { ...pollingOptions, localConcurrency: o.concurrency ?? 1, batchSize: 1, includeMetadata: true }, async (jobs) => {
+      // With a backlog (more than one job ready, as the monitor last counted) each worker fetches
+      // again at once instead of waiting out the poll.
+      const options = { ...pollingOptions, localConcurrency: o.concurrency ?? 1, batchSize: 1, includeMetadata: true, burstWhenReadyExceeds: 1 };
+      await boss.work<object>(name, options, async (jobs) => {
         for (const job of jobs) await handler(job as JobWithMetadata<never>);
       });
     },

@@ -76,7 +76,7 @@ export type ClusterOptions = {
 
 const OUTPUT_LINES = 60;
 
-function spawnServe(name: string, services: string[], port: number, env: Record<string, string>): Instance {
+export function spawnServe(name: string, services: string[], port: number, env: Record<string, string>): Instance {
   const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve", ...services], {
     cwd: ROOT,
     env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "", NODE_NO_WARNINGS: "1", ...env },
@@ -109,7 +109,7 @@ function spawnServe(name: string, services: string[], port: number, env: Record<
   return { name, port, origin: `http://127.0.0.1:${port}`, child, exited, output: () => `--- ${name} (pid ${child.pid})\n${lines.join("\n")}`, work };
 }
 
-async function waitHealthy(instance: Instance, timeoutMs = 90_000): Promise<void> {
+export async function waitHealthy(instance: Instance, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (instance.child.exitCode !== null) throw new Error(`${instance.name} exited with ${instance.child.exitCode}\n${instance.output()}`);

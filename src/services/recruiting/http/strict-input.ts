@@ -6,8 +6,9 @@ import { toValidationIssues } from "../../../shared/http/error-handler.js";
  * Checks the shared Ajv setup cannot make. Ajv runs with `coerceTypes: "array"` (right for query
  * strings), which in a JSON body silently turns `null` into `0`/`false`/`""` and a scalar into a
  * one-item list, so `{"min_score": null}` would store 0. It also admits `urn:uuid:` uuids, which
- * Postgres refuses, strings with NUL characters, which Postgres cannot store, and date-times such
- * as a leap second (23:59:60) or year 0000, which JavaScript or Postgres cannot represent.
+ * Postgres refuses, and date-times such as a leap second (23:59:60) or year 0000, which JavaScript
+ * or Postgres cannot represent. (NUL characters and unpaired surrogates are refused for every
+ * service before this runs: shared/http/storable-input.ts.)
  *
  * `strictInput` runs these checks on the raw body and path before Ajv, and the route's Ajv errors
  * (collected with `attachValidation`) are merged in, so the client sees one complete 422.
@@ -69,7 +70,6 @@ export function strictIssues(schema: JsonSchema, value: unknown, loc: (string | 
   }
   const branch = schema.anyOf?.find((s) => accepts(allowedTypes(s) ?? [actual], actual)) ?? schema;
   if (typeof value === "string") {
-    if (value.includes("\u0000")) return [{ loc, type: "string_pattern_mismatch", msg: "String should not contain NUL characters" }];
     if (branch.format === "uuid" && !UUID_TEXT.test(value)) return [{ loc, type: "uuid_parsing", msg: "Input should be a valid UUID" }];
     if (branch.format === "date-time" && !representable(value)) {
       return [{ loc, type: "datetime_from_date_parsing", msg: "Input should be a valid datetime between years 1 and 9999" }];

@@ -8,6 +8,8 @@ import {
 } from "../../../contracts/proxy/webhooks.js";
 import { ErrorDetailSchema, HTTPValidationErrorSchema } from "../../../contracts/common.js";
 import { AppError, notFound, validationError } from "../../../shared/errors.js";
+import { AddressBucket } from "../../../shared/http/address-bucket.js";
+import { unstorableIssues, utf8Text } from "../../../shared/http/storable-input.js";
 import type { SyncRoutes } from "../sync-module.js";
 import { orgOf, WEBHOOK_HANDLERS } from "./webhook-handlers.js";
 import { findWebhookEvent, isProcessed } from "./webhook-events.repository.js";
@@ -22,20 +24,21 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** `{id, type, data}` with `type` equal to the receiver's kind; anything else is a 422 naming the field. */
+/**
+ * `{id, type, data}` with `type` equal to the receiver's kind, in UTF-8, with no string (at any
+ * depth) that storage cannot hold; anything else is a 422 naming the field, so the upstream does not
+ * retry for ever an event that can never be stored.
+ */
 function parseEvent(raw: Buffer, kind: WebhookKind): { id: string; data: Record<string, unknown>; body: object } {
   let body: unknown;
+  const text = utf8Text(raw);
   try {
-    body = JSON.parse(raw.toString("utf8"));
+    body = JSON.parse(text);
   } catch {
     throw validationError([{ loc: ["body", 0], msg: "JSON decode error", type: "json_invalid" }]);
   }
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw validationError([{ loc: ["body"], msg: "Input should be a valid dictionary or object", type: "model_type" }]);
-  }
-  // Postgres text and jsonb cannot hold NUL; one such event would fail the commit it shares with others.
-  if (raw.includes("\\u0000")) {
-    throw validationError([{ loc: ["body"], msg: "Strings must not contain NUL (\\u0000)", type: "string_type" }]);
   }
   const { id, type, data } = body as Record<string, unknown>;
   const issues = [];
@@ -56,6 +59,7 @@ function parseEvent(raw: Buffer, kind: WebhookKind): { id: string; data: Record<
       type: data === undefined ? "missing" : "model_type",
     });
   }
+  issues.push(...unstorableIssues(body, ["body"]));
   if (issues.length) throw validationError(issues);
   return { id: id as string, data: data as Record<string, unknown>, body };
 }
@@ -73,6 +77,10 @@ export const webhookRoutes: SyncRoutes = async (app, { deps }) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_req, body, done) => done(null, body));
   const intake = createEventIntake({ database: deps.database, queue: sync.queue, logger: deps.logger });
+  // The receivers are outside the per-caller rate limit: an authentic event is never refused for
+  // rate. Deliveries that fail the signature check count per address in a bucket of their own,
+  // so junk can never use up the upstream's allowance (docs/operations.md).
+  const unauthentic = new AddressBucket(deps.config.RATE_LIMIT_PER_MINUTE);
 
   for (const kind of WEBHOOK_KINDS) {
     app.post(
@@ -89,8 +97,10 @@ export const webhookRoutes: SyncRoutes = async (app, { deps }) => {
             properties: { "x-upstream-signature": { type: ["string", "null"] }, "x-kombo-signature": { type: ["string", "null"] } },
           },
           body: { type: "object", additionalProperties: true, description: "The upstream's `{id, type, data}` event." },
-          response: { 200: WebhookResponseSchema, 401: ErrorDetailSchema, 404: ErrorDetailSchema, 422: HTTPValidationErrorSchema },
+          response: { 200: WebhookResponseSchema, 401: ErrorDetailSchema, 404: ErrorDetailSchema, 422: HTTPValidationErrorSchema, 429: ErrorDetailSchema },
         },
+        // Authenticity comes first: no rate limit and no shared input check before it (parseEvent checks the event after).
+        config: { rateLimit: false, checksOwnInput: true },
         // The body schema documents the event; validation happens on the raw bytes after the signature check.
         validatorCompiler: ({ httpPart }) => (httpPart === "body" ? () => true : undefined) as never,
       },
@@ -99,6 +109,8 @@ export const webhookRoutes: SyncRoutes = async (app, { deps }) => {
         const { webhook_secret } = request.query;
         const signature = header(request, "x-upstream-signature") ?? header(request, "x-kombo-signature");
         if (!isAuthentic(raw, { signature, querySecret: webhook_secret ?? undefined }, deps.config.UPSTREAM_WEBHOOK_SECRET)) {
+          const wait = unauthentic.hit(request.ip);
+          if (wait) throw new AppError("RATE_LIMITED", `Too many unauthentic webhook deliveries; retry in ${wait} s`, { headers: { "retry-after": String(wait) } });
           throw new AppError("UNAUTHORIZED", "Invalid or missing webhook signature");
         }
         const event = parseEvent(raw, kind);

@@ -109,6 +109,9 @@ export async function updateUser(ctx: TokenContext, realm: string, id: string, i
     .update(realm, id, patch)
     .catch((err: unknown) => (uniqueViolation(err) ? Promise.reject(adminConflict("User exists with same email")) : Promise.reject(err)));
   if (!found) throw userNotFound();
+  // A disabled user's sessions end now, so enabling the user again does not bring them back.
+  if (input.enabled === false) await ctx.sessions.endAllForUser(id, "disabled", new Date(ctx.now()));
+  else if (password) await passwordChanged(ctx, id);
 }
 
 async function passwordPatch(ctx: TokenContext, credential: CredentialRepresentation) {
@@ -126,6 +129,19 @@ export async function resetPassword(ctx: TokenContext, realm: string, id: string
   const patch = await passwordPatch(ctx, credential);
   if (!(await ctx.users.update(realm, id, patch))) throw userNotFound();
   await ctx.failures.reset(id);
+  await passwordChanged(ctx, id);
+}
+
+/**
+ * What every path that sets a user's password does after it (admin reset, a user update carrying
+ * credentials, and any self-service change): with PASSWORD_RESET_ENDS_SESSIONS (the default) the
+ * user's sessions end, so a refresh token taken before the change stops working at once. Access
+ * tokens already issued stay valid until they expire (at most ACCESS_TOKEN_LIFESPAN).
+ */
+export async function passwordChanged(ctx: TokenContext, userId: string): Promise<void> {
+  if (!ctx.config.PASSWORD_RESET_ENDS_SESSIONS) return;
+  const ended = await ctx.sessions.endAllForUser(userId, "password_reset", new Date(ctx.now()));
+  if (ended > 0) ctx.logger.info({ userId, sessions: ended }, "password changed: sessions ended");
 }
 
 /** Ends every session of the user: their refresh tokens stop working at once. */

@@ -47,7 +47,7 @@ export const tokenSessions = pgTable("token_sessions", {
   endedReason: text("ended_reason").$type<SessionEndReason>(),
 });
 export type SessionRow = typeof tokenSessions.$inferSelect;
-export type SessionEndReason = "logout" | "admin_logout" | "reuse" | "code_reuse";
+export type SessionEndReason = "logout" | "admin_logout" | "reuse" | "code_reuse" | "password_reset" | "disabled";
 
 export const tokenSigningKeys = pgTable("token_signing_keys", {
   kid: text("kid").primaryKey(),

@@ -34,7 +34,11 @@ function descendants(pid: number): number[] {
   }
   const out: number[] = [];
   const walk = (p: number) => {
-    for (const [child, pp] of parent) if (pp === p) (out.push(child), walk(child));
+    for (const [child, pp] of parent) {
+      if (pp !== p) continue;
+      out.push(child);
+      walk(child);
+    }
   };
   walk(pid);
   return out;
@@ -42,7 +46,12 @@ function descendants(pid: number): number[] {
 
 const commandOf = (pid: number) => {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).map((a) => a.replace(ROOT, "")).join(" ").slice(0, 80);
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8")
+      .split("\0")
+      .filter(Boolean)
+      .map((a) => a.replace(ROOT, ""))
+      .join(" ")
+      .slice(0, 80);
   } catch {
     return "?";
   }
@@ -87,10 +96,19 @@ export async function main(args: string[]): Promise<void> {
     const apiEnv = await baseEnv();
     const schema = `bench_fp_${randomBytes(4).toString("hex")}`;
     schemas.push(schema);
-    Object.assign(apiEnv, { DATABASE_URL: dbUrl, DATABASE_SCHEMA: schema, AUTH_JWKS_URL: `http://127.0.0.1:${apiEnv["AUTH_PORT"]}/unused` });
+    Object.assign(apiEnv, {
+      DATABASE_URL: dbUrl,
+      DATABASE_SCHEMA: schema,
+      AUTH_JWKS_URL: `http://127.0.0.1:${apiEnv["AUTH_PORT"]}/unused`,
+    });
     const allEnv: Record<string, string> = { ...(await baseEnv()), WORKERS: "true" };
     const stacks = [
-      { title: "`serve api` (Postgres), as `npm start` runs", command: script.replace(/serve all$/, "serve api"), env: apiEnv, health: ["API_PORT"] },
+      {
+        title: "`serve api` (Postgres), as `npm start` runs",
+        command: script.replace(/serve all$/, "serve api"),
+        env: apiEnv,
+        health: ["API_PORT"],
+      },
       { title: "`npm start`, PGlite", command: script, env: allEnv, health: ["API_PORT", "PROXY_PORT"] },
     ];
     for (const run of stacks) {
@@ -125,7 +143,12 @@ export async function main(args: string[]): Promise<void> {
       await processMs(cases[1]!.args, env); // warm the file cache
       const times = new Map(cases.map((c) => [c.name, [] as number[]]));
       for (let i = 0; i < runs; i++) for (const c of cases) times.get(c.name)!.push(await processMs(c.args, env));
-      lines.push("| CLI command | wall ms (median of " + runs + ") |", "|---|---:|", ...cases.map((c) => `| ${c.name} | ${median(times.get(c.name)!).toFixed(0)} |`), "");
+      lines.push(
+        `| CLI command | wall ms (median of ${runs}) |`,
+        "|---|---:|",
+        ...cases.map((c) => `| ${c.name} | ${median(times.get(c.name)!).toFixed(0)} |`),
+        "",
+      );
     }
     process.stdout.write(`${lines.join("\n")}\n`);
   } finally {

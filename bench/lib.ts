@@ -15,7 +15,8 @@ export type AutocannonResult = {
   statusCodeStats?: Record<string, { count: number }>;
 };
 const autocannonModule = "autocannon"; // untyped package: loaded dynamically
-export const autocannon = ((await import(autocannonModule)) as { default: (o: Record<string, unknown>) => Promise<AutocannonResult> }).default;
+export const autocannon = ((await import(autocannonModule)) as { default: (o: Record<string, unknown>) => Promise<AutocannonResult> })
+  .default;
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -104,7 +105,9 @@ export function processMs(args: string[], env: Record<string, string>): Promise<
     let stderr = "";
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     child.on("error", reject);
-    child.on("exit", (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`node ${args.join(" ")} exited ${code}: ${stderr}`))));
+    child.on("exit", (code) =>
+      code === 0 ? resolve(performance.now() - started) : reject(new Error(`node ${args.join(" ")} exited ${code}: ${stderr}`)),
+    );
   });
 }
 
@@ -122,7 +125,13 @@ export async function waitHealthy(url: string, child?: ChildProcess, timeoutMs =
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child && child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    if (await fetch(url).then((r) => r.ok, () => false)) return;
+    if (
+      await fetch(url).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`${url} not healthy in time`);

@@ -47,7 +47,19 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { Pool } from "undici";
 import { dropSchemas } from "../src/shared/db/pg-schemas.js";
-import { assertAnswers, autocannon, freePort, machine, median, MemoryReport, option, ROOT, serveChild, settings, waitHealthy } from "./lib.js";
+import {
+  assertAnswers,
+  autocannon,
+  freePort,
+  machine,
+  median,
+  MemoryReport,
+  option,
+  ROOT,
+  serveChild,
+  settings,
+  waitHealthy,
+} from "./lib.js";
 
 const NGINX = "/usr/sbin/nginx";
 const API_KEY = "bench-api-key";
@@ -194,7 +206,8 @@ async function serial(target: Target, count: number): Promise<number[]> {
   return out;
 }
 
-const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;
+const percentile = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;
 
 export async function main(args: string[]): Promise<void> {
   const { smoke, duration, rounds, connections } = settings(args, { rounds: 5, duration: 5, connections: 32 });
@@ -203,12 +216,17 @@ export async function main(args: string[]): Promise<void> {
   const upstreamLatency = Number(option(args, "upstream-latency-ms", "0"));
   const storage = option(args, "storage", "postgres");
   const cpuCount = availableParallelism();
-  const hasTaskset = await run("taskset", ["--version"]).then(() => true, () => false);
+  const hasTaskset = await run("taskset", ["--version"]).then(
+    () => true,
+    () => false,
+  );
   const wanted = option(args, "layout", smoke ? "shared" : "both");
   if (!["both", "shared", "dedicated"].includes(wanted)) throw new Error(`--layout: both, shared or dedicated (got ${wanted})`);
   const layouts = (wanted === "both" ? ["shared", "dedicated"] : [wanted]).filter((layout): layout is Layout => {
     if (layout !== "dedicated" || (cpuCount >= 2 && hasTaskset)) return true;
-    process.stderr.write(`dedicated layout skipped: it needs 2 cores or more and taskset (${cpuCount} cores, taskset ${hasTaskset ? "present" : "missing"})\n`);
+    process.stderr.write(
+      `dedicated layout skipped: it needs 2 cores or more and taskset (${cpuCount} cores, taskset ${hasTaskset ? "present" : "missing"})\n`,
+    );
     return false;
   });
   if (layouts.length === 0) throw new Error("no CPU layout to measure");
@@ -220,7 +238,10 @@ export async function main(args: string[]): Promise<void> {
     (err: { stdout?: string; stderr?: string }) => /^wrk /m.test(`${err.stdout}${err.stderr}`), // `wrk --version` exits 1
   );
   const loadGenerator = option(args, "load", hasWrk ? "wrk" : "autocannon");
-  if (!hasWrk) process.stderr.write("wrk not found (apt-get install -y wrk): load comes from autocannon, which takes more of the CPU the servers share\n");
+  if (!hasWrk)
+    process.stderr.write(
+      "wrk not found (apt-get install -y wrk): load comes from autocannon, which takes more of the CPU the servers share\n",
+    );
   // On a shared machine, neighbours' work skews a multi-process benchmark (the proxy path wakes
   // three processes per request, the direct one two). Raise this process's priority when allowed;
   // the servers started below inherit it.
@@ -235,7 +256,13 @@ export async function main(args: string[]): Promise<void> {
   if (!hasNginx) process.stderr.write(`nginx not found at ${NGINX} (apt-get install -y nginx): the nginx column is skipped\n`);
 
   const dir = mkdtempSync(join(tmpdir(), "hirebridge-proxy-bench-"));
-  const [sandboxPort, proxyPort, authPort, nginxPort, floorPort] = (await Promise.all(Array.from({ length: 5 }, () => freePort()))) as [number, number, number, number, number];
+  const [sandboxPort, proxyPort, authPort, nginxPort, floorPort] = (await Promise.all(Array.from({ length: 5 }, () => freePort()))) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const env: Record<string, string> = {
     HOST: "127.0.0.1",
     LOG_LEVEL: "silent",
@@ -279,7 +306,9 @@ export async function main(args: string[]): Promise<void> {
       await waitHealthy(`http://127.0.0.1:${nginxPort}/healthz`, nginx.child);
     }
 
-    const integrationId = ((await (await fetch(`http://127.0.0.1:${sandboxPort}/sandbox/integrations`)).json()) as { demo_integration_id: string }).demo_integration_id;
+    const integrationId = (
+      (await (await fetch(`http://127.0.0.1:${sandboxPort}/sandbox/integrations`)).json()) as { demo_integration_id: string }
+    ).demo_integration_id;
     const token = await fetch(`http://127.0.0.1:${authPort}/realms/hirebridge/protocol/openid-connect/token`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
@@ -292,14 +321,21 @@ export async function main(args: string[]): Promise<void> {
     const nginxPid = nginx?.child.pid ?? -1;
     const pid = (c: Child) => () => (c.child.pid ? [c.child.pid] : []);
     const targets: Target[] = [
-      { name: "direct (sandbox)", url: `http://127.0.0.1:${sandboxPort}${upstreamPath}`, headers: { ...xi, authorization: `Bearer ${API_KEY}` }, pids: () => [] },
+      {
+        name: "direct (sandbox)",
+        url: `http://127.0.0.1:${sandboxPort}${upstreamPath}`,
+        headers: { ...xi, authorization: `Bearer ${API_KEY}` },
+        pids: () => [],
+      },
       {
         name: "Hirebridge proxy (JWT)",
         url: `http://127.0.0.1:${proxyPort}/api/v1/ats/jobs?integration_id=${encodeURIComponent(integrationId)}&page_size=${pageSize}`,
         headers: { authorization: `Bearer ${accessToken}` },
         pids: pid(proxy),
       },
-      ...(nginx ? [{ name: "nginx (1 worker)", url: `http://127.0.0.1:${nginxPort}${upstreamPath}`, headers: xi, pids: () => childrenOf(nginxPid) }] : []),
+      ...(nginx
+        ? [{ name: "nginx (1 worker)", url: `http://127.0.0.1:${nginxPort}${upstreamPath}`, headers: xi, pids: () => childrenOf(nginxPid) }]
+        : []),
       { name: "Node floor (http + undici, no auth)", url: `http://127.0.0.1:${floorPort}${upstreamPath}`, headers: xi, pids: pid(floor) },
     ];
     const bytes = (await (await fetch(targets[0]!.url, { headers: targets[0]!.headers })).text()).length;

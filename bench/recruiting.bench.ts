@@ -15,18 +15,34 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { dropSchemas } from "../src/shared/db/pg-schemas.js";
-import { assertAnswers, autocannon, freePort, median, MemoryReport, option, ROOT, settings, waitHealthy, type AutocannonResult as Result, type Settings } from "./lib.js";
+import {
+  assertAnswers,
+  autocannon,
+  freePort,
+  median,
+  MemoryReport,
+  option,
+  ROOT,
+  settings,
+  waitHealthy,
+  type AutocannonResult as Result,
+  type Settings,
+} from "./lib.js";
 
 const DEMO_ORG = "6d3f1e2a-9b4c-4f7e-8a1d-2c5b7e9f0a13"; // DEMO_ORG_ID default of the run contract
-
-
-
 
 type Server = { api: string; auth: string; pid: number | undefined; stop(): Promise<void> };
 
 async function startServer(storage: string): Promise<Server> {
   const [apiPort, authPort] = [await freePort(), await freePort()];
-  const env: Record<string, string> = { ...process.env, HOST: "127.0.0.1", API_PORT: String(apiPort), AUTH_PORT: String(authPort), LOG_LEVEL: "silent", NODE_NO_WARNINGS: "1" } as Record<string, string>;
+  const env: Record<string, string> = {
+    ...process.env,
+    HOST: "127.0.0.1",
+    API_PORT: String(apiPort),
+    AUTH_PORT: String(authPort),
+    LOG_LEVEL: "silent",
+    NODE_NO_WARNINGS: "1",
+  } as Record<string, string>;
   // One benchmark client is far above any per-caller limit: the limits are off for the run.
   Object.assign(env, { RATE_LIMIT_PER_MINUTE: "0", TOKEN_RATE_LIMIT_PER_MINUTE: "0" });
   const dataDir = mkdtempSync(join(tmpdir(), "hirebridge-bench-"));
@@ -40,7 +56,11 @@ async function startServer(storage: string): Promise<Server> {
   } else {
     delete env["DATABASE_URL"];
   }
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve", "token", "api"], { cwd: ROOT, env, stdio: ["ignore", "ignore", "inherit"] });
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve", "token", "api"], {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
   const stop = async () => {
     if (child.exitCode === null) {
       const exited = new Promise((r) => child.once("exit", r));
@@ -63,14 +83,23 @@ async function startServer(storage: string): Promise<Server> {
 async function demoToken(authUrl: string): Promise<string> {
   const res = await fetch(`${authUrl}/protocol/openid-connect/token`, {
     method: "POST",
-    body: new URLSearchParams({ grant_type: "password", client_id: "hirebridge", username: "demo", password: process.env["DEMO_PASSWORD"] ?? "demo-password" }),
+    body: new URLSearchParams({
+      grant_type: "password",
+      client_id: "hirebridge",
+      username: "demo",
+      password: process.env["DEMO_PASSWORD"] ?? "demo-password",
+    }),
   });
   if (!res.ok) throw new Error(`demo login failed: ${res.status}`);
   return ((await res.json()) as { access_token: string }).access_token;
 }
 
 async function post(url: string, token: string, body: unknown): Promise<{ id: string }> {
-  const res = await fetch(url, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   if (!res.ok) throw new Error(`POST ${url}: ${res.status} ${await res.text()}`);
   return (await res.json()) as { id: string };
 }
@@ -83,7 +112,13 @@ async function seed(api: string, token: string, n: number) {
   for (let i = 0; i < n; i += 10) {
     await Promise.all(
       Array.from({ length: Math.min(10, n - i) }, (_, k) =>
-        post(`${base}/positions/${listed.id}/`, token, { name: `Candidate ${i + k}`, email: `seed${i + k}@bench.test`, phone: "+1 555 0100", language: "en", tags: ["bench"] }),
+        post(`${base}/positions/${listed.id}/`, token, {
+          name: `Candidate ${i + k}`,
+          email: `seed${i + k}@bench.test`,
+          phone: "+1 555 0100",
+          language: "en",
+          tags: ["bench"],
+        }),
       ),
     );
   }
@@ -114,7 +149,12 @@ async function measure(storage: string, cfg: Settings & { candidates: number }, 
             {
               setupRequest: (req: Record<string, unknown>) => ({
                 ...req,
-                body: JSON.stringify({ name: "Load Test", email: `load${created++}.${storage}@bench.test`, phone: "+1 555 0101", language: "en" }),
+                body: JSON.stringify({
+                  name: "Load Test",
+                  email: `load${created++}.${storage}@bench.test`,
+                  phone: "+1 555 0101",
+                  language: "en",
+                }),
               }),
             },
           ],
@@ -122,7 +162,8 @@ async function measure(storage: string, cfg: Settings & { candidates: number }, 
       },
     ];
     const samples = new Map<string, Result[]>(scenarios.map((s) => [s.name, []]));
-    for (const s of scenarios) assertAnswers(`${storage} ${s.name} (warm-up)`, await autocannon({ ...s.opts, connections: cfg.connections, duration: cfg.warmup }));
+    for (const s of scenarios)
+      assertAnswers(`${storage} ${s.name} (warm-up)`, await autocannon({ ...s.opts, connections: cfg.connections, duration: cfg.warmup }));
     for (let round = 0; round < cfg.rounds; round++) {
       for (const s of scenarios) {
         const r = await autocannon({ ...s.opts, connections: cfg.connections, duration: cfg.duration });

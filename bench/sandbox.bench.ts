@@ -61,7 +61,10 @@ async function serve(applications: number): Promise<void> {
  * Pages through the whole list with one client, as a full sync does (cold: each record rendered
  * once); answers the time taken and the cursor of the last full page (~99% in).
  */
-async function fullScan(ready: Ready, headers: Record<string, string>): Promise<{ cursor: string; position: number; ms: number; pages: number }> {
+async function fullScan(
+  ready: Ready,
+  headers: Record<string, string>,
+): Promise<{ cursor: string; position: number; ms: number; pages: number }> {
   let cursor: string | null = null;
   let seen = 0;
   let last = "";
@@ -102,8 +105,16 @@ export async function main(args: string[]): Promise<void> {
       { name: "baseline: GET /healthz", url: `${ready.origin}/healthz`, auth: false },
       { name: "GET /v1/check-api-key", url: `${v1}/check-api-key`, auth: true },
       { name: "applications, first page of 250", url: `${v1}/ats/applications?page_size=250`, auth: true },
-      { name: `applications, page of 250 at position ${deep.position.toLocaleString("en")}`, url: `${v1}/ats/applications?page_size=250&cursor=${deep.cursor}`, auth: true },
-      { name: "applications, 250 changed since a date (updated_after)", url: `${v1}/ats/applications?page_size=250&updated_after=${since}`, auth: true },
+      {
+        name: `applications, page of 250 at position ${deep.position.toLocaleString("en")}`,
+        url: `${v1}/ats/applications?page_size=250&cursor=${deep.cursor}`,
+        auth: true,
+      },
+      {
+        name: "applications, 250 changed since a date (updated_after)",
+        url: `${v1}/ats/applications?page_size=250&updated_after=${since}`,
+        auth: true,
+      },
       { name: "jobs, first page of 250", url: `${v1}/ats/jobs?page_size=250`, auth: true },
     ];
     const run = (s: (typeof scenarios)[number], seconds: number) =>
@@ -122,7 +133,13 @@ export async function main(args: string[]): Promise<void> {
     const rows = scenarios.map((s) => {
       const rs = results.get(s.name)!;
       const rps = median(rs.map((r) => r.requests.average));
-      return { name: s.name, rps, p50: median(rs.map((r) => r.latency.p50)), p99: median(rs.map((r) => r.latency.p99)), kb: median(rs.map((r) => r.throughput.average / r.requests.average / 1024)) };
+      return {
+        name: s.name,
+        rps,
+        p50: median(rs.map((r) => r.latency.p50)),
+        p99: median(rs.map((r) => r.latency.p99)),
+        kb: median(rs.map((r) => r.throughput.average / r.requests.average / 1024)),
+      };
     });
     const base = rows[0]!.rps;
     const out = [
@@ -131,7 +148,10 @@ export async function main(args: string[]): Promise<void> {
       "",
       "| scenario | req/s (median) | records/s | p50 ms | p99 ms | KiB per answer | vs baseline |",
       "|---|---:|---:|---:|---:|---:|---:|",
-      ...rows.map((r, i) => `| ${r.name} | ${r.rps.toFixed(0)} | ${i < 2 ? "" : (r.rps * 250).toFixed(0)} | ${r.p50} | ${r.p99} | ${r.kb.toFixed(1)} | ${(r.rps / base).toFixed(2)}x |`),
+      ...rows.map(
+        (r, i) =>
+          `| ${r.name} | ${r.rps.toFixed(0)} | ${i < 2 ? "" : (r.rps * 250).toFixed(0)} | ${r.p50} | ${r.p99} | ${r.kb.toFixed(1)} | ${(r.rps / base).toFixed(2)}x |`,
+      ),
       "",
       `Full scan, one client, cold (every record rendered once): ${deep.pages} pages of 250 applications in ${(deep.ms / 1000).toFixed(1)} s = ${((deep.pages * 250) / (deep.ms / 1000)).toFixed(0)} records/s.`,
       "",

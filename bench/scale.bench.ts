@@ -34,7 +34,16 @@ const CLOCK_TICKS = 100; // USER_HZ on Linux
 
 type Served = ReturnType<typeof serveChild> & { origin: string };
 type Scenario = { service: string; what: string; instances: Served[]; path: string; auth: boolean };
-type Measure = { rps: number; p50: number; p99: number; instanceCpu: number; coreCpu: number; postgresCpu: number; generatorCpu: number; busy: number };
+type Measure = {
+  rps: number;
+  p50: number;
+  p99: number;
+  instanceCpu: number;
+  coreCpu: number;
+  postgresCpu: number;
+  generatorCpu: number;
+  busy: number;
+};
 
 /** CPU seconds a process has used (user + system), from /proc/<pid>/stat. */
 function cpuSeconds(pid: number | undefined): number {
@@ -92,7 +101,8 @@ async function run(s: Scenario, opts: { duration: number; connections: number; t
   const ticks = machineTicks();
   const gen = process.cpuUsage(before.gen);
   for (const r of results) {
-    if (r.non2xx || r.errors || r.timeouts) throw new Error(`${s.service} ${s.what} ×${s.instances.length}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
+    if (r.non2xx || r.errors || r.timeouts)
+      throw new Error(`${s.service} ${s.what} ×${s.instances.length}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
   }
   const total = results.reduce((n, r) => n + r.requests.total, 0);
   return {
@@ -107,7 +117,10 @@ async function run(s: Scenario, opts: { duration: number; connections: number; t
   };
 }
 
-async function json<T>(url: string, init: { method?: string; token?: string; body?: unknown; form?: Record<string, string> } = {}): Promise<T> {
+async function json<T>(
+  url: string,
+  init: { method?: string; token?: string; body?: unknown; form?: Record<string, string> } = {},
+): Promise<T> {
   const res = await fetch(url, {
     method: init.method ?? (init.body || init.form ? "POST" : "GET"),
     headers: {
@@ -164,16 +177,36 @@ export async function main(args: string[]): Promise<void> {
     const { access_token: token } = await json<{ access_token: string }>(`${core.origin}/realms/hirebridge/protocol/openid-connect/token`, {
       form: { grant_type: "password", client_id: "hirebridge", username: "demo", password: "demo-password" },
     });
-    const position = await json<{ id: string }>(`${apis[0]!.origin}/api/v1/org/${DEMO_ORG}/position`, { token, body: { name: "Scale benchmark" } });
-    const { demo_integration_id: integration } = await json<{ demo_integration_id: string }>(`http://127.0.0.1:${sandboxPort}/sandbox/integrations`);
+    const position = await json<{ id: string }>(`${apis[0]!.origin}/api/v1/org/${DEMO_ORG}/position`, {
+      token,
+      body: { name: "Scale benchmark" },
+    });
+    const { demo_integration_id: integration } = await json<{ demo_integration_id: string }>(
+      `http://127.0.0.1:${sandboxPort}/sandbox/integrations`,
+    );
     const jobsPath = `/api/v1/ats/jobs?integration_id=${encodeURIComponent(integration)}&page_size=${pageSize}`;
     // Each proxy learns the demo integration's owner once (adoption), outside the measurement.
     for (const p of proxies) await json(`${p.origin}${jobsPath}`, { token });
 
     const scenarios: Scenario[] = [];
-    for (const n of [1, 2]) scenarios.push({ service: "api", what: "GET /healthz (baseline)", instances: apis.slice(0, n), path: "/healthz", auth: false });
-    for (const n of [1, 2]) scenarios.push({ service: "api", what: "GET one position", instances: apis.slice(0, n), path: `/api/v1/org/${DEMO_ORG}/position/${position.id}`, auth: true });
-    for (const n of [1, 2]) scenarios.push({ service: "proxy", what: `GET /ats/jobs (page_size ${pageSize})`, instances: proxies.slice(0, n), path: jobsPath, auth: true });
+    for (const n of [1, 2])
+      scenarios.push({ service: "api", what: "GET /healthz (baseline)", instances: apis.slice(0, n), path: "/healthz", auth: false });
+    for (const n of [1, 2])
+      scenarios.push({
+        service: "api",
+        what: "GET one position",
+        instances: apis.slice(0, n),
+        path: `/api/v1/org/${DEMO_ORG}/position/${position.id}`,
+        auth: true,
+      });
+    for (const n of [1, 2])
+      scenarios.push({
+        service: "proxy",
+        what: `GET /ats/jobs (page_size ${pageSize})`,
+        instances: proxies.slice(0, n),
+        path: jobsPath,
+        auth: true,
+      });
 
     const load = loadavg()[0]!.toFixed(1);
     for (const s of scenarios) await run(s, { duration: 2, connections, token, core }); // warm-up

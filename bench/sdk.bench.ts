@@ -17,7 +17,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Hirebridge } from "../src/client/index.js";
-import { freePort, machine, median, option, processMs, ROOT, serveChild, waitHealthy } from "./lib.js";
+import { freePort, machine, median, option, processMs, serveChild, waitHealthy } from "./lib.js";
 
 /** Throughput, latency, and the CPU the calling process spent per call (the client side only: the servers run in a child). */
 type Stat = { rps: number; p50: number; p99: number; cpuUs: number };

@@ -37,7 +37,6 @@ const DEFAULT_DB_URL = "postgres://postgres@127.0.0.1:5432/test";
 const FORM = { "content-type": "application/x-www-form-urlencoded" };
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 
-
 /** Child: the token service and a protected/unprotected no-op API, until the parent says stop. */
 async function serve(dbKind: string): Promise<void> {
   let database: Database;
@@ -137,7 +136,15 @@ async function hashRun(params: HashParams, seconds: number): Promise<Result> {
   const sorted = latencies.sort((a, b) => a - b);
   const at = (q: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0);
   const n = latencies.length;
-  return { requests: { average: n / seconds, total: n }, latency: { p50: at(0.5), p99: at(0.99), average: 0 }, non2xx: 0, errors: 0, timeouts: 0, "2xx": n, statusCodeStats: { 200: { count: n } } };
+  return {
+    requests: { average: n / seconds, total: n },
+    latency: { p50: at(0.5), p99: at(0.99), average: 0 },
+    non2xx: 0,
+    errors: 0,
+    timeouts: 0,
+    "2xx": n,
+    statusCodeStats: { 200: { count: n } },
+  };
 }
 
 export async function main(args: string[]): Promise<void> {
@@ -175,7 +182,10 @@ export async function main(args: string[]): Promise<void> {
           }),
       },
       { name: "refresh grant (rotating)", run: (seconds) => refreshRun(ready, connections, seconds) },
-      { name: "no-op route, no auth (baseline)", run: (seconds) => autocannon({ url: `${ready.apiUrl}/noop`, connections, duration: seconds }) },
+      {
+        name: "no-op route, no auth (baseline)",
+        run: (seconds) => autocannon({ url: `${ready.apiUrl}/noop`, connections, duration: seconds }),
+      },
       {
         name: "no-op route, bearer verified",
         run: (seconds) =>
@@ -202,7 +212,12 @@ export async function main(args: string[]): Promise<void> {
     memory.peaks();
     const rows = scenarios.map((s) => {
       const rs = results.get(s.name)!;
-      return { name: s.name, rps: median(rs.map((r) => r.requests.average)), p50: median(rs.map((r) => r.latency.p50)), p99: median(rs.map((r) => r.latency.p99)) };
+      return {
+        name: s.name,
+        rps: median(rs.map((r) => r.requests.average)),
+        p50: median(rs.map((r) => r.latency.p50)),
+        p99: median(rs.map((r) => r.latency.p99)),
+      };
     });
     const open = results.get(scenarios[4]!.name)!;
     const guarded = results.get(scenarios[5]!.name)!;

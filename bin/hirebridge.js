@@ -16,7 +16,9 @@ function compiledIsCurrent() {
   if (!existsSync(src)) return true; // an installed package or the image: dist/ only
   if (!existsSync(builtAt)) return false;
   const built = statSync(builtAt).mtimeMs;
-  return readdirSync(src, { recursive: true, encoding: "utf8" }).every((file) => !file.endsWith(".ts") || statSync(new URL(file, src)).mtimeMs <= built);
+  return readdirSync(src, { recursive: true, encoding: "utf8" }).every(
+    (file) => !file.endsWith(".ts") || statSync(new URL(file, src)).mtimeMs <= built,
+  );
 }
 
 if (compiledIsCurrent()) {

@@ -10,7 +10,9 @@ const REQUIRED_MAJOR = 24;
 if (Number(process.versions.node.split(".")[0]) < REQUIRED_MAJOR) {
   const pinned = fileURLToPath(new URL("../node_modules/node/bin/node", import.meta.url));
   if (!existsSync(pinned)) {
-    process.stderr.write(`hirebridge: needs Node.js ${REQUIRED_MAJOR} (this is ${process.version}); \`npm install\` in the checkout installs it\n`);
+    process.stderr.write(
+      `hirebridge: needs Node.js ${REQUIRED_MAJOR} (this is ${process.version}); \`npm install\` in the checkout installs it\n`,
+    );
     process.exit(1);
   }
   const run = spawnSync(pinned, process.argv.slice(1), { stdio: "inherit" });

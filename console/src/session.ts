@@ -11,7 +11,11 @@ export type Settings = { authUrl: string; clientId: string; redirectUri: string;
 const PENDING = "hirebridge-console-signin";
 type Pending = { state: string; verifier: string; returnTo: string };
 
-const b64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const b64url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 const random = (n: number) => b64url(crypto.getRandomValues(new Uint8Array(n)));
 
 export async function loadSettings(): Promise<Settings> {
@@ -73,7 +77,10 @@ export function whoAmI(hb: Hirebridge): { name: string; email: string | null } |
   if (!token) return null;
   try {
     const payload = JSON.parse(atob(token.split(".")[1]!.replace(/-/g, "+").replace(/_/g, "/"))) as Record<string, unknown>;
-    return { name: String(payload["preferred_username"] ?? "signed in"), email: typeof payload["email"] === "string" ? payload["email"] : null };
+    return {
+      name: String(payload["preferred_username"] ?? "signed in"),
+      email: typeof payload["email"] === "string" ? payload["email"] : null,
+    };
   } catch {
     return null;
   }

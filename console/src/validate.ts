@@ -23,14 +23,19 @@ function check(schema: Plain, value: unknown, path: string): AjvLike[] {
   }
   if (value === null) return [];
   const errors: AjvLike[] = [];
-  if (schema.enum && !schema.enum.includes(value)) errors.push({ keyword: "enum", instancePath: path, params: { allowedValues: schema.enum } });
+  if (schema.enum && !schema.enum.includes(value))
+    errors.push({ keyword: "enum", instancePath: path, params: { allowedValues: schema.enum } });
   if (typeof value === "string") {
-    if (schema.minLength !== undefined && value.length < schema.minLength) errors.push({ keyword: "minLength", instancePath: path, params: { limit: schema.minLength } });
-    if (schema.maxLength !== undefined && value.length > schema.maxLength) errors.push({ keyword: "maxLength", instancePath: path, params: { limit: schema.maxLength } });
+    if (schema.minLength !== undefined && value.length < schema.minLength)
+      errors.push({ keyword: "minLength", instancePath: path, params: { limit: schema.minLength } });
+    if (schema.maxLength !== undefined && value.length > schema.maxLength)
+      errors.push({ keyword: "maxLength", instancePath: path, params: { limit: schema.maxLength } });
   }
   if (typeof value === "number") {
-    if (schema.minimum !== undefined && value < schema.minimum) errors.push({ keyword: "minimum", instancePath: path, params: { limit: schema.minimum } });
-    if (schema.maximum !== undefined && value > schema.maximum) errors.push({ keyword: "maximum", instancePath: path, params: { limit: schema.maximum } });
+    if (schema.minimum !== undefined && value < schema.minimum)
+      errors.push({ keyword: "minimum", instancePath: path, params: { limit: schema.minimum } });
+    if (schema.maximum !== undefined && value > schema.maximum)
+      errors.push({ keyword: "maximum", instancePath: path, params: { limit: schema.maximum } });
   }
   return errors;
 }

@@ -81,7 +81,8 @@ export class CliContext {
     // A session belongs to the identity provider and client it came from.
     const sameIdp = stored && stored.authUrl === endpoints.authUrl && stored.clientId === endpoints.clientId;
     const session = sameIdp ? stored.session : null;
-    if (!session && !credentials) throw new CliError("Not logged in: run `hirebridge login` (or set HIREBRIDGE_USERNAME and HIREBRIDGE_PASSWORD)", EXIT.AUTH);
+    if (!session && !credentials)
+      throw new CliError("Not logged in: run `hirebridge login` (or set HIREBRIDGE_USERNAME and HIREBRIDGE_PASSWORD)", EXIT.AUTH);
     const persist = sameIdp ? stored : null;
     return new Hirebridge({
       ...endpoints,
@@ -110,7 +111,8 @@ export class CliContext {
     const { authUrl } = this.endpoints(await this.stored());
     const { env } = this.io;
     const username = env["HIREBRIDGE_ADMIN_USERNAME"] || "admin";
-    const password = env["HIREBRIDGE_ADMIN_PASSWORD"] || env["ADMIN_PASSWORD"] || (await this.askSecret(`Admin password for ${username}: `));
+    const password =
+      env["HIREBRIDGE_ADMIN_PASSWORD"] || env["ADMIN_PASSWORD"] || (await this.askSecret(`Admin password for ${username}: `));
     return new HirebridgeAdmin({ authUrl, credentials: { username, password } });
   }
 

@@ -74,7 +74,11 @@ export function renderTable<T>(all: Column<T>[], rows: T[], width?: number): str
   const texts = allTexts.map((r) => keep.map((i) => r[i]!));
   const natural = keep.map((i) => allNatural[i]!);
   const widths = width ? fitWidths(natural, width) : natural;
-  const line = (parts: string[]) => parts.map((p, i) => fit(p, widths[i]!).padEnd(widths[i]!)).join(" ".repeat(GAP)).trimEnd();
+  const line = (parts: string[]) =>
+    parts
+      .map((p, i) => fit(p, widths[i]!).padEnd(widths[i]!))
+      .join(" ".repeat(GAP))
+      .trimEnd();
   return [line(columns.map((c) => c.header)), line(widths.map((w) => "-".repeat(w))), ...texts.map(line)].join("\n");
 }
 

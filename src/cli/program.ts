@@ -47,7 +47,9 @@ export function examples(cmd: Command, lines: string[]): Command {
  */
 export function buildProgram(io: CliIo, setExitCode: (code: number) => void = () => undefined): Command {
   const program = new Command("hirebridge")
-    .description("Hirebridge from the command line: positions, candidates, integrations, ATS data, syncs, users, and the services themselves.")
+    .description(
+      "Hirebridge from the command line: positions, candidates, integrations, ATS data, syncs, users, and the services themselves.",
+    )
     .option("--json", "print results as JSON (the API's answer) instead of tables")
     .option("--auth-url <url>", "identity provider realm URL (env HIREBRIDGE_AUTH_URL; default http://127.0.0.1:8080/realms/hirebridge)")
     .option("--api-url <url>", "recruiting API base URL (env HIREBRIDGE_API_URL; default http://127.0.0.1:8001/api/v1)")
@@ -67,7 +69,11 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void = ()
     async (...params) => {
       const cmd = params.at(-1) as Command;
       const ctx = new CliContext(io, cmd.optsWithGlobals<GlobalOptions>());
-      const code = await action(ctx, cmd.processedArgs.flat().filter((a): a is string => typeof a === "string"), cmd.opts());
+      const code = await action(
+        ctx,
+        cmd.processedArgs.flat().filter((a): a is string => typeof a === "string"),
+        cmd.opts(),
+      );
       setExitCode(code ?? EXIT.OK);
     };
   for (const register of REGISTRATIONS) register(program, run);

@@ -60,7 +60,9 @@ export async function readLine(term: Terminal, prompt: string | null): Promise<s
 export async function readStdin(stdin: Readable): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+  return Buffer.concat(chunks)
+    .toString("utf8")
+    .replace(/\r?\n$/, "");
 }
 
 /** Asks a yes/no question; only "y" or "yes" confirms. On EOF (nothing piped) the answer is no. */

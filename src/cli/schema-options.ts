@@ -28,19 +28,31 @@ const camel = (name: string) => name.replace(/_([a-z])/g, (_, c: string) => c.to
 
 /** Fields a client may send: everything but the read-only ones (ignored by the server anyway). */
 export function writableFields(schema: TObject, exclude: readonly string[] = []): [string, TSchema][] {
-  return Object.entries(schema.properties).filter(
-    ([name, s]) => !(s as { readOnly?: boolean }).readOnly && !exclude.includes(name),
-  ) as [string, TSchema][];
+  return Object.entries(schema.properties).filter(([name, s]) => !(s as { readOnly?: boolean }).readOnly && !exclude.includes(name)) as [
+    string,
+    TSchema,
+  ][];
 }
 
 function hint(kind: FieldKind): string {
-  const base =
-    kind.enum ? "" : kind.type === "boolean" ? "true|false" : kind.type === "integer" ? "whole number" : kind.type === "array" ? "comma-separated" : "";
+  const base = kind.enum
+    ? ""
+    : kind.type === "boolean"
+      ? "true|false"
+      : kind.type === "integer"
+        ? "whole number"
+        : kind.type === "array"
+          ? "comma-separated"
+          : "";
   return [base, kind.nullable ? '"null" clears it' : ""].filter(Boolean).join("; ");
 }
 
 /** Adds one `--field <value>` option per writable field; `required` follows the schema when asked. */
-export function addSchemaOptions(cmd: Command, schema: TObject, opts: { enforceRequired?: boolean; exclude?: readonly string[] } = {}): Command {
+export function addSchemaOptions(
+  cmd: Command,
+  schema: TObject,
+  opts: { enforceRequired?: boolean; exclude?: readonly string[] } = {},
+): Command {
   const required = new Set(opts.enforceRequired ? (schema.required ?? []) : []);
   for (const [name, field] of writableFields(schema, opts.exclude)) {
     const kind = kindOf(field);
@@ -60,7 +72,11 @@ export function addSchemaOptions(cmd: Command, schema: TObject, opts: { enforceR
 }
 
 /** The request body from the options given (absent options are absent fields: a partial update). */
-export function bodyFromOptions(schema: TObject, options: Record<string, unknown>, exclude: readonly string[] = []): Record<string, unknown> {
+export function bodyFromOptions(
+  schema: TObject,
+  options: Record<string, unknown>,
+  exclude: readonly string[] = [],
+): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const [name, field] of writableFields(schema, exclude)) {
     const raw = options[camel(name)];
@@ -95,7 +111,12 @@ function convert(kind: FieldKind, raw: string, where: string): unknown {
       if (value !== "" && Number.isFinite(Number(value))) return Number(value);
       throw new CliError(`${where}: expected a number, got ${JSON.stringify(raw)}`, EXIT.USAGE);
     case "array":
-      return value === "" ? [] : value.split(/[,;]/).map((v) => v.trim()).filter(Boolean);
+      return value === ""
+        ? []
+        : value
+            .split(/[,;]/)
+            .map((v) => v.trim())
+            .filter(Boolean);
     case "object":
       try {
         return JSON.parse(value);

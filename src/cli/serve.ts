@@ -33,7 +33,9 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
   const stopTelemetry = await startTelemetry(config);
   const { startStack } = await import("../runtime/stack.js");
   const stack = await startStack(config, wanted as ServiceName[], logger);
-  const data = config.DATABASE_URL ? "Postgres (DATABASE_URL)" : `${resolve(config.DATA_DIR)}  (database and sandbox state; \`hirebridge reset\` starts over)`;
+  const data = config.DATABASE_URL
+    ? "Postgres (DATABASE_URL)"
+    : `${resolve(config.DATA_DIR)}  (database and sandbox state; \`hirebridge reset\` starts over)`;
   const lines = [...(await stack.banner()), bannerLine("Data", data)];
   process.stdout.write(`\nHirebridge is running.\n${lines.map((l) => `  ${l}`).join("\n")}\n\n`);
 
@@ -50,16 +52,19 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
       process.exit(1);
     }, DRAIN_TIMEOUT_MS);
     timer.unref();
-    stack.close().then(async () => stopTelemetry?.()).then(
-      () => {
-        logger.info("stopped cleanly");
-        process.exit(0);
-      },
-      (err: unknown) => {
-        logger.error({ err }, "error while stopping");
-        process.exit(1);
-      },
-    );
+    stack
+      .close()
+      .then(async () => stopTelemetry?.())
+      .then(
+        () => {
+          logger.info("stopped cleanly");
+          process.exit(0);
+        },
+        (err: unknown) => {
+          logger.error({ err }, "error while stopping");
+          process.exit(1);
+        },
+      );
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));

@@ -26,13 +26,11 @@ export type ErrorDetail = Static<typeof ErrorDetailSchema>;
  * "X or null", with null tried first: the apps' Ajv coerces types, and an `anyOf [X, null]` would
  * turn a JSON null into "" (or 0, or false) in the X branch before reaching the null one.
  */
-export const Nullable = <T extends TSchema>(schema: T, opts: Record<string, unknown> = {}) =>
-  Type.Union([Type.Null(), schema], opts);
+export const Nullable = <T extends TSchema>(schema: T, opts: Record<string, unknown> = {}) => Type.Union([Type.Null(), schema], opts);
 
 export const Uuid = (opts: Record<string, unknown> = {}) => Type.String({ format: "uuid", ...opts });
 export const DateTime = (opts: Record<string, unknown> = {}) => Type.String({ format: "date-time", ...opts });
-export const Int32 = (opts: Record<string, unknown> = {}) =>
-  Type.Integer({ minimum: -2147483648, maximum: 2147483647, ...opts });
+export const Int32 = (opts: Record<string, unknown> = {}) => Type.Integer({ minimum: -2147483648, maximum: 2147483647, ...opts });
 
 /**
  * `schema` with its own description, typed as the schema itself. A bare spread (`{ ...schema,

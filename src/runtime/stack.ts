@@ -44,7 +44,10 @@ export async function startStack(
   let queue: Promise<JobQueue> | undefined;
   const jobQueue = () => {
     if (!database) return Promise.reject(new Error("the job queue needs storage"));
-    queue ??= openJobQueue(database, logger.child({ component: "queue" }), { schedule: config.WORKERS, heartbeatSeconds: config.JOB_HEARTBEAT_SECONDS });
+    queue ??= openJobQueue(database, logger.child({ component: "queue" }), {
+      schedule: config.WORKERS,
+      heartbeatSeconds: config.JOB_HEARTBEAT_SECONDS,
+    });
     return queue;
   };
   const services: BuiltService[] = [];

@@ -13,8 +13,7 @@ export class ConfigError extends Error {
   }
 }
 
-const Port = (def: number, description: string) =>
-  Type.Integer({ minimum: 0, maximum: 65535, default: def, description });
+const Port = (def: number, description: string) => Type.Integer({ minimum: 0, maximum: 65535, default: def, description });
 
 /**
  * Every variable of the run contract. Each service reads the part it needs; they share one schema so
@@ -27,21 +26,21 @@ export const ConfigSchema = Type.Object({
   AUTH_PORT: Port(8080, "Embedded token service port."),
   SANDBOX_PORT: Port(8090, "Upstream sandbox port."),
   CONSOLE_PORT: Port(8002, "Operator console port (the web console; signs in as client `hirebridge-console`)."),
-  PUBLIC_HOST: Type.Optional(
-    Type.String({ description: "Host name used in URLs the services print and issue (default: HOST)." }),
-  ),
+  PUBLIC_HOST: Type.Optional(Type.String({ description: "Host name used in URLs the services print and issue (default: HOST)." })),
   LOG_LEVEL: Type.Union(
     ["fatal", "error", "warn", "info", "debug", "trace", "silent"].map((l) => Type.Literal(l)),
     { default: "info", description: "pino log level." },
   ),
   LOG_FORMAT: Type.Union(
     ["auto", "json", "pretty"].map((l) => Type.Literal(l)),
-    { default: "auto", description: "Log lines: `pretty` (one readable line per request or event), `json` (pino, for collectors), or `auto`: pretty when stdout is a terminal, else JSON." },
+    {
+      default: "auto",
+      description:
+        "Log lines: `pretty` (one readable line per request or event), `json` (pino, for collectors), or `auto`: pretty when stdout is a terminal, else JSON.",
+    },
   ),
   DATA_DIR: Type.String({ default: "./.data", description: "Where embedded storage (PGlite) and signing keys live." }),
-  DATABASE_URL: Type.Optional(
-    Type.String({ pattern: "^postgres(ql)?://", description: "A real Postgres; unset means embedded PGlite." }),
-  ),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: "^postgres(ql)?://", description: "A real Postgres; unset means embedded PGlite." })),
   DATABASE_SCHEMA: Type.Optional(
     Type.String({ pattern: "^[a-z_][a-z0-9_]{0,62}$", description: "Postgres schema to use (default public)." }),
   ),
@@ -52,23 +51,29 @@ export const ConfigSchema = Type.Object({
       description: "Issuer (realm URL) whose tokens the APIs trust. Default: the embedded token service.",
     }),
   ),
-  AUTH_JWKS_URL: Type.Optional(
-    Type.String({ pattern: "^https?://", description: "JWKS URL; default: discovered from the issuer." }),
-  ),
-  AUTH_AUDIENCE: Type.Optional(
-    Type.String({ minLength: 1, description: "When set, tokens must name it in `aud` or `azp`." }),
-  ),
-  AUTH_CLOCK_SKEW_SECONDS: Type.Integer({ minimum: 0, maximum: 300, default: 30, description: "Clock skew tolerated on exp/nbf, seconds." }),
+  AUTH_JWKS_URL: Type.Optional(Type.String({ pattern: "^https?://", description: "JWKS URL; default: discovered from the issuer." })),
+  AUTH_AUDIENCE: Type.Optional(Type.String({ minLength: 1, description: "When set, tokens must name it in `aud` or `azp`." })),
+  AUTH_CLOCK_SKEW_SECONDS: Type.Integer({
+    minimum: 0,
+    maximum: 300,
+    default: 30,
+    description: "Clock skew tolerated on exp/nbf, seconds.",
+  }),
   AUTH_REALM: Type.String({ default: "hirebridge", pattern: "^[A-Za-z0-9_-]+$", description: "Realm of the embedded token service." }),
   AUTH_CLIENT_ID: Type.String({ default: "hirebridge", minLength: 1, description: "Public client id." }),
   ACCESS_TOKEN_LIFESPAN: Type.Integer({ minimum: 1, default: 1800, description: "Access token lifetime, seconds." }),
-  REFRESH_TOKEN_LIFESPAN: Type.Integer({ minimum: 1, default: 1800, description: "Refresh token lifetime (SSO idle), seconds; each refresh slides it." }),
+  REFRESH_TOKEN_LIFESPAN: Type.Integer({
+    minimum: 1,
+    default: 1800,
+    description: "Refresh token lifetime (SSO idle), seconds; each refresh slides it.",
+  }),
   SESSION_MAX_LIFESPAN: Type.Integer({ minimum: 1, default: 36000, description: "Longest a login session lives (SSO max), seconds." }),
   BRUTE_FORCE_MAX_FAILURES: Type.Integer({ minimum: 1, default: 5, description: "Failed logins before a user is locked out for a while." }),
   BRUTE_FORCE_LOCKOUT_SECONDS: Type.Integer({ minimum: 1, default: 60, description: "How long a lockout lasts, seconds." }),
   PASSWORD_RESET_ENDS_SESSIONS: Type.Boolean({
     default: true,
-    description: "A password set through the admin API (reset-password, or credentials in a user update) ends the user's sessions: their refresh tokens stop working.",
+    description:
+      "A password set through the admin API (reset-password, or credentials in a user update) ends the user's sessions: their refresh tokens stop working.",
   }),
   PASSWORD_HASH_MEMORY_KIB: Type.Integer({
     minimum: 1024,
@@ -77,9 +82,18 @@ export const ConfigSchema = Type.Object({
     description:
       "argon2id memory per password hash, KiB (19456 = 19 MiB, OWASP's minimum; with the defaults one hash takes about 26 ms of one core, see docs/token-service.md). Lower values are for tests only. Stored hashes keep theirs until the next login.",
   }),
-  PASSWORD_HASH_PASSES: Type.Integer({ minimum: 1, maximum: 100, default: 2, description: "argon2id passes (time cost) per password hash; OWASP's minimum with 19 MiB is 2." }),
+  PASSWORD_HASH_PASSES: Type.Integer({
+    minimum: 1,
+    maximum: 100,
+    default: 2,
+    description: "argon2id passes (time cost) per password hash; OWASP's minimum with 19 MiB is 2.",
+  }),
   PASSWORD_HASH_PARALLELISM: Type.Integer({ minimum: 1, maximum: 16, default: 1, description: "argon2id lanes per password hash." }),
-  ADMIN_PASSWORD: Type.String({ default: "admin-password", minLength: 1, description: "Password of `admin` in realm master (admin REST API)." }),
+  ADMIN_PASSWORD: Type.String({
+    default: "admin-password",
+    minLength: 1,
+    description: "Password of `admin` in realm master (admin REST API).",
+  }),
   DEMO_PASSWORD: Type.String({ default: "demo-password", minLength: 1, description: "Password of the demo user created on first start." }),
   DEMO_ORG_ID: Type.String({
     pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
@@ -89,7 +103,8 @@ export const ConfigSchema = Type.Object({
   RATE_LIMIT_PER_MINUTE: Type.Integer({
     minimum: 0,
     default: 1200,
-    description: "Requests per minute per caller (token subject, else address) on the recruiting API and the proxy; 429 with Retry-After. 0 = off. Shared through Redis when REDIS_URL is set. The webhook receivers are outside it: authentic events are never refused; unauthentic ones get this many per address per instance.",
+    description:
+      "Requests per minute per caller (token subject, else address) on the recruiting API and the proxy; 429 with Retry-After. 0 = off. Shared through Redis when REDIS_URL is set. The webhook receivers are outside it: authentic events are never refused; unauthentic ones get this many per address per instance.",
   }),
   TOKEN_RATE_LIMIT_PER_MINUTE: Type.Integer({
     minimum: 0,
@@ -100,11 +115,13 @@ export const ConfigSchema = Type.Object({
     minimum: 0,
     maximum: 10,
     default: 0,
-    description: "Load balancers in front of the services whose X-Forwarded-For is trusted (client address for rate limits and logs); 0 = none.",
+    description:
+      "Load balancers in front of the services whose X-Forwarded-For is trusted (client address for rate limits and logs); 0 = none.",
   }),
   CORS_ORIGINS: Type.String({
     default: "*",
-    description: "Origins allowed to call the recruiting API and the proxy from a browser: `*`, or a comma-separated list (bearer tokens, no cookies); the operator console's origin is always allowed.",
+    description:
+      "Origins allowed to call the recruiting API and the proxy from a browser: `*`, or a comma-separated list (bearer tokens, no cookies); the operator console's origin is always allowed.",
   }),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 1048576, description: "Largest request body accepted; larger answers 413." }),
   REQUEST_TIMEOUT_MS: Type.Integer({
@@ -116,20 +133,34 @@ export const ConfigSchema = Type.Object({
     Type.String({ pattern: "^https?://", description: "OTLP/HTTP collector; when set, traces (HTTP in and out, Postgres) are exported." }),
   ),
   OTEL_SERVICE_NAME: Type.String({ default: "hirebridge", minLength: 1, description: "service.name of exported traces." }),
-  UPSTREAM_BASE_URL: Type.Optional(
-    Type.String({ pattern: "^https?://", description: "Upstream unified ATS API; default: the sandbox." }),
-  ),
-  UPSTREAM_API_KEY: Type.String({ default: "sandbox-api-key", minLength: 1, description: "Key the proxy sends upstream and the sandbox accepts." }),
-  UPSTREAM_WEBHOOK_SECRET: Type.String({ default: "sandbox-webhook-secret", minLength: 1, description: "Secret the upstream signs webhooks with." }),
+  UPSTREAM_BASE_URL: Type.Optional(Type.String({ pattern: "^https?://", description: "Upstream unified ATS API; default: the sandbox." })),
+  UPSTREAM_API_KEY: Type.String({
+    default: "sandbox-api-key",
+    minLength: 1,
+    description: "Key the proxy sends upstream and the sandbox accepts.",
+  }),
+  UPSTREAM_WEBHOOK_SECRET: Type.String({
+    default: "sandbox-webhook-secret",
+    minLength: 1,
+    description: "Secret the upstream signs webhooks with.",
+  }),
   UPSTREAM_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 15000, description: "Timeout of one upstream call, ms." }),
-  INTEGRATION_CACHE_TTL_SECONDS: Type.Integer({ minimum: 0, default: 60, description: "How long integration details are cached, seconds." }),
+  INTEGRATION_CACHE_TTL_SECONDS: Type.Integer({
+    minimum: 0,
+    default: 60,
+    description: "How long integration details are cached, seconds.",
+  }),
   UPSTREAM_RETRIES: Type.Integer({
     minimum: 0,
     maximum: 10,
     default: 2,
     description: "Proxy: retries of an upstream read after 429, 5xx or a connection failure (writes: only when nothing was sent).",
   }),
-  UPSTREAM_RETRY_BASE_MS: Type.Integer({ minimum: 1, default: 200, description: "Proxy: first retry backoff step, ms (doubles, jittered)." }),
+  UPSTREAM_RETRY_BASE_MS: Type.Integer({
+    minimum: 1,
+    default: 200,
+    description: "Proxy: first retry backoff step, ms (doubles, jittered).",
+  }),
   UPSTREAM_RETRY_MAX_WAIT_MS: Type.Integer({
     minimum: 0,
     default: 5000,
@@ -151,7 +182,12 @@ export const ConfigSchema = Type.Object({
     default: 300,
     description: "Overlap of incremental syncs: the next delta reads from the last sync's start minus this, seconds.",
   }),
-  SYNC_PAGE_SIZE: Type.Integer({ minimum: 1, maximum: 250, default: 250, description: "Records per upstream page the sync engine reads (the upstream allows 250)." }),
+  SYNC_PAGE_SIZE: Type.Integer({
+    minimum: 1,
+    maximum: 250,
+    default: 250,
+    description: "Records per upstream page the sync engine reads (the upstream allows 250).",
+  }),
   SYNC_WEEKLY_CRON: Type.String({
     default: "0 3 * * 0",
     description: "Cron (UTC) of the weekly full sync of every active integration, the safety net for lost webhooks.",
@@ -168,14 +204,32 @@ export const ConfigSchema = Type.Object({
       "A running job whose worker sent no heartbeat for this long (its process died) goes back to the queue for another instance. Workers beat every half of it; instances look for such jobs as often (at most every 60 s).",
   }),
   SANDBOX_SEED: Type.Integer({ default: 42, description: "Seed of the sandbox's generated data." }),
-  SANDBOX_APPLICATIONS: Type.Integer({ minimum: 0, maximum: 1000000, default: 60, description: "Applications the sandbox generates for its demo integration." }),
+  SANDBOX_APPLICATIONS: Type.Integer({
+    minimum: 0,
+    maximum: 1000000,
+    default: 60,
+    description: "Applications the sandbox generates for its demo integration.",
+  }),
   SANDBOX_WEBHOOK_URL: Type.Optional(
     Type.String({ pattern: "^https?://", description: "Receiver base; default: the local proxy's webhooks." }),
   ),
   SANDBOX_LATENCY_MS: Type.Integer({ minimum: 0, default: 0, description: "Latency the sandbox adds to every answer, ms." }),
-  SANDBOX_RATE_LIMIT_PER_SECOND: Type.Integer({ minimum: 0, default: 0, description: "Sandbox rate limit per API key (429 + Retry-After); 0 = off." }),
-  SANDBOX_CONCURRENCY_LIMIT: Type.Integer({ minimum: 0, default: 30, description: "Sandbox concurrency limit per integration on actions." }),
-  SANDBOX_FAULT_RATE: Type.Number({ minimum: 0, maximum: 1, default: 0, description: "Share of sandbox calls that fail (5xx, timeouts, drops)." }),
+  SANDBOX_RATE_LIMIT_PER_SECOND: Type.Integer({
+    minimum: 0,
+    default: 0,
+    description: "Sandbox rate limit per API key (429 + Retry-After); 0 = off.",
+  }),
+  SANDBOX_CONCURRENCY_LIMIT: Type.Integer({
+    minimum: 0,
+    default: 30,
+    description: "Sandbox concurrency limit per integration on actions.",
+  }),
+  SANDBOX_FAULT_RATE: Type.Number({
+    minimum: 0,
+    maximum: 1,
+    default: 0,
+    description: "Share of sandbox calls that fail (5xx, timeouts, drops).",
+  }),
 });
 export type Config = Static<typeof ConfigSchema>;
 
@@ -230,7 +284,9 @@ export type ServiceUrls = ReturnType<typeof serviceUrls>;
 
 /** The browser origins the recruiting API and the proxy answer: CORS_ORIGINS, and the operator console's whenever it is a list. */
 export function corsOriginsOf(config: Config): string {
-  const list = config.CORS_ORIGINS.split(",").map((o) => o.trim()).filter(Boolean);
+  const list = config.CORS_ORIGINS.split(",")
+    .map((o) => o.trim())
+    .filter(Boolean);
   if (list.includes("*")) return "*";
   const consoleOrigin = serviceUrls(config).console;
   return [...new Set([...list, consoleOrigin])].join(",");

@@ -9,13 +9,15 @@ import type { Config } from "./config.js";
 export async function startTelemetry(config: Config): Promise<(() => Promise<void>) | undefined> {
   const endpoint = config.OTEL_EXPORTER_OTLP_ENDPOINT;
   if (!endpoint) return undefined;
-  const [{ NodeSDK }, { OTLPTraceExporter }, { HttpInstrumentation }, { UndiciInstrumentation }, { PgInstrumentation }] = await Promise.all([
-    import("@opentelemetry/sdk-node"),
-    import("@opentelemetry/exporter-trace-otlp-http"),
-    import("@opentelemetry/instrumentation-http"),
-    import("@opentelemetry/instrumentation-undici"),
-    import("@opentelemetry/instrumentation-pg"),
-  ]);
+  const [{ NodeSDK }, { OTLPTraceExporter }, { HttpInstrumentation }, { UndiciInstrumentation }, { PgInstrumentation }] = await Promise.all(
+    [
+      import("@opentelemetry/sdk-node"),
+      import("@opentelemetry/exporter-trace-otlp-http"),
+      import("@opentelemetry/instrumentation-http"),
+      import("@opentelemetry/instrumentation-undici"),
+      import("@opentelemetry/instrumentation-pg"),
+    ],
+  );
   const sdk = new NodeSDK({
     serviceName: config.OTEL_SERVICE_NAME,
     traceExporter: new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, "")}/v1/traces` }),

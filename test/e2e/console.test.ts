@@ -70,9 +70,23 @@ async function accessible(label: string, p: Page = page): Promise<void> {
   // Evaluated through the DevTools protocol: the page's CSP (rightly) refuses an injected script tag.
   if (!(await p.evaluate(() => "axe" in window))) await p.evaluate(`${await readFile(AXE, "utf8")}\n;void 0`);
   const violations = await p.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: unknown, opts: unknown) => Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: unknown }[] }[] }> } }).axe;
+    const axe = (
+      window as unknown as {
+        axe: {
+          run: (
+            ctx: unknown,
+            opts: unknown,
+          ) => Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: unknown }[] }[] }>;
+        };
+      }
+    ).axe;
     const result = await axe.run(document, { iframes: false, resultTypes: ["violations"] });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => JSON.stringify(n.target)).slice(0, 3) }));
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      targets: v.nodes.map((n) => JSON.stringify(n.target)).slice(0, 3),
+    }));
   });
   const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
   assert.deepEqual(serious, [], `${label}: accessibility violations`);
@@ -93,22 +107,39 @@ function watch(p: Page): void {
   });
 }
 
-before(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
-  await rm(SHOTS, { recursive: true, force: true });
-  await mkdir(SHOTS, { recursive: true });
-  dataDir = await mkdtemp(join(tmpdir(), "hirebridge-console-e2e-"));
-  ports = { proxy: await freePort(), api: await freePort(), console: await freePort(), auth: await freePort(), sandbox: await freePort() };
-  const banner = await startLikeNpmStart();
-  assert.match(banner, new RegExp(`Operator console:\\s+${origin(ports.console)}/`), "npm start prints the console's URL");
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync"],
-  });
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  watch(page);
-}, { timeout: 240_000 });
+before(
+  async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
+    await rm(SHOTS, { recursive: true, force: true });
+    await mkdir(SHOTS, { recursive: true });
+    dataDir = await mkdtemp(join(tmpdir(), "hirebridge-console-e2e-"));
+    ports = {
+      proxy: await freePort(),
+      api: await freePort(),
+      console: await freePort(),
+      auth: await freePort(),
+      sandbox: await freePort(),
+    };
+    const banner = await startLikeNpmStart();
+    assert.match(banner, new RegExp(`Operator console:\\s+${origin(ports.console)}/`), "npm start prints the console's URL");
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--no-first-run",
+        "--disable-sync",
+      ],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    watch(page);
+  },
+  { timeout: 240_000 },
+);
 
 after(async () => {
   await browser?.close();
@@ -123,7 +154,9 @@ after(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-test("the console: sign in, connect an ATS, watch its first sync, map stages, see the write-back land upstream", { timeout: 300_000 }, async () => {
+test("the console: sign in, connect an ATS, watch its first sync, map stages, see the write-back land upstream", {
+  timeout: 300_000,
+}, async () => {
   const consoleUrl = origin(ports.console);
   const authUrl = `${origin(ports.auth)}/realms/hirebridge`;
   // The test's own API client (what the interview runner would do): the demo user through the password grant.
@@ -168,7 +201,8 @@ test("the console: sign in, connect an ATS, watch its first sync, map stages, se
   const integrationId = decodeURIComponent(page.url().split("/integrations/")[1]!);
 
   // 3. Its first sync (started by integration-created) finishes: jobs, then applications.
-  const firstRun = (model: string) => page.locator(`tr[data-model="${model}"][data-run-state="succeeded"]`, { hasText: "integration-created" });
+  const firstRun = (model: string) =>
+    page.locator(`tr[data-model="${model}"][data-run-state="succeeded"]`, { hasText: "integration-created" });
   await firstRun("jobs").waitFor({ timeout: 90_000 });
   await firstRun("applications").waitFor({ timeout: 90_000 });
   await page.getByRole("img", { name: /Records synced per run/ }).waitFor();
@@ -220,8 +254,15 @@ test("the console: sign in, connect an ATS, watch its first sync, map stages, se
   assert.ok(mapped.passed_stage, "passed_stage saved");
 
   // 6. The interview is graded through the API, as the interview runner does.
-  await hb.interviews.update(target.positionId, target.candidateId, { status: "completed", transcript_link: "https://interviews.example/t/1" });
-  await hb.interviews.update(target.positionId, target.candidateId, { status: "graded", score: 88, feedback: "Clear, structured answers." });
+  await hb.interviews.update(target.positionId, target.candidateId, {
+    status: "completed",
+    transcript_link: "https://interviews.example/t/1",
+  });
+  await hb.interviews.update(target.positionId, target.candidateId, {
+    status: "graded",
+    score: 88,
+    feedback: "Clear, structured answers.",
+  });
   await page.reload();
   await page.getByRole("button", { name: "Sign in" }).waitFor(); // tokens live in memory: a reload signs in again
   await page.getByRole("button", { name: "Sign in" }).click();
@@ -237,8 +278,14 @@ test("the console: sign in, connect an ATS, watch its first sync, map stages, se
   await page.locator(`tr[data-application="${target.applicationId}"][data-write-back-state="done"]`).waitFor({ timeout: 60_000 });
   await accessible("write-back done");
   await shot("write-back-done");
-  const res = await fetch(`${origin(ports.sandbox)}/sandbox/integrations/${encodeURIComponent(integrationId)}/applications/${target.applicationId}`);
-  const application = (await res.json()) as { current_stage: { name: string } | null; notes: { content: string }[]; result_links: { url: string }[] };
+  const res = await fetch(
+    `${origin(ports.sandbox)}/sandbox/integrations/${encodeURIComponent(integrationId)}/applications/${target.applicationId}`,
+  );
+  const application = (await res.json()) as {
+    current_stage: { name: string } | null;
+    notes: { content: string }[];
+    result_links: { url: string }[];
+  };
   assert.equal(application.current_stage?.name, "Offer");
   assert.equal(application.notes.length, 1);
   assert.match(application.notes[0]!.content, /88/);

@@ -46,7 +46,13 @@ export async function startTestIdentity(
   opts: { overrides?: Record<string, string | number>; now?: () => number } = {},
 ): Promise<TestIdentity> {
   const port = await freePort();
-  const config = testConfig({ PASSWORD_HASH_MEMORY_KIB: TEST_HASH_MEMORY_KIB, PASSWORD_HASH_PASSES: 1, ...opts.overrides, AUTH_PORT: port, HOST: "127.0.0.1" });
+  const config = testConfig({
+    PASSWORD_HASH_MEMORY_KIB: TEST_HASH_MEMORY_KIB,
+    PASSWORD_HASH_PASSES: 1,
+    ...opts.overrides,
+    AUTH_PORT: port,
+    HOST: "127.0.0.1",
+  });
   const urls = serviceUrls(config);
   const { app } = await buildTokenApp({ config, logger: silentLogger(), database, urls, ...(opts.now ? { now: opts.now } : {}) });
   await app.listen({ host: "127.0.0.1", port });

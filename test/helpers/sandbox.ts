@@ -61,7 +61,12 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Test
     rateLimitPerSecond: opts.rateLimitPerSecond ?? 0,
     faultRate: opts.faultRate ?? 0,
     concurrencyLimit: opts.concurrencyLimit ?? 30,
-    webhookRetry: { baseDelayMs: opts.webhookRetryBaseMs ?? 20, maxDelayMs: 1000, maxAttempts: opts.webhookMaxAttempts ?? 4, timeoutMs: 2000 },
+    webhookRetry: {
+      baseDelayMs: opts.webhookRetryBaseMs ?? 20,
+      maxDelayMs: 1000,
+      maxAttempts: opts.webhookMaxAttempts ?? 4,
+      timeoutMs: 2000,
+    },
     syncDurationMs: opts.syncDurationMs ?? 20,
   });
   await app.listen({ host: "127.0.0.1", port: 0 });

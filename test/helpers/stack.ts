@@ -109,9 +109,16 @@ export async function connectThroughPage(proxyUrl: string, token: string, toolId
   const confirmUrl = new URL(link.body.data.link);
   confirmUrl.pathname += "/confirm";
   confirmUrl.search = "";
-  const confirm = await call<{ activation_token: string; integration_id: string }>(confirmUrl.toString(), { method: "POST", body: { tool_id: toolId } });
+  const confirm = await call<{ activation_token: string; integration_id: string }>(confirmUrl.toString(), {
+    method: "POST",
+    body: { tool_id: toolId },
+  });
   if (confirm.status !== 200) throw new Error(`the connect page answered ${confirm.status}: ${JSON.stringify(confirm.body)}`);
-  const activated = await call(`${proxyUrl}/connect/activate`, { method: "POST", token, body: { activation_token: confirm.body.activation_token } });
+  const activated = await call(`${proxyUrl}/connect/activate`, {
+    method: "POST",
+    token,
+    body: { activation_token: confirm.body.activation_token },
+  });
   if (activated.status !== 200) throw new Error(`activate answered ${activated.status}: ${JSON.stringify(activated.body)}`);
   return confirm.body.integration_id;
 }

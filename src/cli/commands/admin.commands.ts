@@ -50,7 +50,9 @@ async function newPassword(ctx: CliContext, fromStdin: boolean, who: string): Pr
 export const registerAdminCommands: RegisterCommands = (program, run) => {
   const admin = program
     .command("admin")
-    .description("Administration through the identity provider's (Keycloak) admin API. Admin login: HIREBRIDGE_ADMIN_PASSWORD or ADMIN_PASSWORD, else asked.");
+    .description(
+      "Administration through the identity provider's (Keycloak) admin API. Admin login: HIREBRIDGE_ADMIN_PASSWORD or ADMIN_PASSWORD, else asked.",
+    );
   const users = admin.command("users").description("Users of the realm and their organisations.");
 
   const list = users

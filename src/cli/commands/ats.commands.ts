@@ -171,7 +171,9 @@ export const registerAtsCommands: RegisterCommands = (program, run) => {
     examples(cmd, [
       `hirebridge ats ${kind.command} --integration greenhouse:8d1h…`,
       `hirebridge --json ats ${kind.command} -i greenhouse:8d1h… --limit 0 > ${kind.command}.json`,
-      ...(kind.command === "applications" ? ["hirebridge ats applications -i greenhouse:8d1h… --job-ids 3xYz…,9AbC… --outcome PENDING"] : []),
+      ...(kind.command === "applications"
+        ? ["hirebridge ats applications -i greenhouse:8d1h… --job-ids 3xYz…,9AbC… --outcome PENDING"]
+        : []),
     ]);
   }
 };

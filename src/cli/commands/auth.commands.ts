@@ -37,7 +37,13 @@ export const registerAuthCommands: RegisterCommands = (program, run) => {
         const hb = new Hirebridge({ ...endpoints, credentials: { username, password } });
         const session = await hb.login();
         const orgId = decodeJwtPayload(session.accessToken)?.org_id ?? null;
-        await writeStoredSession(ctx.file, { version: 1, ...endpoints, username, orgId: typeof orgId === "string" ? orgId : null, session });
+        await writeStoredSession(ctx.file, {
+          version: 1,
+          ...endpoints,
+          username,
+          orgId: typeof orgId === "string" ? orgId : null,
+          session,
+        });
         const result = {
           username,
           org_id: orgId,
@@ -46,12 +52,16 @@ export const registerAuthCommands: RegisterCommands = (program, run) => {
           access_expires_at: iso(session.accessExpiresAt),
           refresh_expires_at: iso(session.refreshExpiresAt),
         };
-        ctx.out.result(result, () => `Logged in to ${endpoints.authUrl} as ${username}${orgId ? ` (organisation ${orgId})` : ""}.\nSession saved in ${ctx.file}.`);
+        ctx.out.result(
+          result,
+          () =>
+            `Logged in to ${endpoints.authUrl} as ${username}${orgId ? ` (organisation ${orgId})` : ""}.\nSession saved in ${ctx.file}.`,
+        );
       }),
     );
   examples(login, [
     "hirebridge login --username demo",
-    "echo \"$PASSWORD\" | hirebridge login --username demo --password-stdin",
+    'echo "$PASSWORD" | hirebridge login --username demo --password-stdin',
     "HIREBRIDGE_PASSWORD=demo-password hirebridge login -u demo --auth-url https://id.example.com/realms/hirebridge",
   ]);
 
@@ -64,7 +74,9 @@ export const registerAuthCommands: RegisterCommands = (program, run) => {
         if (stored?.session) {
           const hb = await ctx.client();
           // The session file goes whatever the identity provider says: the user asked to forget it.
-          await hb.logout().catch((err: unknown) => ctx.out.note(`warning: the identity provider did not confirm the logout (${(err as Error).message})`));
+          await hb
+            .logout()
+            .catch((err: unknown) => ctx.out.note(`warning: the identity provider did not confirm the logout (${(err as Error).message})`));
         }
         const removed = await deleteStoredSession(ctx.file);
         ctx.out.result({ logged_out: removed }, () => (removed ? "Logged out." : "Not logged in."));

@@ -42,7 +42,10 @@ export const registerCandidateCommands: RegisterCommands = (program, run) => {
   examples(list, ["hirebridge candidates list 3f0c…", "hirebridge --json candidates list 3f0c… > candidates.json"]);
 
   const add = addSchemaOptions(
-    candidates.command("add").description("Add a candidate to a position (their interview record is created with them).").argument("<position-id>"),
+    candidates
+      .command("add")
+      .description("Add a candidate to a position (their interview record is created with them).")
+      .argument("<position-id>"),
     CandidateCreateSchema,
     { enforceRequired: true },
   ).action(
@@ -52,7 +55,9 @@ export const registerCandidateCommands: RegisterCommands = (program, run) => {
       ctx.out.record(candidate, fields(candidate));
     }),
   );
-  examples(add, ['hirebridge candidates add 3f0c… --name "Ada Lovelace" --email ada@example.com --phone "+44 20 7946 0000" --language en --tags python,sql']);
+  examples(add, [
+    'hirebridge candidates add 3f0c… --name "Ada Lovelace" --email ada@example.com --phone "+44 20 7946 0000" --language en --tags python,sql',
+  ]);
 
   const show = candidates
     .command("show")
@@ -68,7 +73,11 @@ export const registerCandidateCommands: RegisterCommands = (program, run) => {
   examples(show, ["hirebridge candidates show 3f0c… 9a1b…"]);
 
   const update = addSchemaOptions(
-    candidates.command("update").description("Change the given fields of a candidate.").argument("<position-id>").argument("<candidate-id>"),
+    candidates
+      .command("update")
+      .description("Change the given fields of a candidate.")
+      .argument("<position-id>")
+      .argument("<candidate-id>"),
     CandidateUpdateSchema,
   ).action(
     run(async (ctx, [positionId, candidateId], opts) => {

@@ -100,7 +100,9 @@ export const registerIntegrationCommands: RegisterCommands = (program, run) => {
 
   const activate = integrations
     .command("activate")
-    .description("Finish the connection flow: exchange the activation token it ended with, and record the integration for your organisation.")
+    .description(
+      "Finish the connection flow: exchange the activation token it ended with, and record the integration for your organisation.",
+    )
     .argument("<activation-token>")
     .action(
       run(async (ctx, [token]) => {
@@ -111,7 +113,10 @@ export const registerIntegrationCommands: RegisterCommands = (program, run) => {
   examples(activate, ["hirebridge integrations activate 0c5d…"]);
 
   const relink = addSchemaOptions(
-    integrations.command("relink").description("Create a link to reconnect an integration (for example to renew its credentials).").argument("<integration-id>"),
+    integrations
+      .command("relink")
+      .description("Create a link to reconnect an integration (for example to renew its credentials).")
+      .argument("<integration-id>"),
     RelinkRequestSchema,
   ).action(
     run(async (ctx, [id], opts) => {

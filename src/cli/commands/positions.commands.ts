@@ -38,7 +38,11 @@ export const registerPositionCommands: RegisterCommands = (program, run) => {
         ctx.out.table(items, COLUMNS);
       }),
     );
-  examples(list, ["hirebridge positions list", "hirebridge positions list --state active", "hirebridge --json positions list | jq '.[].name'"]);
+  examples(list, [
+    "hirebridge positions list",
+    "hirebridge positions list --state active",
+    "hirebridge --json positions list | jq '.[].name'",
+  ]);
 
   const show = positions
     .command("show")
@@ -76,7 +80,8 @@ export const registerPositionCommands: RegisterCommands = (program, run) => {
     .action(
       run(async (ctx, [id], opts) => {
         const body = bodyFromOptions(PositionUpdateSchema, opts);
-        if (Object.keys(body).length === 0) throw new CliError("Nothing to change: give at least one field option (see --help)", EXIT.USAGE);
+        if (Object.keys(body).length === 0)
+          throw new CliError("Nothing to change: give at least one field option (see --help)", EXIT.USAGE);
         const position = await (await ctx.client()).positions.update(id!, body);
         ctx.out.record(position, positionFields(position));
       }),

@@ -14,14 +14,20 @@ export const registerServeCommand: RegisterCommands = (program, run) => {
         return serve(services);
       }),
     );
-  examples(cmd, ["hirebridge serve", "hirebridge serve token api", "DATABASE_URL=postgres://postgres@127.0.0.1/hirebridge hirebridge serve all"]);
+  examples(cmd, [
+    "hirebridge serve",
+    "hirebridge serve token api",
+    "DATABASE_URL=postgres://postgres@127.0.0.1/hirebridge hirebridge serve all",
+  ]);
 };
 
 /** `hirebridge reset`: wipes the embedded stack's storage, both sides together (src/cli/reset.ts). */
 export const registerResetCommand: RegisterCommands = (program, run) => {
   const cmd = program
     .command("reset")
-    .description("Delete the embedded stack's data under DATA_DIR (Hirebridge's database and the sandbox's state, together); the next start begins from the seed. Asks first unless --yes.")
+    .description(
+      "Delete the embedded stack's data under DATA_DIR (Hirebridge's database and the sandbox's state, together); the next start begins from the seed. Asks first unless --yes.",
+    )
     .option("-y, --yes", "do not ask (for scripts)")
     .action(
       run(async (ctx, _args, opts) => {

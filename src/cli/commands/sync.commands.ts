@@ -37,7 +37,10 @@ const WRITE_BACK_COLUMNS: Column<WriteBack>[] = [
 
 const progressLine = (runs: SyncRun[]) =>
   runs
-    .map((r) => `${r.model} ${r.state}: ${r.pages} page(s), ${r.created} created, ${r.updated} updated, ${r.skipped} skipped, ${r.failed} failed`)
+    .map(
+      (r) =>
+        `${r.model} ${r.state}: ${r.pages} page(s), ${r.created} created, ${r.updated} updated, ${r.skipped} skipped, ${r.failed} failed`,
+    )
     .join(" | ") || "waiting for the run…";
 
 const TYPES = ["JOBS", "APPLICATIONS"] as const;
@@ -49,7 +52,9 @@ function integrationOf(ctx: CliContext, given: string | undefined): string {
 }
 
 export const registerSyncCommands: RegisterCommands = (program, run) => {
-  const sync = program.command("sync").description("Hirebridge's sync of an integration's jobs and applications into positions and candidates.");
+  const sync = program
+    .command("sync")
+    .description("Hirebridge's sync of an integration's jobs and applications into positions and candidates.");
 
   const start = sync
     .command("start")
@@ -62,7 +67,8 @@ export const registerSyncCommands: RegisterCommands = (program, run) => {
       run(async (ctx, [given], opts) => {
         const integration = integrationOf(ctx, given);
         const only = opts["only"] === undefined ? undefined : String(opts["only"]).toUpperCase();
-        if (only !== undefined && !TYPES.includes(only as (typeof TYPES)[number])) throw new CliError("--only must be JOBS or APPLICATIONS", EXIT.USAGE);
+        if (only !== undefined && !TYPES.includes(only as (typeof TYPES)[number]))
+          throw new CliError("--only must be JOBS or APPLICATIONS", EXIT.USAGE);
         const type = only as (typeof TYPES)[number] | undefined;
         const interval = Number(opts["interval"]);
         if (!(interval > 0)) throw new CliError("--interval must be a positive number of seconds", EXIT.USAGE);
@@ -124,7 +130,9 @@ export const registerSyncCommands: RegisterCommands = (program, run) => {
 
   const upstream = sync
     .command("upstream")
-    .description("Ask the upstream ATS API to sync the integration (FULL or DELTA); Hirebridge follows when the upstream reports it finished.")
+    .description(
+      "Ask the upstream ATS API to sync the integration (FULL or DELTA); Hirebridge follows when the upstream reports it finished.",
+    )
     .argument("[integration-id]", "default HIREBRIDGE_INTEGRATION_ID")
     .option("--type <type>", "FULL or DELTA (default DELTA)")
     .action(
@@ -133,8 +141,10 @@ export const registerSyncCommands: RegisterCommands = (program, run) => {
         const type = opts["type"] === undefined ? undefined : String(opts["type"]).toUpperCase();
         if (type !== undefined && type !== "FULL" && type !== "DELTA") throw new CliError("--type must be FULL or DELTA", EXIT.USAGE);
         const answer = await (await ctx.client()).general.forceSync(integration, type ? { type } : {});
-        ctx.out.result(answer, () =>
-          `Upstream ${answer.data.type} sync ${answer.data.already_queued ? "was already queued" : "queued"} (sync id ${answer.data.sync_id}).`,
+        ctx.out.result(
+          answer,
+          () =>
+            `Upstream ${answer.data.type} sync ${answer.data.already_queued ? "was already queued" : "queued"} (sync id ${answer.data.sync_id}).`,
         );
       }),
     );

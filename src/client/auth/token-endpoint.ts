@@ -61,11 +61,7 @@ export function endpointsFor(authUrl: string): { tokenUrl: string; logoutUrl: st
 }
 
 /** POSTs a grant and returns the session it yields. `sentAt` is the local time before sending. */
-export async function requestGrant(
-  endpoint: TokenEndpoint,
-  form: Record<string, string>,
-  sentAt: number,
-): Promise<Session> {
+export async function requestGrant(endpoint: TokenEndpoint, form: Record<string, string>, sentAt: number): Promise<Session> {
   const res = await exchange(
     endpoint.fetch,
     {

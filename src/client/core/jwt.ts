@@ -25,7 +25,10 @@ export function claimMillis(claims: JwtClaims | null, name: "exp" | "iat"): numb
 
 // atob exists in browsers and in Node 16+, so no Buffer (a Node-only global) is needed.
 function base64UrlDecode(input: string): Uint8Array {
-  const base64 = input.replace(/-/g, "+").replace(/_/g, "/").padEnd(Math.ceil(input.length / 4) * 4, "=");
+  const base64 = input
+    .replace(/-/g, "+")
+    .replace(/_/g, "/")
+    .padEnd(Math.ceil(input.length / 4) * 4, "=");
   const binary = atob(base64);
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);

@@ -41,10 +41,7 @@ function write<T>(
   body: unknown,
   options: RequestOptions | undefined,
 ): Promise<UpstreamActionSuccess<T>> {
-  return ctx.http.request(
-    { method, baseUrl: ctx.baseUrl, path: route, query: { integration_id: integrationId }, body },
-    options,
-  );
+  return ctx.http.request({ method, baseUrl: ctx.baseUrl, path: route, query: { integration_id: integrationId }, body }, options);
 }
 
 /**

@@ -7,12 +7,7 @@ import type {
 } from "../../contracts/proxy/integrations.js";
 import type { IntegrationList, IntegrationListQuery, IntegrationSummary } from "../../contracts/proxy/webhooks.js";
 import type { UpstreamSuccess } from "../../contracts/upstream/envelopes.js";
-import type {
-  CustomField,
-  IntegrationDetails,
-  IntegrationField,
-  LinkResult,
-} from "../../contracts/upstream/integration-records.js";
+import type { CustomField, IntegrationDetails, IntegrationField, LinkResult } from "../../contracts/upstream/integration-records.js";
 import type { RequestOptions } from "../core/http-client.js";
 import { paginate } from "../core/paginate.js";
 import { path } from "../core/url.js";
@@ -94,10 +89,7 @@ export class IntegrationsResource {
 
   /** Deletes the integration. This cannot be undone. */
   delete(integrationId: string, options?: RequestOptions): Promise<UpstreamSuccess<Record<string, never>>> {
-    return this.ctx.http.request(
-      { method: "DELETE", baseUrl: this.ctx.baseUrl, path: path`/integrations/${integrationId}` },
-      options,
-    );
+    return this.ctx.http.request({ method: "DELETE", baseUrl: this.ctx.baseUrl, path: path`/integrations/${integrationId}` }, options);
   }
 
   /**

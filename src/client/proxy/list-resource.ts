@@ -16,10 +16,7 @@ export class ListResource<Q extends object, T> {
 
   /** One page. Pass `cursor` (`data.next` of the previous page) for the next one. */
   list(query: Q, options?: RequestOptions): Promise<UpstreamListSuccess<T>> {
-    return this.ctx.http.request(
-      { method: "GET", baseUrl: this.ctx.baseUrl, path: this.listPath, query: query as Query },
-      options,
-    );
+    return this.ctx.http.request({ method: "GET", baseUrl: this.ctx.baseUrl, path: this.listPath, query: query as Query }, options);
   }
 
   /** Every record of every page, fetched lazily; `cursor` in `query` is where to start. */

@@ -19,10 +19,7 @@ export class CandidatesResource {
   /** Every candidate of the position, oldest first. */
   async list(positionId: string, options?: RequestOptions): Promise<CandidateList> {
     const org = await this.ctx.orgId(options);
-    return this.ctx.http.request(
-      { method: "GET", baseUrl: this.ctx.baseUrl, path: path`/org/${org}/positions/${positionId}/` },
-      options,
-    );
+    return this.ctx.http.request({ method: "GET", baseUrl: this.ctx.baseUrl, path: path`/org/${org}/positions/${positionId}/` }, options);
   }
 
   /**

@@ -1,10 +1,4 @@
-import type {
-  Position,
-  PositionCreate,
-  PositionList,
-  PositionListQuery,
-  PositionUpdate,
-} from "../../contracts/recruiting/positions.js";
+import type { Position, PositionCreate, PositionList, PositionListQuery, PositionUpdate } from "../../contracts/recruiting/positions.js";
 import type { RequestOptions } from "../core/http-client.js";
 import { paginate } from "../core/paginate.js";
 import { path } from "../core/url.js";
@@ -44,10 +38,7 @@ export class PositionsResource {
   /** One position. */
   async get(positionId: string, options?: RequestOptions): Promise<Position> {
     const org = await this.ctx.orgId(options);
-    return this.ctx.http.request(
-      { method: "GET", baseUrl: this.ctx.baseUrl, path: path`/org/${org}/position/${positionId}` },
-      options,
-    );
+    return this.ctx.http.request({ method: "GET", baseUrl: this.ctx.baseUrl, path: path`/org/${org}/position/${positionId}` }, options);
   }
 
   /**
@@ -57,10 +48,7 @@ export class PositionsResource {
    */
   async create(body: PositionCreate, options?: RequestOptions): Promise<Position> {
     const org = await this.ctx.orgId(options);
-    return this.ctx.http.request(
-      { method: "POST", baseUrl: this.ctx.baseUrl, path: path`/org/${org}/position`, body },
-      options,
-    );
+    return this.ctx.http.request({ method: "POST", baseUrl: this.ctx.baseUrl, path: path`/org/${org}/position`, body }, options);
   }
 
   /**

@@ -131,4 +131,3 @@ export const JobApplicationCreateSchema = Type.Object(
   { title: "JobApplicationCreate" },
 );
 export type JobApplicationCreate = Static<typeof JobApplicationCreateSchema>;
-

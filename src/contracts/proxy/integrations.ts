@@ -65,8 +65,5 @@ export const CustomFieldParamsSchema = Type.Object({
 });
 export type CustomFieldParams = Static<typeof CustomFieldParamsSchema>;
 
-export const CustomFieldMappingSchema = Type.Object(
-  { integration_field_id: Type.String() },
-  { title: "CustomFieldMapping" },
-);
+export const CustomFieldMappingSchema = Type.Object({ integration_field_id: Type.String() }, { title: "CustomFieldMapping" });
 export type CustomFieldMapping = Static<typeof CustomFieldMappingSchema>;

@@ -46,7 +46,10 @@ export const SyncRunSchema = Type.Object(
     created: Type.Integer(),
     updated: Type.Integer(),
     unlinked: Type.Integer(),
-    skipped: Type.Integer({ description: "Records not synced: applications without an email, positions whose candidate stage is not on the job, emails already taken." }),
+    skipped: Type.Integer({
+      description:
+        "Records not synced: applications without an email, positions whose candidate stage is not on the job, emails already taken.",
+    }),
     failed: Type.Integer(),
     pages: Type.Integer(),
     updated_after: Nullable(DateTime(), { description: "The checkpoint an incremental run read from." }),
@@ -95,7 +98,9 @@ export const IntegrationSyncsQuerySchema = Type.Object({
 /** `GET /integrations`: the caller's organisation's integrations, oldest first, cursor-paginated like the recruiting API's lists. */
 export const IntegrationListQuerySchema = Type.Object(
   {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: "Page size; without it the answer holds every integration." })),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 500, description: "Page size; without it the answer holds every integration." }),
+    ),
     cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 400, description: "`next_cursor` of the previous page (opaque)." })),
   },
   { description: "Unknown query parameters are ignored." },
@@ -107,7 +112,9 @@ export const IntegrationSummarySchema = Type.Object(
     id: Type.String(),
     tool: Type.String({ description: "The upstream's tool id (e.g. `greenhouse`)." }),
     category: Nullable(Type.String(), { description: "HRIS, ATS or ASSESSMENT, as last reported by the upstream." }),
-    state: Nullable(Type.String(), { description: "ACTIVE, INVALID or INACTIVE, as last reported by the upstream (null before the first report)." }),
+    state: Nullable(Type.String(), {
+      description: "ACTIVE, INVALID or INACTIVE, as last reported by the upstream (null before the first report).",
+    }),
     setup_status: Nullable(Type.String()),
     created_at: DateTime({ description: "When Hirebridge first recorded the integration." }),
     last_sync: Type.Object(
@@ -123,7 +130,9 @@ export type IntegrationSummary = Static<typeof IntegrationSummarySchema>;
 export const IntegrationListSchema = Type.Object(
   {
     items: Type.Array(IntegrationSummarySchema),
-    next_cursor: Type.Optional(Nullable(Type.String(), { description: "Cursor of the next page; null on the last one. Present only when `limit` was given." })),
+    next_cursor: Type.Optional(
+      Nullable(Type.String(), { description: "Cursor of the next page; null on the last one. Present only when `limit` was given." }),
+    ),
   },
   { title: "IntegrationList" },
 );

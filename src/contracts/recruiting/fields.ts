@@ -26,7 +26,10 @@ export const errorResponses = {
   401: withDescription(ErrorDetailSchema, "Missing, expired or invalid bearer token"),
   403: withDescription(ErrorDetailSchema, "The token's org_id does not match the path's org_id, or it has none"),
   404: withDescription(ErrorDetailSchema, "No such record in this organization"),
-  409: withDescription(ErrorDetailSchema, "Conflict: an email or upstream link another record already has, or a forbidden interview transition"),
+  409: withDescription(
+    ErrorDetailSchema,
+    "Conflict: an email or upstream link another record already has, or a forbidden interview transition",
+  ),
   422: HTTPValidationErrorSchema,
 } as const;
 

@@ -98,12 +98,8 @@ export type Position = Static<typeof PositionSchema>;
 
 export const PositionListQuerySchema = Type.Object(
   {
-    limit: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 500, description: "Page size; without it the answer holds every position." }),
-    ),
-    cursor: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 200, description: "`next_cursor` of the previous page (opaque)." }),
-    ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: "Page size; without it the answer holds every position." })),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "`next_cursor` of the previous page (opaque)." })),
     state: Type.Optional(PositionStateSchema),
   },
   { description: "Unknown query parameters are ignored." },

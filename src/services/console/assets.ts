@@ -41,7 +41,11 @@ export function loadConsoleAssets(distDir: string): { index: Asset; assets: Map<
   const read = (path: string): Asset => {
     const body = readFileSync(path);
     const ext = path.slice(path.lastIndexOf("."));
-    return { body, type: TYPES[ext] ?? "application/octet-stream", etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"` };
+    return {
+      body,
+      type: TYPES[ext] ?? "application/octet-stream",
+      etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`,
+    };
   };
   const assets = new Map<string, Asset>();
   const dir = join(distDir, "assets");

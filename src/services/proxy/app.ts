@@ -67,7 +67,13 @@ export async function buildProxyApp(opts: ProxyAppOptions): Promise<App> {
     trustProxy: config.TRUST_PROXY,
     storableInput: true,
   });
-  await registerProtection(app, { perMinute: config.RATE_LIMIT_PER_MINUTE, redisUrl: config.REDIS_URL, by: "principal", name: "proxy", corsOrigins: corsOriginsOf(config) });
+  await registerProtection(app, {
+    perMinute: config.RATE_LIMIT_PER_MINUTE,
+    redisUrl: config.REDIS_URL,
+    by: "principal",
+    name: "proxy",
+    corsOrigins: corsOriginsOf(config),
+  });
   const upstream =
     opts.upstream ??
     createUpstreamClient({

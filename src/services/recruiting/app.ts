@@ -43,7 +43,13 @@ export async function buildRecruitingApp(deps: RecruitingDeps): Promise<App> {
     trustProxy: deps.config.TRUST_PROXY,
     storableInput: true,
   });
-  await registerProtection(app, { perMinute: deps.config.RATE_LIMIT_PER_MINUTE, redisUrl: deps.config.REDIS_URL, by: "principal", name: "api", corsOrigins: corsOriginsOf(deps.config) });
+  await registerProtection(app, {
+    perMinute: deps.config.RATE_LIMIT_PER_MINUTE,
+    redisUrl: deps.config.REDIS_URL,
+    by: "principal",
+    name: "api",
+    corsOrigins: corsOriginsOf(deps.config),
+  });
   await registerOpenApi(app, {
     title: "Hirebridge recruiting API",
     description:
@@ -59,7 +65,11 @@ export async function buildRecruitingApp(deps: RecruitingDeps): Promise<App> {
     hooks: deps.hooks ?? {},
   };
   // The candidate's side of interview_link: a page here, or a redirect to the configured front end.
-  await app.register(interviewPageRoutes, { ctx, ownBase, redirectBase: configuredBase && configuredBase !== ownBase ? configuredBase : null });
+  await app.register(interviewPageRoutes, {
+    ctx,
+    ownBase,
+    redirectBase: configuredBase && configuredBase !== ownBase ? configuredBase : null,
+  });
 
   await app.register(
     async (api) => {

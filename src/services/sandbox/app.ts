@@ -36,7 +36,11 @@ export function buildSandboxApp(deps: SandboxDeps): SandboxApp {
     store.createIntegration({
       toolId: DEMO_TOOL,
       applications: deps.applications,
-      endUser: { organization_name: deps.demoOrgName ?? "Demo Organisation", creator_email: "demo@hirebridge.local", origin_id: deps.demoOrgId },
+      endUser: {
+        organization_name: deps.demoOrgName ?? "Demo Organisation",
+        creator_email: "demo@hirebridge.local",
+        origin_id: deps.demoOrgId,
+      },
     }).id;
   const persistence = deps.stateFile ? createSandboxPersistence(store, demoIntegrationId, deps.stateFile, deps.logger) : undefined;
   const webhooks = new WebhookSender({
@@ -46,7 +50,14 @@ export function buildSandboxApp(deps: SandboxDeps): SandboxApp {
     retry: { ...DEFAULT_RETRY_POLICY, ...deps.webhookRetry },
   });
   const context: SandboxContext = {
-    deps, store, webhooks, clock, demoIntegrationId, timers: new Set(), changed: persistence ? () => persistence.changed() : () => {}, ...parts,
+    deps,
+    store,
+    webhooks,
+    clock,
+    demoIntegrationId,
+    timers: new Set(),
+    changed: persistence ? () => persistence.changed() : () => {},
+    ...parts,
   };
 
   const app = createApp({ service: "sandbox", logger: deps.logger, errorHandler: false });

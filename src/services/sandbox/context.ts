@@ -67,7 +67,12 @@ export function announceChange(ctx: SandboxContext, integration: Integration, mo
   ctx.webhooks.send("data-changed", dataChanged(integration, models));
 }
 
-export function createSandboxContextParts(deps: SandboxDeps): { settings: RuntimeSettings; limiter: RateLimiter; concurrency: ConcurrencyTracker; faults: FaultInjector } {
+export function createSandboxContextParts(deps: SandboxDeps): {
+  settings: RuntimeSettings;
+  limiter: RateLimiter;
+  concurrency: ConcurrencyTracker;
+  faults: FaultInjector;
+} {
   const settings: RuntimeSettings = {
     latency_ms: deps.latencyMs ?? 0,
     rate_limit_per_second: deps.rateLimitPerSecond ?? 0,

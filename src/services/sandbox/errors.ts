@@ -25,9 +25,13 @@ export const isSandboxError = (e: unknown): e is SandboxError => e instanceof Sa
 export const inputInvalid = (message: string) => new SandboxError(400, "PLATFORM.INPUT_INVALID", message, { title: "Invalid input" });
 /** A record id that names nothing in this integration. */
 export const recordNotFound = (what: string, id: string) =>
-  new SandboxError(404, "PLATFORM.INPUT_INVALID", `No ${what} with id ${JSON.stringify(id)} exists in this integration.`, { title: "Not found" });
+  new SandboxError(404, "PLATFORM.INPUT_INVALID", `No ${what} with id ${JSON.stringify(id)} exists in this integration.`, {
+    title: "Not found",
+  });
 export const integrationNotFound = (id: string) =>
-  new SandboxError(404, "PLATFORM.INTEGRATION_NOT_FOUND", `No integration with id ${JSON.stringify(id)} exists.`, { title: "Integration not found" });
+  new SandboxError(404, "PLATFORM.INTEGRATION_NOT_FOUND", `No integration with id ${JSON.stringify(id)} exists.`, {
+    title: "Integration not found",
+  });
 
 export function errorEnvelope(code: UpstreamErrorCode | null, message: string, title: string | null = null): UpstreamErrorEnvelope {
   return { status: "error", error: { code, title, message, log_url: null } };
@@ -71,6 +75,9 @@ export function installUpstreamErrorHandler(app: FastifyInstance): void {
     return sendSandboxError(reply, new SandboxError(500, "PLATFORM.UNKNOWN_ERROR", "An unexpected error occurred."));
   });
   app.setNotFoundHandler((request, reply) =>
-    sendSandboxError(reply, new SandboxError(404, null, `No route ${request.method} ${request.url.split("?")[0]}.`, { title: "Not found" })),
+    sendSandboxError(
+      reply,
+      new SandboxError(404, null, `No route ${request.method} ${request.url.split("?")[0]}.`, { title: "Not found" }),
+    ),
   );
 }

@@ -30,7 +30,13 @@ function finishSync(ctx: SandboxContext, integration: Integration, origin: strin
   if (!sync || !ctx.store.get(integration.id)) return;
   integration.sync.pending = null;
   const state = integration.status === "INVALID" ? "AUTHENTICATION_FAILED" : integration.status === "INACTIVE" ? "FAILED" : "SUCCEEDED";
-  integration.sync.history.push({ id: sync.id, type: sync.type, state, started_at: new Date(sync.startedAt).toISOString(), ended_at: new Date(ctx.clock()).toISOString() });
+  integration.sync.history.push({
+    id: sync.id,
+    type: sync.type,
+    state,
+    started_at: new Date(sync.startedAt).toISOString(),
+    ended_at: new Date(ctx.clock()).toISOString(),
+  });
   if (integration.sync.history.length > 20) integration.sync.history.shift();
   ctx.changed();
   ctx.webhooks.send("sync-finished", syncFinished(integration, sync, ctx.clock(), state, origin));

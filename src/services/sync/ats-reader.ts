@@ -25,7 +25,12 @@ function upstreamMessage(body: string): string {
  * with every failure sorted into retryable or permanent.
  */
 export function createAtsReader(upstream: UpstreamClient, logger: Logger): AtsReader {
-  async function call(integrationId: string, method: "GET" | "PUT" | "POST", path: string, opts: { query?: Record<string, string>; body?: unknown; requestId?: string }) {
+  async function call(
+    integrationId: string,
+    method: "GET" | "PUT" | "POST",
+    path: string,
+    opts: { query?: Record<string, string>; body?: unknown; requestId?: string },
+  ) {
     let res;
     try {
       res = await upstream.sendBuffered(
@@ -48,7 +53,10 @@ export function createAtsReader(upstream: UpstreamClient, logger: Logger): AtsRe
     }
     if (res.status === 200) return res.body;
     if (res.status === 429 || res.status >= 500) {
-      throw new RetryableUpstreamError(`upstream answered ${res.status} (${upstreamMessage(res.body)})`, parseRetryAfter(res.headers["retry-after"]));
+      throw new RetryableUpstreamError(
+        `upstream answered ${res.status} (${upstreamMessage(res.body)})`,
+        parseRetryAfter(res.headers["retry-after"]),
+      );
     }
     throw new PermanentUpstreamError(`upstream answered ${res.status} (${upstreamMessage(res.body)})`, res.status);
   }
@@ -57,8 +65,12 @@ export function createAtsReader(upstream: UpstreamClient, logger: Logger): AtsRe
     async page<T>(integrationId: string, path: string, query: Record<string, string>, requestId?: string): Promise<UpstreamPage<T>> {
       const body = await call(integrationId, "GET", path, { query, ...(requestId ? { requestId } : {}) });
       const parsed = JSON.parse(body) as { data?: UpstreamPage<T> };
-      if (!parsed.data || !Array.isArray(parsed.data.results)) throw new RetryableUpstreamError(`upstream list ${path} had no data.results`);
-      return { results: parsed.data.results, next: typeof parsed.data.next === "string" && parsed.data.next.trim() ? parsed.data.next : null };
+      if (!parsed.data || !Array.isArray(parsed.data.results))
+        throw new RetryableUpstreamError(`upstream list ${path} had no data.results`);
+      return {
+        results: parsed.data.results,
+        next: typeof parsed.data.next === "string" && parsed.data.next.trim() ? parsed.data.next : null,
+      };
     },
     async action(integrationId: string, method: "PUT" | "POST", path: string, body: unknown, requestId?: string): Promise<void> {
       await call(integrationId, method, path, { body, ...(requestId ? { requestId } : {}) });

@@ -29,5 +29,8 @@ export function htmlToText(html: string): string {
 export function cut(text: string, max: number): string {
   const chars = [...text];
   if (chars.length <= max) return text;
-  return `${chars.slice(0, max - 1).join("").trimEnd()}…`;
+  return `${chars
+    .slice(0, max - 1)
+    .join("")
+    .trimEnd()}…`;
 }

@@ -66,7 +66,11 @@ export function mapApplication(app: Application): MappedApplication | null {
   const c = app.candidate;
   const email = c?.email_addresses?.map((e) => e.email_address?.trim()).find((e): e is string => !!e && e.includes("@"));
   if (!c || !email) return null;
-  const name = [c.first_name, c.last_name].map((p) => p?.trim()).filter(Boolean).join(" ") || email;
+  const name =
+    [c.first_name, c.last_name]
+      .map((p) => p?.trim())
+      .filter(Boolean)
+      .join(" ") || email;
   const phone = c.phone_numbers?.map((p) => p.phone_number?.trim()).find((p): p is string => !!p) ?? null;
   const tags = [...new Set(c.tags.map((t) => t.name?.trim()).filter((t): t is string => !!t))];
   return { upstream_application_id: app.id, name: cut(name, 200), email: email.slice(0, 200), phone: phone ? cut(phone, 200) : null, tags };

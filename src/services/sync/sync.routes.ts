@@ -113,7 +113,8 @@ export const syncRoutes: SyncRoutes = async (app, { deps }) => {
       schema: {
         tags: ["Integrations"],
         summary: "Recent sync runs and write-backs of an integration",
-        description: "State, counts (created, updated, unlinked, skipped, failed), timings and the last error of each run, newest first; and the interview results written back to the ATS.",
+        description:
+          "State, counts (created, updated, unlinked, skipped, failed), timings and the last error of each run, newest first; and the interview results written back to the ATS.",
         params: IntegrationParamsSchema,
         querystring: IntegrationSyncsQuerySchema,
         response: { 200: IntegrationSyncsSchema, ...proxyErrorResponses },
@@ -140,7 +141,12 @@ export const syncRoutes: SyncRoutes = async (app, { deps }) => {
         description:
           "Every live integration of the caller's organisation, oldest first, with its tool, category, state, the newest sync run of each model and the number of write-backs still to go out. With `limit`, one page and a `next_cursor`. Hirebridge's own records: the upstream is not called.",
         querystring: IntegrationListQuerySchema,
-        response: { 200: IntegrationListSchema, 401: proxyErrorResponses[401], 403: proxyErrorResponses[403], 422: proxyErrorResponses[422] },
+        response: {
+          200: IntegrationListSchema,
+          401: proxyErrorResponses[401],
+          403: proxyErrorResponses[403],
+          422: proxyErrorResponses[422],
+        },
       },
     },
     async (request): Promise<IntegrationList> => {

@@ -100,7 +100,10 @@ export function createWriteBack(deps: WriteBackDeps) {
       return;
     }
     await countWriteBackAttempt(deps.db, id);
-    log.info({ application_id: wb.applicationId, outcome: wb.outcome, target_stage: wb.targetStage, attempt: wb.attempts + 1 }, "write-back started");
+    log.info(
+      { application_id: wb.applicationId, outcome: wb.outcome, target_stage: wb.targetStage, attempt: wb.attempts + 1 },
+      "write-back started",
+    );
     const errors: string[] = [];
     const appPath = `/ats/applications/${encodeURIComponent(wb.applicationId)}`;
     try {
@@ -141,7 +144,14 @@ export function createWriteBack(deps: WriteBackDeps) {
       }
       if (!wb.noteAddedAt) {
         await deps.reader.action(wb.integrationId, "POST", `${appPath}/notes`, {
-          content: noteText(wb, result.status, result.score, result.minScore, result.feedback, moved ? (stageName ?? wb.targetStage) : null),
+          content: noteText(
+            wb,
+            result.status,
+            result.score,
+            result.minScore,
+            result.feedback,
+            moved ? (stageName ?? wb.targetStage) : null,
+          ),
           content_type: "PLAIN_TEXT",
         });
         await update(wb, { noteAddedAt: now() });

@@ -90,7 +90,12 @@ export async function buildTokenApp(deps: TokenAppDeps): Promise<TokenApp> {
     trustProxy: deps.config.TRUST_PROXY,
     storableInput: true,
   });
-  await registerProtection(app, { perMinute: deps.config.TOKEN_RATE_LIMIT_PER_MINUTE, redisUrl: deps.config.REDIS_URL, by: "address", name: "token" });
+  await registerProtection(app, {
+    perMinute: deps.config.TOKEN_RATE_LIMIT_PER_MINUTE,
+    redisUrl: deps.config.REDIS_URL,
+    by: "address",
+    name: "token",
+  });
   await registerOpenApi(app, {
     title: "Hirebridge token service",
     description: "Keycloak-compatible OpenID Connect token endpoint, JWKS, discovery, logout, userinfo and admin user API.",

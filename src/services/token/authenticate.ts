@@ -46,4 +46,3 @@ export async function authenticate(ctx: TokenContext, realm: Realm, username: st
   }
   return user;
 }
-

@@ -20,7 +20,11 @@ const KEY_LENGTH = 32;
 const SALT_LENGTH = 16;
 const ARGON2_VERSION = 19; // 0x13, the only version Node implements
 
-export function hashParams(config: { PASSWORD_HASH_MEMORY_KIB: number; PASSWORD_HASH_PASSES: number; PASSWORD_HASH_PARALLELISM: number }): HashParams {
+export function hashParams(config: {
+  PASSWORD_HASH_MEMORY_KIB: number;
+  PASSWORD_HASH_PASSES: number;
+  PASSWORD_HASH_PARALLELISM: number;
+}): HashParams {
   return { memoryKiB: config.PASSWORD_HASH_MEMORY_KIB, passes: config.PASSWORD_HASH_PASSES, parallelism: config.PASSWORD_HASH_PARALLELISM };
 }
 
@@ -30,7 +34,14 @@ function deriveArgon2id(password: string, salt: Buffer, params: HashParams, leng
   return new Promise((resolve, reject) =>
     argon2(
       "argon2id",
-      { message: normalize(password), nonce: salt, memory: params.memoryKiB, passes: params.passes, parallelism: params.parallelism, tagLength: length },
+      {
+        message: normalize(password),
+        nonce: salt,
+        memory: params.memoryKiB,
+        passes: params.passes,
+        parallelism: params.parallelism,
+        tagLength: length,
+      },
       (err, key) => (err ? reject(err) : resolve(key)),
     ),
   );
@@ -58,7 +69,12 @@ function parse(stored: string): Parsed | null {
   if (phc) {
     const [version, m, t, p] = phc.slice(1, 5).map(Number) as [number, number, number, number];
     if (version !== ARGON2_VERSION || !within(p, 1, 255) || !within(m, 8 * p, 4 * 1024 * 1024) || !within(t, 1, 100)) return null;
-    return { kind: "argon2id", params: { memoryKiB: m, passes: t, parallelism: p }, salt: Buffer.from(phc[5]!, "base64"), key: Buffer.from(phc[6]!, "base64") };
+    return {
+      kind: "argon2id",
+      params: { memoryKiB: m, passes: t, parallelism: p },
+      salt: Buffer.from(phc[5]!, "base64"),
+      key: Buffer.from(phc[6]!, "base64"),
+    };
   }
   const parts = stored.split("$");
   if (parts.length !== 6 || parts[0] !== "scrypt") return null;

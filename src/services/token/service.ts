@@ -21,8 +21,14 @@ export const createTokenService: ServiceFactory = async ({ config, urls, logger,
     app: token.app,
     port: config.AUTH_PORT,
     banner: () => [
-      bannerLine("Token service", `${urls.authUrl}  (admin: admin / ${bannerSecret(config.ADMIN_PASSWORD, "admin-password", "ADMIN_PASSWORD")} in realm master)`),
-      bannerLine("Demo login", `${DEMO_USERNAME} / ${bannerSecret(config.DEMO_PASSWORD, "demo-password", "DEMO_PASSWORD")}  (client ${config.AUTH_CLIENT_ID}, org ${config.DEMO_ORG_ID})`),
+      bannerLine(
+        "Token service",
+        `${urls.authUrl}  (admin: admin / ${bannerSecret(config.ADMIN_PASSWORD, "admin-password", "ADMIN_PASSWORD")} in realm master)`,
+      ),
+      bannerLine(
+        "Demo login",
+        `${DEMO_USERNAME} / ${bannerSecret(config.DEMO_PASSWORD, "demo-password", "DEMO_PASSWORD")}  (client ${config.AUTH_CLIENT_ID}, org ${config.DEMO_ORG_ID})`,
+      ),
       bannerLine(
         "Get a token",
         `curl -s -X POST ${urls.authUrl}/protocol/openid-connect/token -d grant_type=password -d client_id=${config.AUTH_CLIENT_ID} -d username=${DEMO_USERNAME} -d password=${config.DEMO_PASSWORD === "demo-password" ? "demo-password" : '"$DEMO_PASSWORD"'}`,

@@ -56,7 +56,8 @@ export function createKeyStore(opts: KeyStoreOptions) {
     const live = rows.filter((r) => r.retiredAt === null || (r.publishUntil && r.publishUntil.getTime() > now));
     const active = rows.filter((r) => r.retiredAt === null).at(-1);
     if (!active) signing = null;
-    else if (signing?.kid !== active.kid) signing = { kid: active.kid, key: (await importJWK(active.privateJwk as JWK, SIGNING_ALG)) as CryptoKey };
+    else if (signing?.kid !== active.kid)
+      signing = { kid: active.kid, key: (await importJWK(active.privateJwk as JWK, SIGNING_ALG)) as CryptoKey };
     const kids = live.map((r) => r.kid).join(" ");
     if (published?.kids !== kids) {
       const jwks = { keys: live.map((r) => r.publicJwk as JWK) };

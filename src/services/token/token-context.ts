@@ -50,7 +50,10 @@ export function createTokenContext(deps: TokenContextDeps): TokenContext {
   const now = deps.now ?? Date.now;
   const hashParams = hashParamsOf(config);
   if (hashParams.memoryKiB < OWASP_ARGON2ID.memoryKiB || hashParams.passes < OWASP_ARGON2ID.passes) {
-    deps.logger.warn({ hashParams, minimum: OWASP_ARGON2ID }, "password hashing is cheaper than OWASP's minimum for argon2id: for tests only");
+    deps.logger.warn(
+      { hashParams, minimum: OWASP_ARGON2ID },
+      "password hashing is cheaper than OWASP's minimum for argon2id: for tests only",
+    );
   }
   let dummy: Promise<string> | undefined;
   return {

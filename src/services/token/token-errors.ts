@@ -65,7 +65,10 @@ function install(
     }
     if (isStorageUnavailable(error)) {
       request.log.warn({ err: error }, "storage unavailable");
-      return reply.status(503).header("retry-after", String(STORAGE_RETRY_AFTER_SECONDS)).send(render(503, "Service temporarily unavailable; retry later"));
+      return reply
+        .status(503)
+        .header("retry-after", String(STORAGE_RETRY_AFTER_SECONDS))
+        .send(render(503, "Service temporarily unavailable; retry later"));
     }
     request.log.error({ err: error }, "unhandled error");
     return reply.status(500).send(render(500, "An internal error occurred"));
@@ -76,7 +79,10 @@ function install(
 export function installOAuthErrorHandler(app: FastifyInstance): void {
   install(
     app,
-    (status, message) => ({ error: status === 503 ? "temporarily_unavailable" : status >= 500 ? "server_error" : "invalid_request", error_description: message }),
+    (status, message) => ({
+      error: status === 503 ? "temporarily_unavailable" : status >= 500 ? "server_error" : "invalid_request",
+      error_description: message,
+    }),
     (error) => {
       const issue = error.validation?.[0];
       const field = issue ? String(issue.instancePath.split("/")[1] ?? issue.params["missingProperty"] ?? "") : "";
@@ -95,7 +101,9 @@ export function installAdminErrorHandler(app: FastifyInstance): void {
     adminBody,
     (error) => {
       const issue = error.validation?.[0];
-      const where = issue ? `${issue.instancePath || "/"}${issue.params["missingProperty"] ? `/${String(issue.params["missingProperty"])}` : ""}` : "";
+      const where = issue
+        ? `${issue.instancePath || "/"}${issue.params["missingProperty"] ? `/${String(issue.params["missingProperty"])}` : ""}`
+        : "";
       return `Invalid value at ${where || "body"}: ${issue?.message ?? "invalid input"}`;
     },
     { status: 415, message: "Content-Type must be application/json" },

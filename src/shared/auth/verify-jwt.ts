@@ -1,4 +1,13 @@
-import { createRemoteJWKSet, customFetch, errors as joseErrors, jwtVerify, type FlattenedJWSInput, type CompactJWSHeaderParameters, type JWTPayload, type JWTVerifyGetKey } from "jose";
+import {
+  createRemoteJWKSet,
+  customFetch,
+  errors as joseErrors,
+  jwtVerify,
+  type FlattenedJWSInput,
+  type CompactJWSHeaderParameters,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+} from "jose";
 
 /** Who is calling, as the APIs need it; taken from a verified access token. */
 export type Principal = {
@@ -187,7 +196,11 @@ export function createVerifier(opts: VerifierOptions) {
     stats.misses++;
     const before = settled();
     try {
-      ({ payload, protectedHeader: header, key } = await jwtVerify(token, keys, {
+      ({
+        payload,
+        protectedHeader: header,
+        key,
+      } = await jwtVerify(token, keys, {
         issuer: opts.issuer,
         algorithms: ALLOWED_ALGORITHMS,
         clockTolerance: skewSeconds,
@@ -216,7 +229,13 @@ export function createVerifier(opts: VerifierOptions) {
       scope: typeof payload["scope"] === "string" ? payload["scope"] : "",
       claims: payload,
     };
-    remember(token, { principal, header, key, until: (payload.exp as number) * 1000 - skewSeconds * 1000, generation: before === settled() ? before : -2 });
+    remember(token, {
+      principal,
+      header,
+      key,
+      until: (payload.exp as number) * 1000 - skewSeconds * 1000,
+      generation: before === settled() ? before : -2,
+    });
     return principal;
   };
   /** Cache hits and misses so far, and the entries held now (for tests and metrics). */

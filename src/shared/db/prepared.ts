@@ -10,7 +10,10 @@ export function prepared<P>(build: (q: Queryable) => P): (q: Queryable) => P {
   const byHandle = new WeakMap<Queryable, P>();
   return (q) => {
     let statement = byHandle.get(q);
-    if (!statement) byHandle.set(q, (statement = build(q)));
+    if (!statement) {
+      statement = build(q);
+      byHandle.set(q, statement);
+    }
     return statement;
   };
 }

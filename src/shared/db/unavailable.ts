@@ -6,7 +6,17 @@
  * and ioredis (closed connection, no offline queue, retries used up), through Drizzle's and
  * pg-boss's wrapping (`cause`, AggregateError's `errors`).
  */
-const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "ECONNABORTED"]);
+const SOCKET_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ECONNABORTED",
+]);
 const MESSAGES = [
   /^Connection terminated/, // pg: the server closed the connection (shutdown, restart)
   /timeout exceeded when trying to connect/, // pg pool: no connection within connectionTimeoutMillis

@@ -112,7 +112,13 @@ export class HistogramSeries {
 export class BoundHistogram extends BoundMetric<HistogramSeries> {
   readonly type = "histogram";
   readonly buckets: readonly number[];
-  constructor(config: { name: string; help: string; labelNames: readonly string[]; buckets: readonly number[]; registers: readonly Registry[] }) {
+  constructor(config: {
+    name: string;
+    help: string;
+    labelNames: readonly string[];
+    buckets: readonly number[];
+    registers: readonly Registry[];
+  }) {
     super(config.name, config.help, config.labelNames, config.registers);
     this.buckets = [...config.buckets].sort((a, b) => a - b);
   }

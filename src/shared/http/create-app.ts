@@ -10,13 +10,7 @@ import { installMetrics } from "./metrics.js";
 import { refuseUnstorable, utf8Text } from "./storable-input.js";
 import type {} from "@fastify/swagger"; // adds `hide` to route schemas
 
-export type App = FastifyInstance<
-  RawServerDefault,
-  IncomingMessage,
-  ServerResponse,
-  FastifyBaseLogger,
-  TypeBoxTypeProvider
->;
+export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

@@ -165,7 +165,9 @@ export function installErrorHandler(app: FastifyInstance): void {
     const status = typeof error.statusCode === "number" ? error.statusCode : 500;
     if (error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") {
       const given = request.headers["content-type"];
-      return reply.status(415).send({ detail: `Unsupported Media Type: send the body as JSON with Content-Type: application/json${given ? ` (got ${given.split(";")[0]})` : ""}` });
+      return reply.status(415).send({
+        detail: `Unsupported Media Type: send the body as JSON with Content-Type: application/json${given ? ` (got ${given.split(";")[0]})` : ""}`,
+      });
     }
     if (status >= 400 && status < 500) {
       return reply.status(status).send({ detail: error.message });

@@ -66,7 +66,14 @@ export function installAccessLog(app: FastifyInstance): void {
     const level = route !== undefined && QUIET_ROUTES.has(route) ? "debug" : "info";
     if ((request.log as unknown as Logger).isLevelEnabled(level)) {
       request.log[level](
-        { method: request.method, route: route ?? null, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, remote: request.ip },
+        {
+          method: request.method,
+          route: route ?? null,
+          url: redactUrl(request.url),
+          status: reply.statusCode,
+          ms: Math.round(reply.elapsedTime * 10) / 10,
+          remote: request.ip,
+        },
         "request",
       );
     }

@@ -8,7 +8,10 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 export function trackRoutesForNotFound(app: FastifyInstance): (request: FastifyRequest) => string {
   const routes: { methods: string[]; pattern: RegExp }[] = [];
   app.addHook("onRoute", (route) => {
-    const source = route.url.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/:[A-Za-z0-9_]+/g, "[^/]+").replace(/\*/g, ".*");
+    const source = route.url
+      .replace(/[.+?^${}()|[\]\\]/g, "\\$&")
+      .replace(/:[A-Za-z0-9_]+/g, "[^/]+")
+      .replace(/\*/g, ".*");
     routes.push({ methods: ([] as string[]).concat(route.method), pattern: new RegExp(`^${source}$`) });
   });
   return (request) => {

@@ -24,7 +24,7 @@ type Document = {
 
 /** The error bodies every API answers with, listed once under components.schemas. */
 const ERROR_SCHEMAS = {
-  ErrorDetail: { ...ErrorDetailSchema, description: "Every error other than a validation failure: `{\"detail\": \"…\"}`." },
+  ErrorDetail: { ...ErrorDetailSchema, description: 'Every error other than a validation failure: `{"detail": "…"}`.' },
   ValidationError: ValidationErrorSchema,
   HTTPValidationError: {
     type: "object",
@@ -51,7 +51,9 @@ function complete(doc: Document, oauth: DocsOAuth | undefined): Document {
       description: `Log in at the token service (client \`${oauth.clientId}\`; locally user \`demo\`, password \`demo-password\`).`,
       flows: {
         password: { tokenUrl: `${base}/token`, refreshUrl: `${base}/token`, scopes: {} },
-        ...(oauth.authorizationCode ? { authorizationCode: { authorizationUrl: `${base}/auth`, tokenUrl: `${base}/token`, scopes: {} } } : {}),
+        ...(oauth.authorizationCode
+          ? { authorizationCode: { authorizationUrl: `${base}/auth`, tokenUrl: `${base}/token`, scopes: {} } }
+          : {}),
       },
     },
   };
@@ -79,7 +81,11 @@ export async function registerOpenApi(
         securitySchemes: { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } },
       },
     },
-    transformObject: (documentObject) => complete(("openapiObject" in documentObject ? documentObject.openapiObject : documentObject.swaggerObject) as Document, opts.oauth) as never,
+    transformObject: (documentObject) =>
+      complete(
+        ("openapiObject" in documentObject ? documentObject.openapiObject : documentObject.swaggerObject) as Document,
+        opts.oauth,
+      ) as never,
   });
   const tokenOrigin = opts.oauth ? new URL(opts.oauth.issuer).origin : undefined;
   await app.register(swaggerUi, {

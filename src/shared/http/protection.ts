@@ -51,7 +51,10 @@ export async function registerProtection(app: App, opts: ProtectionOptions): Pro
     done();
   });
   if (opts.corsOrigins) {
-    const list = opts.corsOrigins.split(",").map((o) => o.trim()).filter(Boolean);
+    const list = opts.corsOrigins
+      .split(",")
+      .map((o) => o.trim())
+      .filter(Boolean);
     await app.register(cors, {
       origin: list.includes("*") ? "*" : list,
       methods: ["GET", "POST", "PUT", "PATCH", "DELETE"],
@@ -63,7 +66,12 @@ export async function registerProtection(app: App, opts: ProtectionOptions): Pro
   if (opts.perMinute <= 0) return;
   // ioredis is loaded only when a Redis is configured.
   const redis = opts.redisUrl
-    ? new (await import("ioredis")).Redis(opts.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false })
+    ? new (await import("ioredis")).Redis(opts.redisUrl, {
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 1,
+        connectTimeout: 2000,
+        lazyConnect: false,
+      })
     : undefined;
   redis?.on("error", () => {}); // a Redis outage lets requests through (skipOnError) rather than failing them
   if (redis) {
@@ -77,7 +85,8 @@ export async function registerProtection(app: App, opts: ProtectionOptions): Pro
     max: opts.perMinute,
     timeWindow: 60_000,
     hook: opts.by === "principal" ? "preHandler" : "onRequest",
-    keyGenerator: (request: FastifyRequest) => (opts.by === "principal" && request.principal ? `sub:${request.principal.sub}` : `ip:${request.ip}`),
+    keyGenerator: (request: FastifyRequest) =>
+      opts.by === "principal" && request.principal ? `sub:${request.principal.sub}` : `ip:${request.ip}`,
     ...(redis ? { redis, nameSpace: `hirebridge:ratelimit:${opts.name}:`, skipOnError: true } : {}),
     // Health, readiness and metrics are for the platform, not callers.
     allowList: (request: FastifyRequest) => ["/healthz", "/readyz", "/metrics"].includes(request.url.split("?")[0] ?? ""),

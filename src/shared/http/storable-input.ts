@@ -16,6 +16,7 @@ import type { ValidationIssue } from "../errors.js";
  */
 
 /** NUL, a high surrogate not followed by a low one, or a low surrogate not preceded by a high one. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding NUL is the point of this pattern
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 export const isStorable = (s: string): boolean => !UNSTORABLE.test(s);

@@ -42,7 +42,11 @@ export type JobQueue = {
   /** Queues one job per item in one statement (inside `tx` when given: they exist exactly when it commits). */
   sendMany(name: QueueName, data: object[], opts?: { tx?: Queryable }): Promise<void>;
   /** Runs `handler` for each job; it sees `retryCount`/`retryLimit` to know a last attempt. */
-  work<T extends object>(name: QueueName, handler: (job: JobWithMetadata<T>) => Promise<void>, opts?: { concurrency?: number }): Promise<void>;
+  work<T extends object>(
+    name: QueueName,
+    handler: (job: JobWithMetadata<T>) => Promise<void>,
+    opts?: { concurrency?: number },
+  ): Promise<void>;
   /**
    * Runs `handler` on up to `batchSize` jobs at a time and settles each job as it answers (a job it
    * leaves out fails and is retried). While batches come back full the worker fetches again at once.
@@ -116,12 +120,23 @@ export async function openJobQueue(database: Database, logger: Logger, opts: Job
         ...inTx(o.tx),
       }),
     sendMany: async (name, data, o = {}) => {
-      if (data.length) await boss.insert(name, data.map((d) => ({ data: d })), inTx(o.tx));
+      if (data.length)
+        await boss.insert(
+          name,
+          data.map((d) => ({ data: d })),
+          inTx(o.tx),
+        );
     },
     work: async (name, handler, o = {}) => {
       // With a backlog (more than one job ready, as the monitor last counted) each worker fetches
       // again at once instead of waiting out the poll.
-      const options = { ...pollingOptions, localConcurrency: o.concurrency ?? 1, batchSize: 1, includeMetadata: true, burstWhenReadyExceeds: 1 };
+      const options = {
+        ...pollingOptions,
+        localConcurrency: o.concurrency ?? 1,
+        batchSize: 1,
+        includeMetadata: true,
+        burstWhenReadyExceeds: 1,
+      };
       await boss.work<object>(name, options, async (jobs) => {
         for (const job of jobs) await handler(job as JobWithMetadata<never>);
       });
@@ -129,7 +144,14 @@ export async function openJobQueue(database: Database, logger: Logger, opts: Job
     workBatch: async (name, handler, o) => {
       await boss.work<object>(
         name,
-        { ...pollingOptions, localConcurrency: o.concurrency ?? 1, batchSize: o.batchSize, burstWhenBatchFull: true, includeMetadata: true, perJobResults: true },
+        {
+          ...pollingOptions,
+          localConcurrency: o.concurrency ?? 1,
+          batchSize: o.batchSize,
+          burstWhenBatchFull: true,
+          includeMetadata: true,
+          perJobResults: true,
+        },
         (jobs) => handler(jobs as JobWithMetadata<never>[]),
       );
     },

@@ -3,15 +3,18 @@ import { Pool, type Dispatcher } from "undici";
 import { redactUrl } from "../http/logger.js";
 import { upstreamDuration, upstreamErrors } from "../http/metrics.js";
 import { filterResponseHeaders, upstreamRequestHeaders } from "./headers.js";
-import { AnswerCutShort, HeadersDeadlineError, isJson, queryString, streamFactory, textBody, type Answer, type StreamState } from "./upstream-answer.js";
-import type { Deliver, Log, UpstreamClient, UpstreamClientOptions, UpstreamRequest, UpstreamResponse } from "./upstream-types.js";
 import {
-  isConnectionError,
-  isRetryableStatus,
-  neverReachedUpstream,
-  parseRetryAfter,
-  retryDelay,
-} from "./retry-policy.js";
+  AnswerCutShort,
+  HeadersDeadlineError,
+  isJson,
+  queryString,
+  streamFactory,
+  textBody,
+  type Answer,
+  type StreamState,
+} from "./upstream-answer.js";
+import type { Deliver, Log, UpstreamClient, UpstreamClientOptions, UpstreamRequest, UpstreamResponse } from "./upstream-types.js";
+import { isConnectionError, isRetryableStatus, neverReachedUpstream, parseRetryAfter, retryDelay } from "./retry-policy.js";
 import {
   isTimeout,
   upstreamAuthFailed,
@@ -87,7 +90,9 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
     deliver: Deliver | undefined,
   ): Promise<Answer> {
     const started = performance.now();
-    const state: StreamState | undefined = deliver ? { deliver, apiKey: opts.apiKey, headersAt: 0, chunks: [], answer: undefined } : undefined;
+    const state: StreamState | undefined = deliver
+      ? { deliver, apiKey: opts.apiKey, headersAt: 0, chunks: [], answer: undefined }
+      : undefined;
     // When the answer's headers arrived (0 until then): a streamed attempt's state records it itself.
     const timing: { headersAt: number } = state ?? { headersAt: 0 };
     let timer: NodeJS.Timeout | undefined;
@@ -137,7 +142,9 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
 
   /** Whether one more attempt fits: retries left, wait budget left, and time for it before the deadline. */
   function canRetry(attemptNo: number, waited: number, waitMs: number, deadline: number): boolean {
-    return attemptNo <= opts.retry.retries && waited + waitMs <= opts.retry.maxTotalWaitMs && Date.now() + waitMs + MIN_ATTEMPT_MS <= deadline;
+    return (
+      attemptNo <= opts.retry.retries && waited + waitMs <= opts.retry.maxTotalWaitMs && Date.now() + waitMs + MIN_ATTEMPT_MS <= deadline
+    );
   }
 
   /**

@@ -29,16 +29,47 @@ function runBench(name: string, extra: string[] = []): Promise<{ code: number | 
 
 /** The benchmarks and the lines their output must carry (a table row per scenario, the memory table). */
 const BENCHES: { name: string; args?: string[]; expect: RegExp[] }[] = [
-  { name: "token", expect: [/\| refresh grant \(rotating\) \| \d+/, /\| no-op route, bearer verified \| \d+/, /\| token service \+ no-op API \(pglite\) \| \d+ \| \d+ \|/] },
-  { name: "token", args: ["--db=postgres"], expect: [/\| password grant \| \d+/, /\| token service \+ no-op API \(postgres\) \| \d+ \| \d+ \|/] },
-  { name: "recruiting", expect: [/\| postgres \| GET 100 candidates \| \d+/, /\| pglite \| POST candidate \(create\) \| \d+/, /\| serve token api \(postgres\) \| \d+ \| \d+ \|/] },
+  {
+    name: "token",
+    expect: [
+      /\| refresh grant \(rotating\) \| \d+/,
+      /\| no-op route, bearer verified \| \d+/,
+      /\| token service \+ no-op API \(pglite\) \| \d+ \| \d+ \|/,
+    ],
+  },
+  {
+    name: "token",
+    args: ["--db=postgres"],
+    expect: [/\| password grant \| \d+/, /\| token service \+ no-op API \(postgres\) \| \d+ \| \d+ \|/],
+  },
+  {
+    name: "recruiting",
+    expect: [
+      /\| postgres \| GET 100 candidates \| \d+/,
+      /\| pglite \| POST candidate \(create\) \| \d+/,
+      /\| serve token api \(postgres\) \| \d+ \| \d+ \|/,
+    ],
+  },
   { name: "sandbox", expect: [/\| jobs, first page of 250 \| \d+/, /\| sandbox \(2,000 applications\) \| \d+ \| \d+ \|/] },
-  { name: "footprint", expect: [/\| `serve api` \(Postgres\), as `npm start` runs: `[^`]+` \| idle RSS MB \|/, /\| \*\*all \d+ process(es)?\*\* \| \*\*\d+\*\* \|/, /\| `hirebridge --help` \| \d+ \|/] },
-  { name: "proxy", args: ["--load", "autocannon"], expect: [/\| Hirebridge proxy \(JWT\) \| \d+/, /\| serve token proxy \(postgres\) \| \d+ \| \d+ \|/] },
+  {
+    name: "footprint",
+    expect: [
+      /\| `serve api` \(Postgres\), as `npm start` runs: `[^`]+` \| idle RSS MB \|/,
+      /\| \*\*all \d+ process(es)?\*\* \| \*\*\d+\*\* \|/,
+      /\| `hirebridge --help` \| \d+ \|/,
+    ],
+  },
+  {
+    name: "proxy",
+    args: ["--load", "autocannon"],
+    expect: [/\| Hirebridge proxy \(JWT\) \| \d+/, /\| serve token proxy \(postgres\) \| \d+ \| \d+ \|/],
+  },
 ];
 
 for (const bench of BENCHES) {
-  test(`bench ${[bench.name, ...(bench.args ?? [])].join(" ")} runs in smoke mode and gets only the answers it expects`, { timeout: 300_000 }, async () => {
+  test(`bench ${[bench.name, ...(bench.args ?? [])].join(" ")} runs in smoke mode and gets only the answers it expects`, {
+    timeout: 300_000,
+  }, async () => {
     const { code, stdout, stderr } = await runBench(bench.name, bench.args);
     assert.equal(code, 0, `exit ${code}\n${stdout}\n${stderr}`);
     for (const line of bench.expect) assert.match(stdout, line);

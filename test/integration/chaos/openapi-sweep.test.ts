@@ -22,7 +22,14 @@ const ODD: Odd[] = [
   { name: "emoji", url: encodeURIComponent("😀🚀👩🏽‍💻"), json: "😀🚀👩🏽‍💻", unstorable: false },
 ];
 
-type Schema = { $ref?: string; type?: string | string[]; properties?: Record<string, Schema>; items?: Schema; anyOf?: Schema[]; format?: string };
+type Schema = {
+  $ref?: string;
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  anyOf?: Schema[];
+  format?: string;
+};
 type Parameter = { name: string; in: "path" | "query" | "header"; schema?: Schema };
 type Operation = { parameters?: Parameter[]; requestBody?: { content: Record<string, { schema: Schema }> }; security?: unknown[] };
 type OpenApi = { paths: Record<string, Record<string, Operation>>; components?: { schemas?: Record<string, Schema> } };
@@ -51,7 +58,8 @@ describeEachDatabase("OpenAPI sweep with odd values", (getDb) => {
       category: "ats",
       realm: "hirebridge",
     };
-    const pathValue = (name: string, schema?: Schema) => known[name] ?? (schema?.format === "uuid" || /(^|_)id$/.test(name) ? randomUUID() : "x");
+    const pathValue = (name: string, schema?: Schema) =>
+      known[name] ?? (schema?.format === "uuid" || /(^|_)id$/.test(name) ? randomUUID() : "x");
     const doc = async (url: string) => (await (await fetch(url)).json()) as OpenApi;
     const proxyOrigin = new URL(stack.proxyUrl).origin;
     const apiOrigin = new URL(stack.apiUrl).origin;
@@ -81,7 +89,9 @@ describeEachDatabase("OpenAPI sweep with odd values", (getDb) => {
           const contentType = Object.keys(op.requestBody?.content ?? {})[0];
           const bodySchema = resolve(contentType ? op.requestBody!.content[contentType]!.schema : undefined);
           const bodyFields = Object.keys(resolve(bodySchema?.type === "array" ? bodySchema.items : bodySchema)?.properties ?? {});
-          const baseQuery = queryParams.filter((p) => p.name === "integration_id").map((p) => `${p.name}=${encodeURIComponent(stack.sandbox.demoIntegrationId)}`);
+          const baseQuery = queryParams
+            .filter((p) => p.name === "integration_id")
+            .map((p) => `${p.name}=${encodeURIComponent(stack.sandbox.demoIntegrationId)}`);
           const urlOf = (odd?: { param: string; value: string }, query: string[] = baseQuery) => {
             const p = path.replace(/\{(\w+)\}/g, (_, name: string) =>
               odd?.param === name ? odd.value : encodeURIComponent(svc.pathValue(name, pathParams.find((x) => x.name === name)?.schema)),
@@ -99,12 +109,23 @@ describeEachDatabase("OpenAPI sweep with odd values", (getDb) => {
             const key = `${svc.name} ${Math.floor(res.status / 100)}xx`;
             counts[key] = (counts[key] ?? 0) + 1;
             const wrong = res.status >= 500 || STACK_TRACE.test(text) || (odd.unstorable && !(res.status >= 400 && res.status < 500));
-            if (wrong) findings.push({ service: svc.name, request: `${method.toUpperCase()} ${path} ${where}`, odd: odd.name, status: res.status, body: text.slice(0, 200) });
+            if (wrong)
+              findings.push({
+                service: svc.name,
+                request: `${method.toUpperCase()} ${path} ${where}`,
+                odd: odd.name,
+                status: res.status,
+                body: text.slice(0, 200),
+              });
           };
           for (const odd of ODD) {
             for (const p of pathParams) await send(urlOf({ param: p.name, value: odd.url }), odd, `path ${p.name}`);
             for (const q of queryParams) {
-              await send(urlOf(undefined, [...baseQuery.filter((b) => !b.startsWith(`${q.name}=`)), `${q.name}=${odd.url}`]), odd, `query ${q.name}`);
+              await send(
+                urlOf(undefined, [...baseQuery.filter((b) => !b.startsWith(`${q.name}=`)), `${q.name}=${odd.url}`]),
+                odd,
+                `query ${q.name}`,
+              );
             }
             if (!contentType) continue;
             const form = contentType === "application/x-www-form-urlencoded";
@@ -113,7 +134,11 @@ describeEachDatabase("OpenAPI sweep with odd values", (getDb) => {
               if (odd.raw) {
                 data = form
                   ? Buffer.concat([Buffer.from(`${field}=`), odd.raw])
-                  : Buffer.concat([Buffer.from(`${bodySchema?.type === "array" ? "[" : ""}{${JSON.stringify(field)}:"`), odd.raw, Buffer.from(`"}${bodySchema?.type === "array" ? "]" : ""}`)]);
+                  : Buffer.concat([
+                      Buffer.from(`${bodySchema?.type === "array" ? "[" : ""}{${JSON.stringify(field)}:"`),
+                      odd.raw,
+                      Buffer.from(`"}${bodySchema?.type === "array" ? "]" : ""}`),
+                    ]);
               } else if (form) {
                 data = `grant_type=password&client_id=hirebridge&${field}=${odd.url}`;
               } else {
@@ -133,6 +158,9 @@ describeEachDatabase("OpenAPI sweep with odd values", (getDb) => {
       const k = `${f.service} ${f.request.split(" ").slice(0, 3).join(" ")} ${f.odd} → ${f.status} ${f.body.slice(0, 80)}`;
       summary.set(k, (summary.get(k) ?? 0) + 1);
     }
-    assert.deepEqual([...summary].map(([k, n]) => `${n} × ${k}`), []);
+    assert.deepEqual(
+      [...summary].map(([k, n]) => `${n} × ${k}`),
+      [],
+    );
   });
 });

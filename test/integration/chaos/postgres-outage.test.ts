@@ -8,7 +8,15 @@ import { migrate } from "../../../src/shared/db/migrate.js";
 import { eventually, startTestStack, type TestStack } from "../../helpers/stack.js";
 import { startThrowawayPostgres } from "../../helpers/throwaway-postgres.js";
 
-type Outcome = { kind: "api" | "webhook"; status: number; retryAfter: string | null; body: string; started: number; ended: number; id?: string };
+type Outcome = {
+  kind: "api" | "webhook";
+  status: number;
+  retryAfter: string | null;
+  body: string;
+  started: number;
+  ended: number;
+  id?: string;
+};
 
 /**
  * Postgres stopped for a few seconds under recruiting-API writes and signed webhook deliveries, on a
@@ -16,7 +24,9 @@ type Outcome = { kind: "api" | "webhook"; status: number; retryAfter: string | n
  * with Retry-After (never a 500); requests made wholly inside the outage are all 503; every
  * acknowledged write is there afterwards; readiness fails during the outage and comes back alone.
  */
-test("Postgres outage under API and webhook traffic: 503 with Retry-After, nothing acknowledged lost, readiness recovers", { timeout: 120_000 }, async (t) => {
+test("Postgres outage under API and webhook traffic: 503 with Retry-After, nothing acknowledged lost, readiness recovers", {
+  timeout: 120_000,
+}, async (t) => {
   const pg = await startThrowawayPostgres();
   let database: Database | undefined;
   let stack: TestStack | undefined;
@@ -46,9 +56,11 @@ test("Postgres outage under API and webhook traffic: 503 with Retry-After, nothi
     }
     assert.deepEqual(hung, [], "teardown steps that did not finish within 15 s");
   });
-  const db = (database = await openDatabase({ url: pg.url, schema: "public", poolSize: 5 }));
+  database = await openDatabase({ url: pg.url, schema: "public", poolSize: 5 });
+  const db = database;
   await migrate(db);
-  const running = (stack = await startTestStack(db, { sandbox: { applications: 5, webhookUrl: undefined as never } }));
+  stack = await startTestStack(db, { sandbox: { applications: 5, webhookUrl: undefined as never } });
+  const running = stack;
   const me = await running.login(running.sandbox.demoOrgId);
   const positions = `${running.apiUrl}/org/${me.orgId}/position`;
   const readyz = `${running.proxyUrl.replace(/\/api\/v1$/, "")}/readyz`;
@@ -66,11 +78,23 @@ test("Postgres outage under API and webhook traffic: 503 with Retry-After, nothi
     });
     const body = await res.text();
     const id = res.ok ? (JSON.parse(body) as { id: string }).id : undefined;
-    return { kind: "api", status: res.status, retryAfter: res.headers.get("retry-after"), body, started, ended: Date.now(), ...(id ? { id } : {}) };
+    return {
+      kind: "api",
+      status: res.status,
+      retryAfter: res.headers.get("retry-after"),
+      body,
+      started,
+      ended: Date.now(),
+      ...(id ? { id } : {}),
+    };
   }
   async function webhook(): Promise<Outcome> {
     const id = randomBytes(12).toString("base64url");
-    const raw = JSON.stringify({ id, type: "connection-flow-failed", data: { integration_tool: "greenhouse", integration_category: "ATS", end_user: { origin_id: me.orgId } } });
+    const raw = JSON.stringify({
+      id,
+      type: "connection-flow-failed",
+      data: { integration_tool: "greenhouse", integration_category: "ATS", end_user: { origin_id: me.orgId } },
+    });
     const started = Date.now();
     const res = await fetch(`${running.proxyUrl}/webhooks/upstream/connection-flow-failed`, {
       method: "POST",
@@ -120,24 +144,38 @@ test("Postgres outage under API and webhook traffic: 503 with Retry-After, nothi
   const acknowledged = outcomes.filter((o) => o.status === 201 || o.status === 200);
   const apiIds = acknowledged.filter((o) => o.kind === "api").map((o) => o.id!);
   const eventIds = acknowledged.filter((o) => o.kind === "webhook").map((o) => o.id!);
-  const [{ n: positionsStored }] = await db.query<{ n: number }>("select count(*)::int as n from positions where id = any($1::uuid[])", [apiIds]) as [{ n: number }];
-  const [{ n: eventsStored }] = await db.query<{ n: number }>("select count(*)::int as n from webhook_events where id = any($1)", [eventIds]) as [{ n: number }];
+  const [{ n: positionsStored }] = (await db.query<{ n: number }>("select count(*)::int as n from positions where id = any($1::uuid[])", [
+    apiIds,
+  ])) as [{ n: number }];
+  const [{ n: eventsStored }] = (await db.query<{ n: number }>("select count(*)::int as n from webhook_events where id = any($1)", [
+    eventIds,
+  ])) as [{ n: number }];
   console.log(
     `postgres outage: ${outcomes.length} requests ${JSON.stringify(byStatus)}; inside the outage ${inside.length} (${inside.filter((o) => o.status === 503).length} × 503); ` +
       `readiness during ${readyDuring.join("/")}, back ${recoveredIn} ms after start; acknowledged ${apiIds.length} positions (${positionsStored} stored), ${eventIds.length} events (${eventsStored} stored), lost ${apiIds.length - positionsStored + eventIds.length - eventsStored}`,
   );
 
   const bad = outcomes.filter((o) => !(o.status === 200 || o.status === 201 || o.status === 503));
-  assert.deepEqual(bad.map((o) => `${o.kind} ${o.status} ${o.body.slice(0, 200)}`), [], "only successes and 503s");
+  assert.deepEqual(
+    bad.map((o) => `${o.kind} ${o.status} ${o.body.slice(0, 200)}`),
+    [],
+    "only successes and 503s",
+  );
   for (const o of outcomes.filter((x) => x.status === 503)) {
     assert.ok(Number(o.retryAfter) > 0, "a 503 carries Retry-After");
     assert.equal(typeof (JSON.parse(o.body) as { detail: unknown }).detail, "string", "a 503 has the spec's error shape");
     assert.doesNotMatch(o.body, /ECONN|postgres|at .*\.ts/i, "no internals in the answer");
   }
   assert.ok(inside.length > 0, "traffic ran during the outage");
-  assert.ok(inside.every((o) => o.status === 503), "inside the outage every answer is 503");
+  assert.ok(
+    inside.every((o) => o.status === 503),
+    "inside the outage every answer is 503",
+  );
   assert.deepEqual(readyDuring, [503, 503], "readiness fails during the outage");
-  assert.ok(outcomes.some((o) => o.started > upStarting + recoveredIn && (o.status === 200 || o.status === 201)), "traffic succeeds again after");
+  assert.ok(
+    outcomes.some((o) => o.started > upStarting + recoveredIn && (o.status === 200 || o.status === 201)),
+    "traffic succeeds again after",
+  );
   assert.equal(positionsStored, apiIds.length, "every acknowledged position is stored");
   assert.equal(eventsStored, eventIds.length, "every acknowledged webhook event is stored");
 });

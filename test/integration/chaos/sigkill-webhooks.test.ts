@@ -25,7 +25,9 @@ const SENDERS = 8;
  * started again on the same port. Every acknowledged event must be stored once and processed once,
  * with nothing left queued or failed in the table or the job queue, and no delivery refused for rate.
  */
-test(`${EVENTS} signed events, proxy SIGKILLed twice mid-stream: every acknowledged event stored once and processed once`, { timeout: 120_000 }, async (t) => {
+test(`${EVENTS} signed events, proxy SIGKILLed twice mid-stream: every acknowledged event stored once and processed once`, {
+  timeout: 120_000,
+}, async (t) => {
   const schema = `chaos_${process.pid}_${randomBytes(3).toString("hex")}`;
   const admin = new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 2, options: `-c search_path=${schema}` });
   admin.on("error", () => {});
@@ -77,7 +79,11 @@ test(`${EVENTS} signed events, proxy SIGKILLed twice mid-stream: every acknowled
     for (;;) {
       const id = ids[next++];
       if (id === undefined) return;
-      const raw = JSON.stringify({ id, type: "connection-flow-failed", data: { integration_tool: "greenhouse", integration_category: "ATS", end_user: { origin_id: sandbox.demoOrgId } } });
+      const raw = JSON.stringify({
+        id,
+        type: "connection-flow-failed",
+        data: { integration_tool: "greenhouse", integration_category: "ATS", end_user: { origin_id: sandbox.demoOrgId } },
+      });
       const signature = signWebhookBody(raw, sandbox.webhookSecret);
       for (let attempt = 0; ; attempt++) {
         attempts++;
@@ -87,7 +93,10 @@ test(`${EVENTS} signed events, proxy SIGKILLed twice mid-stream: every acknowled
           body: raw,
           signal: AbortSignal.timeout(10_000),
         }).then(
-          async (res) => (await res.arrayBuffer(), res.status),
+          async (res) => {
+            await res.arrayBuffer();
+            return res.status;
+          },
           (err: Error) => (err.cause as { code?: string } | undefined)?.code ?? err.name,
         );
         if (status === 200) {
@@ -127,17 +136,27 @@ test(`${EVENTS} signed events, proxy SIGKILLed twice mid-stream: every acknowled
     60_000,
   ).catch((err: Error) => err.message);
   const byStatus = Object.fromEntries(
-    (await admin.query<{ status: string; n: number }>("select status, count(*)::int as n from webhook_events group by status")).rows.map((r) => [r.status, r.n]),
+    (await admin.query<{ status: string; n: number }>("select status, count(*)::int as n from webhook_events group by status")).rows.map(
+      (r) => [r.status, r.n],
+    ),
   );
-  const [{ stored, distinct }] = (await admin.query<{ stored: number; distinct: number }>("select count(*)::int as stored, count(distinct id)::int as distinct from webhook_events where id = any($1)", [[...acknowledged]])).rows as [
-    { stored: number; distinct: number },
-  ];
+  const [{ stored, distinct }] = (
+    await admin.query<{ stored: number; distinct: number }>(
+      "select count(*)::int as stored, count(distinct id)::int as distinct from webhook_events where id = any($1)",
+      [[...acknowledged]],
+    )
+  ).rows as [{ stored: number; distinct: number }];
   const jobs = Object.fromEntries(
-    (await admin.query<{ state: string; n: number }>(`select state, count(*)::int as n from ${boss}.job where name = 'webhook-events' group by state`)).rows.map((r) => [r.state, r.n]),
+    (
+      await admin.query<{ state: string; n: number }>(
+        `select state, count(*)::int as n from ${boss}.job where name = 'webhook-events' group by state`,
+      )
+    ).rows.map((r) => [r.state, r.n]),
   );
   // A settled event's work logs one line with its outcome; several would mean it ran twice.
   const processedLogs = new Map<string, number>();
-  for (const i of instances) for (const w of i.work) if (w.event_id && w.status) processedLogs.set(w.event_id, (processedLogs.get(w.event_id) ?? 0) + 1);
+  for (const i of instances)
+    for (const w of i.work) if (w.event_id && w.status) processedLogs.set(w.event_id, (processedLogs.get(w.event_id) ?? 0) + 1);
   const twice = [...processedLogs].filter(([, n]) => n > 1).length;
   const kills = instances.filter((i) => i.child.signalCode === "SIGKILL").length;
   console.log(

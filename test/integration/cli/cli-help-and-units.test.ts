@@ -45,15 +45,44 @@ describe("CLI: --help everywhere, usage errors", () => {
   test("the tree has every command the issue lists", () => {
     const names = commands.map((c) => c.join(" "));
     for (const expected of [
-      "login", "logout", "whoami",
-      "positions list", "positions show", "positions create", "positions update",
-      "candidates list", "candidates add", "candidates show", "candidates update", "candidates bulk-update",
+      "login",
+      "logout",
+      "whoami",
+      "positions list",
+      "positions show",
+      "positions create",
+      "positions update",
+      "candidates list",
+      "candidates add",
+      "candidates show",
+      "candidates update",
+      "candidates bulk-update",
       "interview show",
-      "integrations show", "integrations connect-link", "integrations activate", "integrations relink", "integrations fields",
-      "integrations passthrough", "integrations custom-fields", "integrations map-field", "integrations delete",
-      "ats jobs", "ats applications", "ats stages", "ats users", "ats offers", "ats interviews", "ats tags",
-      "sync start", "sync status", "sync upstream",
-      "admin users list", "admin users show", "admin users create", "admin users reset-password", "admin users logout", "admin users delete",
+      "integrations show",
+      "integrations connect-link",
+      "integrations activate",
+      "integrations relink",
+      "integrations fields",
+      "integrations passthrough",
+      "integrations custom-fields",
+      "integrations map-field",
+      "integrations delete",
+      "ats jobs",
+      "ats applications",
+      "ats stages",
+      "ats users",
+      "ats offers",
+      "ats interviews",
+      "ats tags",
+      "sync start",
+      "sync status",
+      "sync upstream",
+      "admin users list",
+      "admin users show",
+      "admin users create",
+      "admin users reset-password",
+      "admin users logout",
+      "admin users delete",
       "serve",
     ]) {
       assert.ok(names.includes(expected), `missing: ${expected}`);
@@ -110,10 +139,19 @@ describe("CLI building blocks", () => {
 
   test("options become a body by the contract's types; absent options are absent fields", () => {
     assert.deepEqual(
-      bodyFromOptions(PositionUpdateSchema, { minScore: "-5", autoUpdateStages: "no", acceptedLanguages: "en, de,", department: "null", name: "X" }),
+      bodyFromOptions(PositionUpdateSchema, {
+        minScore: "-5",
+        autoUpdateStages: "no",
+        acceptedLanguages: "en, de,",
+        department: "null",
+        name: "X",
+      }),
       { name: "X", department: null, min_score: -5, accepted_languages: ["en", "de"], auto_update_stages: false },
     );
-    assert.throws(() => bodyFromOptions(PositionUpdateSchema, { autoUpdateStages: "maybe" }), /--auto-update-stages: expected true or false/);
+    assert.throws(
+      () => bodyFromOptions(PositionUpdateSchema, { autoUpdateStages: "maybe" }),
+      /--auto-update-stages: expected true or false/,
+    );
   });
 
   test("tables cut long cells and show absent values as -", () => {
@@ -164,7 +202,13 @@ describe("CLI: serve", () => {
     const dataDir = await mkdtemp(join(tmpdir(), "hirebridge-serve-"));
     t.after(() => rm(dataDir, { recursive: true, force: true }));
     const child = spawn(process.execPath, ["bin/hirebridge.js", "serve", "sandbox"], {
-      env: { PATH: process.env["PATH"] ?? "", SANDBOX_PORT: String(port), LOG_LEVEL: "silent", SANDBOX_APPLICATIONS: "5", DATA_DIR: dataDir },
+      env: {
+        PATH: process.env["PATH"] ?? "",
+        SANDBOX_PORT: String(port),
+        LOG_LEVEL: "silent",
+        SANDBOX_APPLICATIONS: "5",
+        DATA_DIR: dataDir,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
@@ -220,11 +264,23 @@ describe("CLI: the password prompt on a terminal", () => {
     const port = await freePort(); // nothing listens: the login itself fails after the prompt
     const home = await mkdtemp(join(tmpdir(), "hirebridge-cli-"));
     try {
-      const argv = [process.execPath, "bin/hirebridge.js", "login", "-u", "demo", "--auth-url", `http://127.0.0.1:${port}/realms/hirebridge`];
+      const argv = [
+        process.execPath,
+        "bin/hirebridge.js",
+        "login",
+        "-u",
+        "demo",
+        "--auth-url",
+        `http://127.0.0.1:${port}/realms/hirebridge`,
+      ];
       const env = { PATH: process.env["PATH"] ?? "", HOME: home, XDG_CONFIG_HOME: join(home, "config"), TERM: "dumb" };
-      const { stdout } = await promisify(execFile)("python3", ["-c", PTY_DRIVER, JSON.stringify([argv, env, "Password for demo: ", typed])], {
-        cwd: ROOT,
-      });
+      const { stdout } = await promisify(execFile)(
+        "python3",
+        ["-c", PTY_DRIVER, JSON.stringify([argv, env, "Password for demo: ", typed])],
+        {
+          cwd: ROOT,
+        },
+      );
       return JSON.parse(stdout) as { out: string; code: number };
     } finally {
       await rm(home, { recursive: true, force: true });

@@ -46,11 +46,24 @@ describe("CLI: integrations, ATS reads, sync", () => {
   });
 
   test("connect-link, then activate what the end user connected", async () => {
-    const linked = await cli.run(["integrations", "connect-link", "--end-user-email", "it@acme.example", "--end-user-organization-name", "Acme", "--integration-category", "ATS"]);
+    const linked = await cli.run([
+      "integrations",
+      "connect-link",
+      "--end-user-email",
+      "it@acme.example",
+      "--end-user-organization-name",
+      "Acme",
+      "--integration-category",
+      "ATS",
+    ]);
     assert.equal(linked.code, 0, linked.stderr);
     const link = linked.stdout.trim();
     assert.match(link, new RegExp(`^${env.sandboxOrigin}/connect/link/`));
-    const confirmed = await fetch(`${link}/confirm`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ tool_id: "lever" }) });
+    const confirmed = await fetch(`${link}/confirm`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ tool_id: "lever" }),
+    });
     const { activation_token, integration_id } = (await confirmed.json()) as { activation_token: string; integration_id: string };
     const activated = await cli.run(["integrations", "activate", activation_token]);
     assert.equal(activated.code, 0, activated.stderr);
@@ -98,7 +111,9 @@ describe("CLI: integrations, ATS reads, sync", () => {
   });
 
   test("delete asks first: no or no answer keeps it (exit 1), yes deletes it, --yes does not ask", async () => {
-    const a = (await sandbox("POST", "/sandbox/integrations", { org_id: env.demo.orgId, tool: "greenhouse", applications: 1 }))["id"] as string;
+    const a = (await sandbox("POST", "/sandbox/integrations", { org_id: env.demo.orgId, tool: "greenhouse", applications: 1 }))[
+      "id"
+    ] as string;
     await cli.json(["integrations", "show", a]); // the proxy learns it belongs to the demo org
     const declined = await cli.run(["integrations", "delete", a], { stdin: "n\n" });
     assert.equal(declined.code, 1);
@@ -113,7 +128,9 @@ describe("CLI: integrations, ATS reads, sync", () => {
     assert.equal(confirmed.stdout, `Deleted integration ${a}.\n`);
     assert.equal((await cli.run(["integrations", "show", a, "--fresh"])).code, 4);
 
-    const b = (await sandbox("POST", "/sandbox/integrations", { org_id: env.demo.orgId, tool: "greenhouse", applications: 1 }))["id"] as string;
+    const b = (await sandbox("POST", "/sandbox/integrations", { org_id: env.demo.orgId, tool: "greenhouse", applications: 1 }))[
+      "id"
+    ] as string;
     await cli.json(["integrations", "show", b]);
     const forced = await cli.json<Envelope<unknown>>(["integrations", "delete", b, "--yes"]);
     assert.equal(forced.status, "success");
@@ -146,10 +163,26 @@ describe("CLI: integrations, ATS reads, sync", () => {
   });
 
   test("ats: filters, the integration from the environment, and the proxy's validation", async () => {
-    const applications = await cli.json<{ id: string; job: { id: string } | null }[]>(["ats", "applications", "-i", integration, "--limit", "0"]);
+    const applications = await cli.json<{ id: string; job: { id: string } | null }[]>([
+      "ats",
+      "applications",
+      "-i",
+      integration,
+      "--limit",
+      "0",
+    ]);
     assert.equal(applications.length, 40);
     const jobId = applications[0]!.job!.id;
-    const filtered = await cli.json<{ job: { id: string } | null }[]>(["ats", "applications", "-i", integration, "--job-ids", jobId, "--limit", "0"]);
+    const filtered = await cli.json<{ job: { id: string } | null }[]>([
+      "ats",
+      "applications",
+      "-i",
+      integration,
+      "--job-ids",
+      jobId,
+      "--limit",
+      "0",
+    ]);
     assert.ok(filtered.length > 0 && filtered.every((a) => a.job?.id === jobId));
 
     const noIntegration = await cli.run(["ats", "jobs"]);
@@ -171,7 +204,10 @@ describe("CLI: integrations, ATS reads, sync", () => {
     const [header, , ...rows] = res.stdout.trimEnd().split("\n");
     assert.match(header!, /^RUN\s+MODEL\s+TYPE\s+TRIGGER\s+STATE\s+PAGES\s+CREATED/);
     assert.equal(rows.length, 2);
-    assert.ok(rows.every((r) => /\ssucceeded\s/.test(r)), rows.join("\n"));
+    assert.ok(
+      rows.every((r) => /\ssucceeded\s/.test(r)),
+      rows.join("\n"),
+    );
 
     const status = await cli.json<IntegrationSyncs>(["sync", "status", integration]);
     const byModel = (m: string) => status.items.find((r: SyncRun) => r.model === m); // newest first

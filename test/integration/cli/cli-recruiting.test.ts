@@ -10,7 +10,16 @@ describe("CLI: positions, candidates, interview", () => {
   const demo = useDemoCli();
 
   test("positions create → show → update → list, as tables and as JSON", async () => {
-    const created = await demo.cli.run(["positions", "create", "--name", "Backend Engineer", "--min-score", "70", "--accepted-languages", "en,de"]);
+    const created = await demo.cli.run([
+      "positions",
+      "create",
+      "--name",
+      "Backend Engineer",
+      "--min-score",
+      "70",
+      "--accepted-languages",
+      "en,de",
+    ]);
     assert.equal(created.code, 0, created.stderr);
     assert.match(created.stdout, /^name\s+Backend Engineer$/m);
     assert.match(created.stdout, /^state\s+draft$/m);
@@ -68,8 +77,19 @@ describe("CLI: positions, candidates, interview", () => {
   test("candidates add → list → show → update; a duplicate email is exit 5", async () => {
     const position = await demo.cli.json<Position>(["positions", "create", "--name", "Data Engineer"]);
     const ada = await demo.cli.json<Candidate>([
-      "candidates", "add", position.id,
-      "--name", "Ada Lovelace", "--email", "ada@example.com", "--phone", "+44 20 7946 0000", "--language", "en", "--tags", "python,sql",
+      "candidates",
+      "add",
+      position.id,
+      "--name",
+      "Ada Lovelace",
+      "--email",
+      "ada@example.com",
+      "--phone",
+      "+44 20 7946 0000",
+      "--language",
+      "en",
+      "--tags",
+      "python,sql",
     ]);
     assert.equal(ada.position_id, position.id);
     assert.deepEqual(ada.tags, ["python", "sql"]);
@@ -82,11 +102,32 @@ describe("CLI: positions, candidates, interview", () => {
     const shown = await demo.cli.run(["candidates", "show", position.id, ada.id]);
     assert.match(shown.stdout, /^email\s+ada@example.com$/m);
 
-    const updated = await demo.cli.json<Candidate>(["candidates", "update", position.id, ada.id, "--short-listed", "yes", "--state", "invited"]);
+    const updated = await demo.cli.json<Candidate>([
+      "candidates",
+      "update",
+      position.id,
+      ada.id,
+      "--short-listed",
+      "yes",
+      "--state",
+      "invited",
+    ]);
     assert.equal(updated.short_listed, true);
     assert.equal(updated.state, "invited");
 
-    const dup = await demo.cli.run(["candidates", "add", position.id, "--name", "Ada 2", "--email", "ada@example.com", "--phone", "+1", "--language", "en"]);
+    const dup = await demo.cli.run([
+      "candidates",
+      "add",
+      position.id,
+      "--name",
+      "Ada 2",
+      "--email",
+      "ada@example.com",
+      "--phone",
+      "+1",
+      "--language",
+      "en",
+    ]);
     assert.equal(dup.code, 5);
     assert.match(oneLineError(dup), /failed with 409: /);
   });
@@ -94,7 +135,19 @@ describe("CLI: positions, candidates, interview", () => {
   test("candidates bulk-update from CSV and from JSON, all or nothing", async () => {
     const position = await demo.cli.json<Position>(["positions", "create", "--name", "Bulk"]);
     const add = (n: number) =>
-      demo.cli.json<Candidate>(["candidates", "add", position.id, "--name", `C${n}`, "--email", `c${n}@example.com`, "--phone", `+${n}`, "--language", "en"]);
+      demo.cli.json<Candidate>([
+        "candidates",
+        "add",
+        position.id,
+        "--name",
+        `C${n}`,
+        "--email",
+        `c${n}@example.com`,
+        "--phone",
+        `+${n}`,
+        "--language",
+        "en",
+      ]);
     const [a, b] = [await add(1), await add(2)];
 
     const csv = join(demo.cli.home, "changes.csv");
@@ -104,7 +157,10 @@ describe("CLI: positions, candidates, interview", () => {
     assert.equal(res.stderr, "Updated 2 candidate(s).\n");
     const after = await demo.cli.json<Candidate[]>(["candidates", "list", position.id]);
     const byId = new Map(after.map((c) => [c.id, c]));
-    assert.deepEqual([byId.get(a.id)!.state, byId.get(a.id)!.short_listed, byId.get(a.id)!.score, byId.get(a.id)!.tags], ["invited", true, 81, ["x", "y"]]);
+    assert.deepEqual(
+      [byId.get(a.id)!.state, byId.get(a.id)!.short_listed, byId.get(a.id)!.score, byId.get(a.id)!.tags],
+      ["invited", true, 81, ["x", "y"]],
+    );
     assert.deepEqual([byId.get(b.id)!.state, byId.get(b.id)!.short_listed], ["rejected", false], "empty cells change nothing");
 
     const json = join(demo.cli.home, "changes.json");
@@ -113,7 +169,13 @@ describe("CLI: positions, candidates, interview", () => {
     assert.equal(fromJson[0]!.hired, true);
 
     // One unknown id: nothing changes, exit 4.
-    await writeFile(json, JSON.stringify([{ id: a.id, state: "passed" }, { id: "00000000-0000-4000-8000-000000000000", state: "passed" }]));
+    await writeFile(
+      json,
+      JSON.stringify([
+        { id: a.id, state: "passed" },
+        { id: "00000000-0000-4000-8000-000000000000", state: "passed" },
+      ]),
+    );
     const partial = await demo.cli.run(["candidates", "bulk-update", position.id, json]);
     assert.equal(partial.code, 4, partial.stderr);
     assert.equal((await demo.cli.json<Candidate>(["candidates", "show", position.id, a.id])).state, "invited");
@@ -135,7 +197,19 @@ describe("CLI: positions, candidates, interview", () => {
 
   test("interview show: table and JSON", async () => {
     const position = await demo.cli.json<Position>(["positions", "create", "--name", "Interviewed"]);
-    const c = await demo.cli.json<Candidate>(["candidates", "add", position.id, "--name", "Grace", "--email", "g@example.com", "--phone", "+1", "--language", "en"]);
+    const c = await demo.cli.json<Candidate>([
+      "candidates",
+      "add",
+      position.id,
+      "--name",
+      "Grace",
+      "--email",
+      "g@example.com",
+      "--phone",
+      "+1",
+      "--language",
+      "en",
+    ]);
     const interview = await demo.cli.json<Interview>(["interview", "show", position.id, c.id]);
     assert.equal(interview.status, "not_started");
     assert.equal(interview.candidate, c.id);

@@ -75,7 +75,13 @@ describe("CLI: login, the session, admin users", () => {
     assert.match(table.stdout, new RegExp(`^org_id\\s+${env.demo.orgId}$`, "m"));
     const json = await cli.json<Record<string, string>>(["whoami"]);
     assert.deepEqual(
-      { username: json["username"], org_id: json["org_id"], auth_url: json["auth_url"], api_url: json["api_url"], proxy_url: json["proxy_url"] },
+      {
+        username: json["username"],
+        org_id: json["org_id"],
+        auth_url: json["auth_url"],
+        api_url: json["api_url"],
+        proxy_url: json["proxy_url"],
+      },
       { username: "demo", org_id: env.demo.orgId, auth_url: env.authUrl, api_url: env.apiUrl, proxy_url: env.proxyUrl },
     );
   });
@@ -181,11 +187,17 @@ describe("CLI: login, the session, admin users", () => {
       assert.match(shown.stdout, /^first name\s+Lin$/m);
       assert.equal((await cli.json<{ username: string }>(["admin", "users", "show", created.id], { env: admin })).username, "lin");
 
-      const dup = await cli.run(["admin", "users", "create", "lin", "--org", org, "--password-stdin"], { env: admin, stdin: "x-pass-12345\n" });
+      const dup = await cli.run(["admin", "users", "create", "lin", "--org", org, "--password-stdin"], {
+        env: admin,
+        stdin: "x-pass-12345\n",
+      });
       assert.equal(dup.code, 5);
       assert.match(oneLineError(dup), /failed with 409: User exists with same username$/);
 
-      const reset = await cli.run(["admin", "users", "reset-password", "lin", "--password-stdin"], { env: admin, stdin: "second-pass-456\n" });
+      const reset = await cli.run(["admin", "users", "reset-password", "lin", "--password-stdin"], {
+        env: admin,
+        stdin: "second-pass-456\n",
+      });
       assert.equal(reset.code, 0, reset.stderr);
       assert.equal(reset.stdout, "Password of lin changed.\n");
       assert.equal((await other.run(["login", "-u", "lin", "--password-stdin"], { stdin: "first-pass-123\n" })).code, 3);
@@ -194,7 +206,9 @@ describe("CLI: login, the session, admin users", () => {
       const out = await cli.run(["admin", "users", "logout", "lin"], { env: admin });
       assert.equal(out.stdout, "Sessions of lin ended.\n");
       const stored = await other.session();
-      await writeFile(other.sessionFile, JSON.stringify({ ...stored, session: { ...stored.session!, accessExpiresAt: 0 } }), { mode: 0o600 });
+      await writeFile(other.sessionFile, JSON.stringify({ ...stored, session: { ...stored.session!, accessExpiresAt: 0 } }), {
+        mode: 0o600,
+      });
       assert.equal((await other.run(["whoami"])).code, 3, "the user's session was ended");
 
       const declined = await cli.run(["admin", "users", "delete", "lin"], { env: admin, stdin: "no\n" });

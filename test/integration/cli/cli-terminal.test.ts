@@ -45,7 +45,10 @@ describe("CLI in a terminal", () => {
   test("npx hirebridge in the checkout prints no engine warning (devEngines names the Node that runs npm)", async (t) => {
     const npx = ["/usr/bin/npx", "/usr/local/bin/npx"].find((p) => existsSync(p));
     if (!npx) return t.skip("no npx on this machine");
-    const { stdout, stderr } = await bash(npx, ["--no-install", "hirebridge", "--version"], { cwd: ROOT, env: { PATH: process.env["PATH"] ?? "", HOME: demo.cli.home } });
+    const { stdout, stderr } = await bash(npx, ["--no-install", "hirebridge", "--version"], {
+      cwd: ROOT,
+      env: { PATH: process.env["PATH"] ?? "", HOME: demo.cli.home },
+    });
     assert.equal(stdout, `${VERSION}\n`);
     assert.doesNotMatch(stderr, /EBADENGINE|Unsupported engine/);
   });
@@ -112,7 +115,10 @@ describe("CLI in a terminal", () => {
       { header: "EXTRA", value: (r: Row) => r.n * 2, drop: 1 },
     ];
     const rows = [{ id: "a1", text: "x".repeat(40), n: 7 }];
-    assert.equal(renderTable(columns, rows, 60), `ID  TEXT${" ".repeat(36)}  N  EXTRA\n--  ${"-".repeat(40)}  -  -----\na1  ${"x".repeat(40)}  7  14`);
+    assert.equal(
+      renderTable(columns, rows, 60),
+      `ID  TEXT${" ".repeat(36)}  N  EXTRA\n--  ${"-".repeat(40)}  -  -----\na1  ${"x".repeat(40)}  7  14`,
+    );
     // Too narrow for every whole cell: the droppable column leaves first, then TEXT is cut.
     assert.equal(renderTable(columns, rows, 30), `ID  TEXT${" ".repeat(19)}  N\n--  ${"-".repeat(23)}  -\na1  ${"x".repeat(22)}…  7`);
     assert.equal(renderTable(columns, rows, 20), "ID  TEXT           N\n--  -------------  -\na1  xxxxxxxxxxxx…  7");
@@ -121,7 +127,19 @@ describe("CLI in a terminal", () => {
 
   test("interview result: grades a not-started interview in one command (completed, then graded)", async () => {
     const position = await demo.cli.json<Position>(["positions", "create", "--name", "CLI result", "--min-score", "60"]);
-    const candidate = await demo.cli.json<Candidate>(["candidates", "add", position.id, "--name", "Grace", "--email", "grace@example.com", "--phone", "+1 555 0100", "--language", "en"]);
+    const candidate = await demo.cli.json<Candidate>([
+      "candidates",
+      "add",
+      position.id,
+      "--name",
+      "Grace",
+      "--email",
+      "grace@example.com",
+      "--phone",
+      "+1 555 0100",
+      "--language",
+      "en",
+    ]);
 
     const noScore = await demo.cli.run(["interview", "result", position.id, candidate.id]);
     assert.equal(noScore.code, 2);
@@ -129,7 +147,16 @@ describe("CLI in a terminal", () => {
     const badStatus = await demo.cli.run(["interview", "result", position.id, candidate.id, "--status", "not_started"]);
     assert.equal(badStatus.code, 2);
 
-    const res = await demo.cli.run(["interview", "result", position.id, candidate.id, "--score", "85", "--feedback", "Clear and structured answers."]);
+    const res = await demo.cli.run([
+      "interview",
+      "result",
+      position.id,
+      candidate.id,
+      "--score",
+      "85",
+      "--feedback",
+      "Clear and structured answers.",
+    ]);
     assert.equal(res.code, 0, res.stderr);
     assert.match(res.stdout, /^status +graded$/m);
     assert.match(res.stdout, /^score +85$/m);
@@ -161,7 +188,10 @@ describe("CLI in a terminal", () => {
 
       const unconfirmed = await demo.cli.run(["reset"], { env: envOf(), stdin: "n\n" });
       assert.equal(unconfirmed.code, 1);
-      assert.match(unconfirmed.stderr, /This deletes:\n {2}Hirebridge's database \(PGlite\): .*pglite\n {2}the upstream sandbox's state: .*sandbox\n/);
+      assert.match(
+        unconfirmed.stderr,
+        /This deletes:\n {2}Hirebridge's database \(PGlite\): .*pglite\n {2}the upstream sandbox's state: .*sandbox\n/,
+      );
       assert.ok(existsSync(join(dataDir, "pglite")) && existsSync(join(dataDir, "sandbox")));
 
       const postgres = await demo.cli.run(["reset", "--yes"], { env: envOf({ DATABASE_URL: "postgres://postgres@127.0.0.1:5432/test" }) });

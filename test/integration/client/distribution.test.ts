@@ -20,7 +20,8 @@ async function files(dir: string, ext: string): Promise<string[]> {
 /** `import … from "x"` / `export … from "x"` / `import("x")` specifiers, with whether the import is type-only. */
 function imports(source: string): { spec: string; typeOnly: boolean }[] {
   const found: { spec: string; typeOnly: boolean }[] = [];
-  for (const m of source.matchAll(/^\s*(import|export)\s+(type\s+)?[^"';]*?\sfrom\s+"([^"]+)"/gm)) found.push({ spec: m[3]!, typeOnly: !!m[2] });
+  for (const m of source.matchAll(/^\s*(import|export)\s+(type\s+)?[^"';]*?\sfrom\s+"([^"]+)"/gm))
+    found.push({ spec: m[3]!, typeOnly: !!m[2] });
   for (const m of source.matchAll(/^\s*import\s+"([^"]+)"/gm)) found.push({ spec: m[1]!, typeOnly: false });
   for (const m of source.matchAll(/\bimport\(\s*"([^"]+)"\s*\)/g)) found.push({ spec: m[1]!, typeOnly: false });
   return found;
@@ -31,9 +32,13 @@ describe("SDK distribution: browser-safe, dependency-free, runs on Node 20", () 
   before(async () => {
     out = await mkdtemp(join(tmpdir(), "hirebridge-sdk-dist-"));
     // tsconfig.client.json has `types: []` and the DOM lib: a Node-only global in the client fails this build.
-    await run(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(ROOT, "tsconfig.client.json"), "--outDir", out], {
-      cwd: ROOT,
-    });
+    await run(
+      process.execPath,
+      [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(ROOT, "tsconfig.client.json"), "--outDir", out],
+      {
+        cwd: ROOT,
+      },
+    );
   });
   after(() => rm(out, { recursive: true, force: true }));
 

@@ -50,7 +50,10 @@ describe("docs examples run against the embedded stack", () => {
     shellDir = await mkdtemp(join(tmpdir(), "hirebridge-doc-cli-"));
     // `hirebridge` on PATH, as `npm link`/`npx` would provide it.
     await mkdir(join(shellDir, "bin"));
-    await writeFile(join(shellDir, "bin", "hirebridge"), `#!/bin/sh\nexec "${process.execPath}" "${join(ROOT, "bin", "hirebridge.js")}" "$@"\n`);
+    await writeFile(
+      join(shellDir, "bin", "hirebridge"),
+      `#!/bin/sh\nexec "${process.execPath}" "${join(ROOT, "bin", "hirebridge.js")}" "$@"\n`,
+    );
     await chmod(join(shellDir, "bin", "hirebridge"), 0o755);
   });
   after(async () => {
@@ -76,17 +79,31 @@ describe("docs examples run against the embedded stack", () => {
     await writeFile(
       join(docDir, "tsconfig.json"),
       JSON.stringify({
-        compilerOptions: { module: "nodenext", moduleResolution: "nodenext", target: "es2023", lib: ["es2023", "dom"], strict: true, noEmit: true, skipLibCheck: true, types: [] },
+        compilerOptions: {
+          module: "nodenext",
+          moduleResolution: "nodenext",
+          target: "es2023",
+          lib: ["es2023", "dom"],
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: [],
+        },
         files,
       }),
     );
-    await run(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(docDir, "tsconfig.json")], { cwd: ROOT }).catch(
-      (err: { stdout?: string }) => assert.fail(`the examples do not type-check:\n${err.stdout}`),
-    );
+    await run(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(docDir, "tsconfig.json")], {
+      cwd: ROOT,
+    }).catch((err: { stdout?: string }) => assert.fail(`the examples do not type-check:\n${err.stdout}`));
   });
 
   for (const [i, { doc, index, code }] of SDK_EXAMPLES.entries()) {
-    test(`${doc} example ${index + 1} runs: ${code.split("\n").find((l) => l.includes("new Hirebridge") || l.includes("new HirebridgeAdmin"))?.trim() ?? ""}`, async () => {
+    test(`${doc} example ${index + 1} runs: ${
+      code
+        .split("\n")
+        .find((l) => l.includes("new Hirebridge") || l.includes("new HirebridgeAdmin"))
+        ?.trim() ?? ""
+    }`, async () => {
       const file = join(docDir, `run-${i}.ts`);
       await writeFile(file, localize(code));
       const res = await run(process.execPath, ["--import", "tsx", file], { cwd: ROOT, env: { PATH: process.env["PATH"] ?? "" } }).catch(

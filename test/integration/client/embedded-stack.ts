@@ -33,12 +33,18 @@ export async function startEmbeddedStack(): Promise<EmbeddedStack> {
     PROXY_PORT: await freePort(),
     SANDBOX_PORT: await freePort(),
     DATA_DIR: dataDir,
-    PASSWORD_HASH_MEMORY_KIB: 1024, PASSWORD_HASH_PASSES: 1, // test-speed hashing; same code path
+    PASSWORD_HASH_MEMORY_KIB: 1024,
+    PASSWORD_HASH_PASSES: 1, // test-speed hashing; same code path
     SANDBOX_APPLICATIONS: 40,
   });
   const database = await freshDatabase("pglite");
   // The operator console (static files of its own build) has its own end-to-end test.
-  const stack = await startStack(config, SERVICE_ORDER.filter((s) => s !== "console"), silentLogger(), { database });
+  const stack = await startStack(
+    config,
+    SERVICE_ORDER.filter((s) => s !== "console"),
+    silentLogger(),
+    { database },
+  );
   const urls = serviceUrls(config);
   const integrations = (await (await fetch(`${urls.sandboxOrigin}/sandbox/integrations`)).json()) as { demo_integration_id: string };
   return {

@@ -25,7 +25,10 @@ export function recordingFetch(): { fetch: FetchLike; calls: RecordedCall[]; gra
   const calls: RecordedCall[] = [];
   const fetchImpl: FetchLike = async (input, init) => {
     const res = await fetch(input, init);
-    const form = typeof init.body === "string" && /x-www-form-urlencoded/.test(String((init.headers as Record<string, string>)["content-type"])) ? new URLSearchParams(init.body) : null;
+    const form =
+      typeof init.body === "string" && /x-www-form-urlencoded/.test(String((init.headers as Record<string, string>)["content-type"]))
+        ? new URLSearchParams(init.body)
+        : null;
     calls.push({ method: init.method ?? "GET", url: new URL(input), form, status: res.status });
     return res;
   };

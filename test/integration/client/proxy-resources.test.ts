@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { AbortedError, Hirebridge, NotFoundError, RateLimitError, UpstreamUnavailableError, ValidationError } from "../../../src/client/index.js";
+import {
+  AbortedError,
+  Hirebridge,
+  NotFoundError,
+  RateLimitError,
+  UpstreamUnavailableError,
+  ValidationError,
+} from "../../../src/client/index.js";
 import { startEmbeddedStack, type EmbeddedStack } from "./embedded-stack.js";
 
 /** Every integration-proxy operation through the SDK, against the embedded stack (proxy → sandbox). */
@@ -68,7 +75,15 @@ describe("SDK: integration proxy resources", () => {
     for await (const a of hb.ats.applications.iterate({ integration_id: integration, page_size: 7 })) applications.push(a);
     assert.equal(applications.length, 40);
     assert.equal(new Set(applications.map((a) => a.id)).size, 40);
-    const lists = [hb.ats.jobs, hb.ats.tags, hb.ats.stages, hb.ats.users, hb.ats.offers, hb.ats.rejectionReasons, hb.ats.interviews] as const;
+    const lists = [
+      hb.ats.jobs,
+      hb.ats.tags,
+      hb.ats.stages,
+      hb.ats.users,
+      hb.ats.offers,
+      hb.ats.rejectionReasons,
+      hb.ats.interviews,
+    ] as const;
     for (const list of lists) {
       const first = await list.list({ integration_id: integration, page_size: 250 });
       assert.equal(first.status, "success");
@@ -109,7 +124,11 @@ describe("SDK: integration proxy resources", () => {
   });
 
   test("connect: create a link, confirm it as the end user would, activate the integration", async () => {
-    const { data } = await hb.connect.createLink({ end_user_email: "it@acme.example", end_user_organization_name: "Acme", integration_category: "ATS" });
+    const { data } = await hb.connect.createLink({
+      end_user_email: "it@acme.example",
+      end_user_organization_name: "Acme",
+      integration_category: "ATS",
+    });
     const confirmed = await fetch(`${data.link}/confirm`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -126,10 +145,16 @@ describe("SDK: integration proxy resources", () => {
     const { items } = await hb.integrations.list();
     const listed = items.find((i) => i.id === integration_id);
     assert.equal(listed?.tool, "lever");
-    assert.ok(items.some((i) => i.id === integration), "the demo integration is listed too");
+    assert.ok(
+      items.some((i) => i.id === integration),
+      "the demo integration is listed too",
+    );
     const iterated = [];
     for await (const i of hb.integrations.iterate({ pageSize: 1 })) iterated.push(i.id);
-    assert.deepEqual(iterated, items.map((i) => i.id));
+    assert.deepEqual(
+      iterated,
+      items.map((i) => i.id),
+    );
     const page = await hb.integrations.list({ limit: 1 });
     assert.equal(page.items.length, 1);
     assert.equal(typeof page.next_cursor, "string");

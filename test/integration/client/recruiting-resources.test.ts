@@ -1,13 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import {
-  ConflictError,
-  ForbiddenError,
-  Hirebridge,
-  NotFoundError,
-  ValidationError,
-  type Candidate,
-} from "../../../src/client/index.js";
+import { ConflictError, ForbiddenError, Hirebridge, NotFoundError, ValidationError, type Candidate } from "../../../src/client/index.js";
 import { startEmbeddedStack, type EmbeddedStack } from "./embedded-stack.js";
 
 /** Every recruiting API operation through the SDK, against the embedded stack as `npm start` runs it. */
@@ -69,7 +62,12 @@ describe("SDK: recruiting API resources", () => {
     assert.equal(ada.position_id, position.id);
     assert.equal(ada.organization_id, env.demo.orgId);
     assert.equal(ada.state, "new");
-    const alan = await hb.candidates.create(position.id, { name: "Alan Turing", email: "alan@example.com", phone: "+44 1", language: "en" });
+    const alan = await hb.candidates.create(position.id, {
+      name: "Alan Turing",
+      email: "alan@example.com",
+      phone: "+44 1",
+      language: "en",
+    });
 
     assert.deepEqual(
       (await hb.candidates.list(position.id)).map((c: Candidate) => c.email),

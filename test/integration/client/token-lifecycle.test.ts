@@ -139,7 +139,10 @@ describe("SDK token lifecycle against the real token service", () => {
     const results = await Promise.all(Array.from({ length: 50 }, () => hb.positions.get(position.id)));
     assert.ok(results.every((p) => p.name === "401 storm"));
     assert.equal(rec.grants("refresh_token").length, 1);
-    const statuses = rec.api().slice(before).map((c) => c.status);
+    const statuses = rec
+      .api()
+      .slice(before)
+      .map((c) => c.status);
     assert.equal(statuses.length, 100);
     assert.equal(statuses.filter((s) => s === 401).length, 50);
     assert.equal(statuses.filter((s) => s === 200).length, 50);

@@ -40,7 +40,11 @@ describe("console service", () => {
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self' http://127.0.0.1:16180 http://127.0.0.1:16101 http://127.0.0.1:16100; frame-src http://127.0.0.1:16190; form-action 'none'; base-uri 'none'; frame-ancestors 'none'; object-src 'none'",
       );
     }
-    const again = await app.inject({ method: "GET", url: "/", headers: { "if-none-match": String((await app.inject({ method: "GET", url: "/" })).headers.etag) } });
+    const again = await app.inject({
+      method: "GET",
+      url: "/",
+      headers: { "if-none-match": String((await app.inject({ method: "GET", url: "/" })).headers.etag) },
+    });
     assert.equal(again.statusCode, 304);
   });
 
@@ -96,7 +100,10 @@ describe("console service", () => {
   });
 
   test("the APIs always allow the console's origin: added to a CORS_ORIGINS list, implied by *", () => {
-    assert.equal(corsOriginsOf(testConfig({ ...ports, CORS_ORIGINS: "https://app.example.com" })), "https://app.example.com,http://127.0.0.1:16102");
+    assert.equal(
+      corsOriginsOf(testConfig({ ...ports, CORS_ORIGINS: "https://app.example.com" })),
+      "https://app.example.com,http://127.0.0.1:16102",
+    );
     assert.equal(corsOriginsOf(testConfig({ ...ports, CORS_ORIGINS: "http://127.0.0.1:16102" })), "http://127.0.0.1:16102");
     assert.equal(corsOriginsOf(testConfig(ports)), "*");
   });

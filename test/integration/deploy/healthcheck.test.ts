@@ -19,8 +19,11 @@ const load = async () => (await import(new URL(`file://${SCRIPT}`).href)) as Hea
 /** Runs the script as the container runtime does (async: the services under test share this event loop). */
 function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [SCRIPT, ...args], { env: { PATH: process.env["PATH"] ?? "", ...env }, timeout: 10_000 }, (_err, _out, stderr) =>
-      resolve({ code: child.exitCode, stderr }),
+    const child = execFile(
+      process.execPath,
+      [SCRIPT, ...args],
+      { env: { PATH: process.env["PATH"] ?? "", ...env }, timeout: 10_000 },
+      (_err, _out, stderr) => resolve({ code: child.exitCode, stderr }),
     );
   });
 }
@@ -46,7 +49,10 @@ describe("deploy/healthcheck.mjs", () => {
     const { servicesOf } = await load();
     assert.deepEqual(servicesOf(["node", "--import", "tsx", "src/cli/main.ts", "serve", "api"]), ["api"]);
     assert.deepEqual(servicesOf(["node", "--max-semi-space-size=8", "dist/cli/main.js", "serve", "api"]), ["api"]);
-    assert.deepEqual(servicesOf(["/sbin/docker-init", "--", "node", "--import", "tsx", "src/cli/main.ts", "serve", "token", "proxy"]), ["token", "proxy"]);
+    assert.deepEqual(servicesOf(["/sbin/docker-init", "--", "node", "--import", "tsx", "src/cli/main.ts", "serve", "token", "proxy"]), [
+      "token",
+      "proxy",
+    ]);
     assert.deepEqual(servicesOf(["node", "src/cli/main.ts", "serve"]).sort(), [...SERVICE_ORDER].sort());
     assert.deepEqual(servicesOf(["node", "src/cli/main.ts", "serve", "all"]).sort(), [...SERVICE_ORDER].sort());
   });

@@ -78,8 +78,27 @@ describe("services against Keycloak-shaped tokens from a separate JWKS process",
     assert.equal(Buffer.from(header, "base64url").toString(), `{"alg":"RS256","typ" : "JWT","kid" : "${kid}"}`);
     const claims = b64json(payload);
     assert.deepEqual(Object.keys(claims), [
-      "exp", "iat", "jti", "iss", "aud", "sub", "typ", "azp", "sid", "acr", "allowed-origins", "realm_access", "resource_access",
-      "scope", "email_verified", "name", "preferred_username", "given_name", "family_name", "email", "org_id",
+      "exp",
+      "iat",
+      "jti",
+      "iss",
+      "aud",
+      "sub",
+      "typ",
+      "azp",
+      "sid",
+      "acr",
+      "allowed-origins",
+      "realm_access",
+      "resource_access",
+      "scope",
+      "email_verified",
+      "name",
+      "preferred_username",
+      "given_name",
+      "family_name",
+      "email",
+      "org_id",
     ]);
     assert.equal(claims["iss"], kc.issuer);
     assert.equal(claims["aud"], "account");
@@ -91,7 +110,11 @@ describe("services against Keycloak-shaped tokens from a separate JWKS process",
   test("the recruiting API answers /org_id and tenant routes for an unchanged Keycloak token", async () => {
     const { token } = await kc.mint({ org_id: org.id });
     assert.deepEqual(await orgId(token), { status: 200, body: { org_id: org.id } });
-    const created = await call<Record<string, unknown>>(`${api}/org/${org.id}/position`, { method: "POST", token, body: { name: "Keycloak-trusted role" } });
+    const created = await call<Record<string, unknown>>(`${api}/org/${org.id}/position`, {
+      method: "POST",
+      token,
+      body: { name: "Keycloak-trusted role" },
+    });
     assert.equal(created.status, 200, JSON.stringify(created.body));
     assert.equal(created.body["name"], "Keycloak-trusted role");
     const list = await call<{ items: Record<string, unknown>[] }>(`${api}/org/${org.id}/position`, { token });
@@ -101,7 +124,10 @@ describe("services against Keycloak-shaped tokens from a separate JWKS process",
     const foreign = await call(`${api}/org/${org.id}/position`, { token: other.token });
     assert.deepEqual(foreign, { status: 403, body: { detail: "The access token does not grant access to this organization" } });
     // A user without the org_id attribute gets no claim from the mapper.
-    assert.deepEqual(await orgId((await kc.mint({ org_id: null })).token), { status: 403, body: { detail: "The access token has no org_id claim" } });
+    assert.deepEqual(await orgId((await kc.mint({ org_id: null })).token), {
+      status: 403,
+      body: { detail: "The access token has no org_id claim" },
+    });
   });
 
   test("the proxy serves the organisation's integration, unchanged from the upstream, and hides it from others", async () => {

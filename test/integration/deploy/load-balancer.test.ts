@@ -103,7 +103,10 @@ describe("the compose load balancer (nginx) in front of two API instances", { sk
     assert.ok(instances.some((x) => x.seen.includes("lb-test-0001")));
     const minted = (await orgId()).headers.get("x-request-id") ?? "";
     assert.match(minted, /^[0-9a-f]{32}$/);
-    assert.ok(instances.some((x) => x.seen.includes(minted)), "the service adopted the balancer's id");
+    assert.ok(
+      instances.some((x) => x.seen.includes(minted)),
+      "the service adopted the balancer's id",
+    );
     const logged = await eventually("the access log line", async () => accessLog().find((l) => l.includes(minted)), 5000);
     const line = JSON.parse(logged) as Record<string, unknown>;
     assert.equal(line["request_id"], minted);
@@ -136,7 +139,9 @@ describe("the compose load balancer (nginx) in front of two API instances", { sk
       assert.equal(created.status, 200, await created.clone().text());
     }
     assert.equal(instances[1]!.seen.length - before, 21);
-    const list = (await (await fetch(`${lb}/api/v1/org/${org.org_id}/position`, { headers: { authorization: `Bearer ${token}` } })).json()) as { items: unknown[] };
+    const list = (await (
+      await fetch(`${lb}/api/v1/org/${org.org_id}/position`, { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as { items: unknown[] };
     assert.equal(list.items.length, 10, "each write happened exactly once");
   });
 });

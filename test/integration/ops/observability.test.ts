@@ -29,7 +29,9 @@ describeEachDatabase("metrics", (getDb, kind) => {
     await stack.close();
   });
 
-  test("the proxy's /metrics: requests by route, upstream calls, cache hits, queue depth and sync lag", { skip: kind === "pglite" && "one storage kind is enough" }, async () => {
+  test("the proxy's /metrics: requests by route, upstream calls, cache hits, queue depth and sync lag", {
+    skip: kind === "pglite" && "one storage kind is enough",
+  }, async () => {
     const id = stack.sandbox.demoIntegrationId;
     const token = (await stack.login(stack.sandbox.demoOrgId)).accessToken;
     const enc = encodeURIComponent(id);
@@ -37,7 +39,10 @@ describeEachDatabase("metrics", (getDb, kind) => {
       assert.equal((await call(`${stack.proxyUrl}/ats/jobs?integration_id=${enc}`, { token })).status, 200);
       assert.equal((await call(`${stack.proxyUrl}/general/tools/ats`, { token })).status, 200);
     }
-    assert.equal((await call(`${stack.proxyUrl}/webhooks/sync-all?integration_id=${enc}&type=JOBS`, { method: "POST", token })).status, 200);
+    assert.equal(
+      (await call(`${stack.proxyUrl}/webhooks/sync-all?integration_id=${enc}&type=JOBS`, { method: "POST", token })).status,
+      200,
+    );
     await eventually("the sync", async () => {
       const runs = (await call<IntegrationSyncs>(`${stack.proxyUrl}/integrations/${enc}/syncs`, { token })).body.items;
       return runs.some((r) => r.state === "succeeded") ? true : undefined;
@@ -46,8 +51,12 @@ describeEachDatabase("metrics", (getDb, kind) => {
     assert.equal(res.status, 200);
     assert.match(res.headers.get("content-type") ?? "", /text\/plain/);
     const text = await res.text();
-    assert.ok((sample(text, "hirebridge_http_requests_total", { service: "proxy", route: "/api/v1/ats/jobs", status_code: "200" }) ?? 0) >= 2);
-    assert.ok(sample(text, "hirebridge_http_request_duration_seconds_count", { service: "proxy", route: "/api/v1/general/tools/:category" }));
+    assert.ok(
+      (sample(text, "hirebridge_http_requests_total", { service: "proxy", route: "/api/v1/ats/jobs", status_code: "200" }) ?? 0) >= 2,
+    );
+    assert.ok(
+      sample(text, "hirebridge_http_request_duration_seconds_count", { service: "proxy", route: "/api/v1/general/tools/:category" }),
+    );
     assert.ok((sample(text, "hirebridge_upstream_request_duration_seconds_count", { operation: "listJobs", status: "200" }) ?? 0) >= 2);
     assert.ok((sample(text, "hirebridge_upstream_request_duration_seconds_count", { operation: "sync GET /ats/jobs" }) ?? 0) >= 1);
     assert.ok((sample(text, "hirebridge_cache_requests_total", { result: "hit" }) ?? 0) >= 1);
@@ -97,7 +106,11 @@ test("traces are exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set
     collector.close();
     void rm(dataDir, { recursive: true, force: true });
   });
-  await eventually("the sandbox to start", async () => ((await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null))?.ok ? true : undefined), 60_000);
+  await eventually(
+    "the sandbox to start",
+    async () => ((await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null))?.ok ? true : undefined),
+    60_000,
+  );
   const res = await fetch(`http://127.0.0.1:${port}/v1/check-api-key`, { headers: { authorization: "Bearer sandbox-api-key" } });
   assert.equal(res.status, 200);
   const trace = await eventually("a trace export", async () => received.find((r) => r.path === "/v1/traces"), 30_000);

@@ -41,12 +41,16 @@ describe("protection and readiness of the resource servers", () => {
   test("with Redis the limit is shared by every instance", async (t) => {
     const redisUrl = TEST_REDIS_URL;
     const user = await identity.login();
-    const [one, two] = [await api({ RATE_LIMIT_PER_MINUTE: 4, REDIS_URL: redisUrl }), await api({ RATE_LIMIT_PER_MINUTE: 4, REDIS_URL: redisUrl })];
+    const [one, two] = [
+      await api({ RATE_LIMIT_PER_MINUTE: 4, REDIS_URL: redisUrl }),
+      await api({ RATE_LIMIT_PER_MINUTE: 4, REDIS_URL: redisUrl }),
+    ];
     t.after(async () => {
       await one.close();
       await two.close();
     });
-    const get = (app: typeof one) => app.inject({ method: "GET", url: "/api/v1/org_id", headers: { authorization: `Bearer ${user.accessToken}` } });
+    const get = (app: typeof one) =>
+      app.inject({ method: "GET", url: "/api/v1/org_id", headers: { authorization: `Bearer ${user.accessToken}` } });
     const statuses = [];
     for (const app of [one, two, one, two, one]) statuses.push((await get(app)).statusCode);
     assert.deepEqual(statuses, [200, 200, 200, 200, 429]);
@@ -69,7 +73,11 @@ describe("protection and readiness of the resource servers", () => {
     const preflight = await app.inject({
       method: "OPTIONS",
       url: `/api/v1/org/${user.orgId}/position`,
-      headers: { origin: "https://app.example", "access-control-request-method": "POST", "access-control-request-headers": "authorization,content-type" },
+      headers: {
+        origin: "https://app.example",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization,content-type",
+      },
     });
     assert.equal(preflight.statusCode, 204);
     assert.equal(preflight.headers["access-control-allow-origin"], "*");
@@ -145,7 +153,12 @@ describe("the token endpoint's rate limit", () => {
       await identity.close();
       await database.dispose();
     });
-    const form = new URLSearchParams({ grant_type: "password", client_id: "hirebridge", username: `nobody-${randomBytes(3).toString("hex")}`, password: "x" });
+    const form = new URLSearchParams({
+      grant_type: "password",
+      client_id: "hirebridge",
+      username: `nobody-${randomBytes(3).toString("hex")}`,
+      password: "x",
+    });
     const post = () => fetch(`${identity.authUrl}/protocol/openid-connect/token`, { method: "POST", body: form });
     assert.equal((await post()).status, 401);
     assert.equal((await post()).status, 401);

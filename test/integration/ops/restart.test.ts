@@ -28,7 +28,11 @@ let child: ChildProcess | undefined;
 let urls: { auth: string; api: string; proxy: string; sandbox: string };
 
 async function startServe(): Promise<void> {
-  const proc = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve", "all"], { cwd: ROOT, env, stdio: ["ignore", "ignore", "pipe"] });
+  const proc = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve", "all"], {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let stderr = "";
   proc.stderr?.on("data", (c: Buffer) => (stderr += c.toString()));
   child = proc;
@@ -36,7 +40,9 @@ async function startServe(): Promise<void> {
     "the stack to start",
     async () => {
       if (proc.exitCode !== null) throw new Error(`serve exited ${proc.exitCode}: ${stderr}`);
-      const ok = await Promise.all([urls.proxy, urls.api, urls.sandbox].map(async (u) => (await fetch(`${new URL(u).origin}/healthz`).catch(() => null))?.ok));
+      const ok = await Promise.all(
+        [urls.proxy, urls.api, urls.sandbox].map(async (u) => (await fetch(`${new URL(u).origin}/healthz`).catch(() => null))?.ok),
+      );
       return ok.every(Boolean) ? true : undefined;
     },
     90_000,
@@ -118,8 +124,14 @@ test("after a write-back and a connect-flow integration, a SIGTERM restart keeps
   });
   assert.equal(configured.status, 200, JSON.stringify(configured.body));
   const interviewUrl = `${urls.api}/org/${orgId}/positions/${position.id}/candidates/${candidate.id}/interview/`;
-  assert.equal((await call(interviewUrl, { method: "PUT", token, body: { status: "completed", end_time: new Date().toISOString() } })).status, 200);
-  assert.equal((await call(interviewUrl, { method: "PUT", token, body: { status: "graded", score: 85, feedback: "Structured answers." } })).status, 200);
+  assert.equal(
+    (await call(interviewUrl, { method: "PUT", token, body: { status: "completed", end_time: new Date().toISOString() } })).status,
+    200,
+  );
+  assert.equal(
+    (await call(interviewUrl, { method: "PUT", token, body: { status: "graded", score: 85, feedback: "Structured answers." } })).status,
+    200,
+  );
   const admin = `${urls.sandbox}/sandbox/integrations/${encodeURIComponent(connected)}/applications/${candidate.upstream_application_id}`;
   const written = await eventually("the write-back", async () => {
     const res = await call<SandboxApplication>(admin);
@@ -135,14 +147,19 @@ test("after a write-back and a connect-flow integration, a SIGTERM restart keeps
 
   // The sandbox still has the connected integration and the written-back application, as it was.
   const integrations = await call<{ integrations: { id: string }[] }>(`${urls.sandbox}/sandbox/integrations`);
-  assert.ok(integrations.body.integrations.some((i) => i.id === connected), "the connected integration survived in the sandbox");
+  assert.ok(
+    integrations.body.integrations.some((i) => i.id === connected),
+    "the connected integration survived in the sandbox",
+  );
   const after = await call<SandboxApplication>(admin);
   assert.equal(after.status, 200);
   assert.deepEqual(after.body, written);
 
   // Hirebridge agrees: the integration answers through the proxy, its positions are unchanged, and
   // the upstream's application (read through the proxy) is where Hirebridge wrote it.
-  const details = await call<{ data: { id: string; status: string } }>(`${urls.proxy}/integrations/${encodeURIComponent(connected)}`, { token });
+  const details = await call<{ data: { id: string; status: string } }>(`${urls.proxy}/integrations/${encodeURIComponent(connected)}`, {
+    token,
+  });
   assert.equal(details.status, 200, JSON.stringify(details.body));
   assert.equal(details.body.data.id, connected);
   const positions = await call<{ items: Position[] }>(`${urls.api}/org/${orgId}/position?limit=100`, { token });
@@ -153,7 +170,10 @@ test("after a write-back and a connect-flow integration, a SIGTERM restart keeps
   );
   assert.equal(apps.status, 200, JSON.stringify(apps.body));
   assert.equal(apps.body.data.results[0]?.current_stage?.name, "Offer");
-  const syncs = await call<{ write_backs: { candidate_id: string; state: string }[] }>(`${urls.proxy}/integrations/${encodeURIComponent(connected)}/syncs`, { token });
+  const syncs = await call<{ write_backs: { candidate_id: string; state: string }[] }>(
+    `${urls.proxy}/integrations/${encodeURIComponent(connected)}/syncs`,
+    { token },
+  );
   assert.equal(syncs.body.write_backs.find((w) => w.candidate_id === candidate.id)?.state, "done");
 
   // An integration the upstream no longer knows (deleted there, its webhook lost) answers in

@@ -72,7 +72,11 @@ for (const flavour of FLAVOURS) {
       if (flavour.name === "Redis") await admin.connect();
       cache = flavour.make();
       // Its own seed: the suites share a database, and a sandbox's ids follow from its seed.
-      h = await startProxyHarness(await database(), { cache, config: { INTEGRATION_CACHE_TTL_SECONDS: 1 }, sandbox: { seed: flavour.seed } });
+      h = await startProxyHarness(await database(), {
+        cache,
+        config: { INTEGRATION_CACHE_TTL_SECONDS: 1 },
+        sandbox: { seed: flavour.seed },
+      });
       details = `/api/v1/integrations/${h.integration}`;
     });
     after(async () => {
@@ -169,7 +173,12 @@ for (const flavour of FLAVOURS) {
 
       await warm();
       // What the integration-state-changed receiver does.
-      await h.deps.integrations.setState(h.sandbox.demoIntegrationId, { status: "ACTIVE", setupStatus: "COMPLETED", qaStatus: "PASSED", at: new Date() });
+      await h.deps.integrations.setState(h.sandbox.demoIntegrationId, {
+        status: "ACTIVE",
+        setupStatus: "COMPLETED",
+        qaStatus: "PASSED",
+        at: new Date(),
+      });
       assert.equal((await h.call("GET", details)).headers["x-cache"], "MISS", "a state change evicts");
 
       const createIntegration = async () => {

@@ -61,7 +61,9 @@ describeEachDatabase("proxy: connect flow", (getDb) => {
       ["/v1/ats/jobs"],
       "no ownership lookup: the activation recorded the owner",
     );
-    const foreign = await h.call("GET", `/api/v1/ats/jobs?integration_id=${encodeURIComponent(integration_id)}`, { token: h.other.accessToken });
+    const foreign = await h.call("GET", `/api/v1/ats/jobs?integration_id=${encodeURIComponent(integration_id)}`, {
+      token: h.other.accessToken,
+    });
     assert.equal(foreign.statusCode, 404);
   });
 

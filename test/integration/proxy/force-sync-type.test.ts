@@ -20,7 +20,10 @@ describeEachDatabase("force-sync sends the query's type upstream", (db) => {
     test(`type=FULL ${label} reaches the upstream as FULL`, async () => {
       await new Promise((r) => setTimeout(r, 150)); // the previous sync has finished
       h.seen.length = 0;
-      const res = await h.call("POST", `/api/v1/general/force-sync?integration_id=${h.integration}&type=FULL`, { payload, headers: { ...headers } });
+      const res = await h.call("POST", `/api/v1/general/force-sync?integration_id=${h.integration}&type=FULL`, {
+        payload,
+        headers: { ...headers },
+      });
       assert.equal(res.statusCode, 200, res.body);
       const calls = upstreamCalls(h.seen).filter((r) => r.url.startsWith("/v1/force-sync"));
       assert.equal(calls.length, 1);

@@ -23,7 +23,9 @@ describe("proxy: what crosses it in each direction", () => {
 
   test("the caller's Authorization never goes upstream; the service's key does, and never comes back", async () => {
     h.seen.length = 0;
-    const res = await h.call("GET", `/api/v1/ats/jobs?integration_id=${h.integration}&page_size=1`, { headers: { cookie: "session=abc", "x-forwarded-for": "10.0.0.1" } });
+    const res = await h.call("GET", `/api/v1/ats/jobs?integration_id=${h.integration}&page_size=1`, {
+      headers: { cookie: "session=abc", "x-forwarded-for": "10.0.0.1" },
+    });
     assert.equal(res.statusCode, 200);
     const calls = upstreamCalls(h.seen);
     assert.ok(calls.length >= 1);
@@ -49,7 +51,10 @@ describe("proxy: what crosses it in each direction", () => {
     });
     await new Promise<void>((r) => echo.listen(0, "127.0.0.1", r));
     try {
-      const app = await h.extraApp({ UPSTREAM_BASE_URL: `http://127.0.0.1:${(echo.address() as AddressInfo).port}/v1`, UPSTREAM_API_KEY: "echoed-secret-key" });
+      const app = await h.extraApp({
+        UPSTREAM_BASE_URL: `http://127.0.0.1:${(echo.address() as AddressInfo).port}/v1`,
+        UPSTREAM_API_KEY: "echoed-secret-key",
+      });
       const res = await app.inject({ url: "/api/v1/general/tools/ats", headers: { authorization: `Bearer ${h.demo.accessToken}` } });
       assert.equal(res.statusCode, 400);
       assert.deepEqual(res.json(), {
@@ -73,7 +78,10 @@ describe("proxy: what crosses it in each direction", () => {
     const generated = await h.call("GET", `/api/v1/general/check-api-key?integration_id=${h.integration}`);
     const id = String(generated.headers["x-request-id"]);
     assert.match(id, /^[0-9a-f-]{36}$/);
-    assert.deepEqual(upstreamCalls(h.seen).map((c) => c.headers["x-request-id"]), [id]);
+    assert.deepEqual(
+      upstreamCalls(h.seen).map((c) => c.headers["x-request-id"]),
+      [id],
+    );
   });
 
   test("the upstream's end-to-end headers pass (Concurrency-*), hop-by-hop and its own ones do not", async () => {
@@ -122,7 +130,12 @@ describe("proxy: what crosses it in each direction", () => {
     try {
       const auth = { authorization: `Bearer ${h.demo.accessToken}` };
       await h.sandboxConfig({ fail_next: 2, fault_kinds: ["503"], fault_path_prefix: "/connect/" });
-      const activation = await app.inject({ method: "POST", url: "/api/v1/connect/activate", headers: auth, payload: { activation_token: "very-secret-activation-token" } });
+      const activation = await app.inject({
+        method: "POST",
+        url: "/api/v1/connect/activate",
+        headers: auth,
+        payload: { activation_token: "very-secret-activation-token" },
+      });
       assert.equal(activation.statusCode, 404, activation.body); // retried twice, then the unknown token's 404
       await app.inject({ url: `/api/v1/ats/jobs?integration_id=${h.integration}`, headers: auth });
       await app.inject({ url: "/api/v1/general/tools/ats", headers: { authorization: "Bearer forged.token.value" } });

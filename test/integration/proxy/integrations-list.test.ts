@@ -25,26 +25,55 @@ describeEachDatabase("proxy: GET /integrations", (getDb) => {
     const orgId = login.orgId;
     const other = await h.identity.login();
     const db = h.deps.database.db;
-    await recordIntegration(db, { id: "greenhouse:aaa", orgId, tool: "greenhouse", category: "ATS", status: "ACTIVE", setupStatus: "COMPLETED" });
+    await recordIntegration(db, {
+      id: "greenhouse:aaa",
+      orgId,
+      tool: "greenhouse",
+      category: "ATS",
+      status: "ACTIVE",
+      setupStatus: "COMPLETED",
+    });
     await recordIntegration(db, { id: "lever:bbb", orgId, tool: "lever" });
     await recordIntegration(db, { id: "gone:ccc", orgId, tool: "personio" });
     await h.deps.integrations.markDeleted("gone:ccc");
     await recordIntegration(db, { id: "other:ddd", orgId: other.orgId, tool: "greenhouse" });
 
-    const older = await createSyncRun(db, { integrationId: "greenhouse:aaa", orgId, model: "jobs", type: "FULL", trigger: "integration-created" });
+    const older = await createSyncRun(db, {
+      integrationId: "greenhouse:aaa",
+      orgId,
+      model: "jobs",
+      type: "FULL",
+      trigger: "integration-created",
+    });
     await transitionSyncRun(db, await transitionSyncRun(db, older, "running"), "succeeded");
-    const newer = await createSyncRun(db, { integrationId: "greenhouse:aaa", orgId, model: "jobs", type: "DELTA", trigger: "data-changed" });
+    const newer = await createSyncRun(db, {
+      integrationId: "greenhouse:aaa",
+      orgId,
+      model: "jobs",
+      type: "DELTA",
+      trigger: "data-changed",
+    });
     for (const state of ["pending", "paused", "done", "failed"] as const) {
       await db.insert(writeBacks).values({
-        eventKey: randomUUID(), orgId, integrationId: "greenhouse:aaa", applicationId: "app", positionId: randomUUID(),
-        candidateId: randomUUID(), interviewId: randomUUID(), outcome: "passed", state,
+        eventKey: randomUUID(),
+        orgId,
+        integrationId: "greenhouse:aaa",
+        applicationId: "app",
+        positionId: randomUUID(),
+        candidateId: randomUUID(),
+        interviewId: randomUUID(),
+        outcome: "passed",
+        state,
       });
     }
     h.seen.length = 0;
 
     const { status, body } = await list("", login.accessToken);
     assert.equal(status, 200, JSON.stringify(body));
-    assert.deepEqual(body.items.map((i) => i.id), ["greenhouse:aaa", "lever:bbb"]);
+    assert.deepEqual(
+      body.items.map((i) => i.id),
+      ["greenhouse:aaa", "lever:bbb"],
+    );
     assert.equal(body.next_cursor, undefined, "no cursor without limit");
     const [gh, lever] = body.items;
     assert.equal(gh!.tool, "greenhouse");
@@ -62,7 +91,10 @@ describeEachDatabase("proxy: GET /integrations", (getDb) => {
     assert.equal(upstreamCalls(h.seen).length, 0, "the list is Hirebridge's own records");
 
     const theirs = await list("", other.accessToken);
-    assert.deepEqual(theirs.body.items.map((i) => i.id), ["other:ddd"]);
+    assert.deepEqual(
+      theirs.body.items.map((i) => i.id),
+      ["other:ddd"],
+    );
   });
 
   test("pages with limit and next_cursor, every integration once, in order", async () => {

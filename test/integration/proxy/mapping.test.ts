@@ -8,7 +8,14 @@ import { parseRetryAfter, retryDelay } from "../../../src/shared/upstream/retry-
 describe("proxy: mapping a validated request onto the upstream", () => {
   test("path ids are percent-encoded, integration_id becomes X-Integration-Id, names are translated, empties dropped", () => {
     const req = toUpstreamRequest(OPERATIONS.listJobs, {
-      query: { integration_id: "greenhouse:abc", job_status: "OPEN", employment_type: "FULL_TIME", cursor: "", page_size: null, include_deleted: false },
+      query: {
+        integration_id: "greenhouse:abc",
+        job_status: "OPEN",
+        employment_type: "FULL_TIME",
+        cursor: "",
+        page_size: null,
+        include_deleted: false,
+      },
       requestId: "r1",
     });
     assert.deepEqual(req, {
@@ -26,7 +33,11 @@ describe("proxy: mapping a validated request onto the upstream", () => {
     assert.deepEqual(del.body, {}, "the upstream's DELETE takes {}");
     assert.equal(del.integrationId, undefined, "integration management takes no X-Integration-Id");
     assert.equal(del.read, false);
-    const details = toUpstreamRequest(OPERATIONS.getIntegration, { params: { integration_id: "x:y" }, query: { bypass_cache: true }, requestId: "r3" });
+    const details = toUpstreamRequest(OPERATIONS.getIntegration, {
+      params: { integration_id: "x:y" },
+      query: { bypass_cache: true },
+      requestId: "r3",
+    });
     assert.deepEqual(details.query, {}, "bypass_cache is the proxy's own");
   });
 
@@ -42,7 +53,14 @@ describe("proxy: mapping a validated request onto the upstream", () => {
         link_type: "MAGIC_LINK",
         unknown_field: 1,
       }),
-      { end_user_email: "a@b.example", end_user_organization_name: "A", integration_category: "HRIS", language: "en", enable_filtering: false, link_type: "MAGIC_LINK" },
+      {
+        end_user_email: "a@b.example",
+        end_user_organization_name: "A",
+        integration_category: "HRIS",
+        language: "en",
+        enable_filtering: false,
+        link_type: "MAGIC_LINK",
+      },
     );
     assert.deepEqual(
       shapeBody(JobApplicationCreateSchema, {
@@ -60,9 +78,21 @@ describe("proxy: mapping a validated request onto the upstream", () => {
     assert.equal(parseRetryAfter("soon"), undefined);
     assert.equal(parseRetryAfter(undefined), undefined);
     const policy = { retries: 3, baseDelayMs: 100, maxTotalWaitMs: 10_000 };
-    assert.equal(retryDelay(policy, 1, undefined, () => 0), 50);
-    assert.equal(retryDelay(policy, 1, undefined, () => 1), 100);
-    assert.equal(retryDelay(policy, 3, undefined, () => 1), 400);
-    assert.equal(retryDelay(policy, 1, 1500, () => 1), 1500);
+    assert.equal(
+      retryDelay(policy, 1, undefined, () => 0),
+      50,
+    );
+    assert.equal(
+      retryDelay(policy, 1, undefined, () => 1),
+      100,
+    );
+    assert.equal(
+      retryDelay(policy, 3, undefined, () => 1),
+      400,
+    );
+    assert.equal(
+      retryDelay(policy, 1, 1500, () => 1),
+      1500,
+    );
   });
 });

@@ -12,7 +12,10 @@ type Op = {
   description: string;
   security: unknown[];
   parameters?: Param[];
-  requestBody?: { required?: boolean; content: { "application/json": { schema: { required?: string[]; properties: Record<string, Record<string, unknown>> } } } };
+  requestBody?: {
+    required?: boolean;
+    content: { "application/json": { schema: { required?: string[]; properties: Record<string, Record<string, unknown>> } } };
+  };
   responses: Record<string, unknown>;
 };
 
@@ -29,8 +32,20 @@ const SPEC: [string, string, string[], string[], string[] | null][] = [
   ["get", "/integrations/{integration_id}/integration-fields", ["cursor", "page_size"], ["integration_id"], null],
   ["patch", "/integrations/{integration_id}/integration-fields/{field_id}", [], ["integration_id", "field_id"], ["enable_passthrough"]],
   ["get", "/integrations/{integration_id}/custom-fields", ["cursor", "page_size"], ["integration_id"], null],
-  ["put", "/integrations/{integration_id}/custom-fields/{custom_field_id}", [], ["integration_id", "custom_field_id"], ["integration_field_id"]],
-  ["get", "/ats/applications", [...COMMON_LIST, "job_ids", "current_stage_ids", "candidate_ids", "rejection_reason_ids", "outcome", "custom_fields"], [], null],
+  [
+    "put",
+    "/integrations/{integration_id}/custom-fields/{custom_field_id}",
+    [],
+    ["integration_id", "custom_field_id"],
+    ["integration_field_id"],
+  ],
+  [
+    "get",
+    "/ats/applications",
+    [...COMMON_LIST, "job_ids", "current_stage_ids", "candidate_ids", "rejection_reason_ids", "outcome", "custom_fields"],
+    [],
+    null,
+  ],
   ["put", "/ats/applications/{application_id}/stage", ["integration_id"], ["application_id"], ["stage_id"]],
   ["post", "/ats/applications/{application_id}/result-links", ["integration_id"], ["application_id"], ["label", "url"]],
   ["post", "/ats/applications/{application_id}/notes", ["integration_id"], ["application_id"], ["content"]],
@@ -87,8 +102,20 @@ describe("proxy: OpenAPI 3.1 document and docs page", () => {
       assert.deepEqual(op.security, [{ bearer: [] }, { oauth: [] }]);
       assert.match(op.description, /\*\*Upstream:\*\* `(GET|POST|PUT|PATCH|DELETE) \//);
       const parameters = op.parameters ?? [];
-      assert.deepEqual(parameters.filter((p) => p.in === "query").map((p) => p.name).sort(), [...query].sort());
-      assert.deepEqual(parameters.filter((p) => p.in === "path").map((p) => p.name).sort(), [...params].sort());
+      assert.deepEqual(
+        parameters
+          .filter((p) => p.in === "query")
+          .map((p) => p.name)
+          .sort(),
+        [...query].sort(),
+      );
+      assert.deepEqual(
+        parameters
+          .filter((p) => p.in === "path")
+          .map((p) => p.name)
+          .sort(),
+        [...params].sort(),
+      );
       for (const p of parameters) {
         if (p.in === "path" || p.name === "integration_id") assert.equal(p.required, true, `${p.name} is required`);
         else assert.notEqual(p.required, true, `${p.name} is optional`);
@@ -105,7 +132,8 @@ describe("proxy: OpenAPI 3.1 document and docs page", () => {
   }
 
   test("enums and defaults are stated as the spec states them", () => {
-    const param = (path: string, method: string, name: string) => doc.paths[`/api/v1${path}`]![method]!.parameters!.find((p) => p.name === name)!;
+    const param = (path: string, method: string, name: string) =>
+      doc.paths[`/api/v1${path}`]![method]!.parameters!.find((p) => p.name === name)!;
     assert.deepEqual(param("/general/tools/{category}", "get", "category").schema["enum"], ["hris", "ats", "assessment"]);
     const type = param("/general/force-sync", "post", "type").schema;
     assert.equal(type["default"], "DELTA");
@@ -117,7 +145,8 @@ describe("proxy: OpenAPI 3.1 document and docs page", () => {
     assert.equal(link["link_type"]!["default"], "EMBEDDED");
     assert.equal(link["enable_filtering"]!["default"], false);
     assert.equal(link["enable_field_mapping"]!["default"], false);
-    const note = doc.paths["/api/v1/ats/applications/{application_id}/notes"]!["post"]!.requestBody!.content["application/json"].schema.properties;
+    const note =
+      doc.paths["/api/v1/ats/applications/{application_id}/notes"]!["post"]!.requestBody!.content["application/json"].schema.properties;
     assert.equal(note["content_type"]!["default"], "PLAIN_TEXT");
     assert.match(doc.paths["/api/v1/ats/jobs"]!["get"]!.description, /`job_status` → `statuses`/);
     assert.match(doc.paths["/api/v1/general/tools/{category}"]!["get"]!.description, /5 hours/);

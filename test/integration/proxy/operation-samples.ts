@@ -75,7 +75,11 @@ export function sample(name: OperationName, integrationId: string, ids: SampleId
       payload: { content: "Strong candidate" },
     },
     listApplicationAttachments: { method: "GET", url: `/api/v1/ats/applications/${ids.applicationId}/attachments?${q}` },
-    addCandidateTag: { method: "POST", url: `/api/v1/ats/candidates/${ids.candidateId}/tags?${q}`, payload: { tag: { name: "ai-screened" } } },
+    addCandidateTag: {
+      method: "POST",
+      url: `/api/v1/ats/candidates/${ids.candidateId}/tags?${q}`,
+      payload: { tag: { name: "ai-screened" } },
+    },
     removeCandidateTag: {
       method: "DELETE",
       url: `/api/v1/ats/candidates/${ids.candidateId}/tags?${q}`,

@@ -4,7 +4,11 @@ import { describeEachDatabase } from "../../helpers/db.js";
 import { sample, sampleIds, type SampleIds } from "./operation-samples.js";
 import { sandboxGet, startProxyHarness, upstreamCalls, upstreamGet, upstreamList, type ProxyHarness } from "./proxy-harness.js";
 
-type AdminApplication = { current_stage: { id: string } | null; notes: { content: string; content_type: string }[]; result_links: { label: string; url: string; details: unknown }[] };
+type AdminApplication = {
+  current_stage: { id: string } | null;
+  notes: { content: string; content_type: string }[];
+  result_links: { label: string; url: string; details: unknown }[];
+};
 
 describeEachDatabase("proxy: every operation against the sandbox", (getDb) => {
   let h: ProxyHarness;
@@ -32,7 +36,8 @@ describeEachDatabase("proxy: every operation against the sandbox", (getDb) => {
 
   test("general: check-api-key and tools pass the upstream's answers through", async () => {
     await assertPassthrough(`/api/v1/general/check-api-key?${q}`, "/check-api-key");
-    for (const category of ["hris", "ats", "assessment"]) await assertPassthrough(`/api/v1/general/tools/${category}`, `/tools/${category}`);
+    for (const category of ["hris", "ats", "assessment"])
+      await assertPassthrough(`/api/v1/general/tools/${category}`, `/tools/${category}`);
   });
 
   /** Waits until the sandbox has no sync pending for the demo integration (a new one is queued, not merged). */
@@ -66,8 +71,14 @@ describeEachDatabase("proxy: every operation against the sandbox", (getDb) => {
   test("integrations: details, fields and custom fields pass through, page_size up to 2000 on fields", async () => {
     const i = h.integration;
     await assertPassthrough(`/api/v1/integrations/${i}?bypass_cache=true`, `/integrations/${i}`);
-    await assertPassthrough(`/api/v1/integrations/${i}/integration-fields?page_size=2`, `/integrations/${i}/integration-fields?page_size=2`);
-    await assertPassthrough(`/api/v1/integrations/${i}/integration-fields?page_size=2000`, `/integrations/${i}/integration-fields?page_size=2000`);
+    await assertPassthrough(
+      `/api/v1/integrations/${i}/integration-fields?page_size=2`,
+      `/integrations/${i}/integration-fields?page_size=2`,
+    );
+    await assertPassthrough(
+      `/api/v1/integrations/${i}/integration-fields?page_size=2000`,
+      `/integrations/${i}/integration-fields?page_size=2000`,
+    );
     await assertPassthrough(`/api/v1/integrations/${i}/custom-fields?page_size=250`, `/integrations/${i}/custom-fields?page_size=250`);
     const first = (await h.call("GET", `/api/v1/integrations/${i}/custom-fields?page_size=1`)).json() as { data: { next: string } };
     await assertPassthrough(
@@ -82,7 +93,10 @@ describeEachDatabase("proxy: every operation against the sandbox", (getDb) => {
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.json().data.id, ids.fieldId);
     assert.equal(res.json().data.is_passthrough_enabled, true);
-    const fields = await upstreamList<{ id: string; is_passthrough_enabled: boolean }>(h, `/integrations/${h.integration}/integration-fields?page_size=2000`);
+    const fields = await upstreamList<{ id: string; is_passthrough_enabled: boolean }>(
+      h,
+      `/integrations/${h.integration}/integration-fields?page_size=2000`,
+    );
     assert.equal(fields.find((f) => f.id === ids.fieldId)?.is_passthrough_enabled, true);
 
     const put = sample("updateCustomFieldMapping", h.sandbox.demoIntegrationId, ids);
@@ -100,15 +114,27 @@ describeEachDatabase("proxy: every operation against the sandbox", (getDb) => {
 
   test("ats: lists pass through with the spec's filters translated to the upstream's names", async () => {
     const [app] = await upstreamList<{ id: string; job: { id: string } }>(h, "/ats/applications?page_size=1");
-    await assertPassthrough(`/api/v1/ats/applications?${q}&outcome=PENDING&job_ids=${app!.job.id}&page_size=5`, `/ats/applications?outcomes=PENDING&job_ids=${app!.job.id}&page_size=5`);
-    await assertPassthrough(`/api/v1/ats/jobs?${q}&job_status=OPEN&employment_type=FULL_TIME&page_size=3`, "/ats/jobs?statuses=OPEN&employment_types=FULL_TIME&page_size=3");
+    await assertPassthrough(
+      `/api/v1/ats/applications?${q}&outcome=PENDING&job_ids=${app!.job.id}&page_size=5`,
+      `/ats/applications?outcomes=PENDING&job_ids=${app!.job.id}&page_size=5`,
+    );
+    await assertPassthrough(
+      `/api/v1/ats/jobs?${q}&job_status=OPEN&employment_type=FULL_TIME&page_size=3`,
+      "/ats/jobs?statuses=OPEN&employment_types=FULL_TIME&page_size=3",
+    );
     await assertPassthrough(`/api/v1/ats/users?${q}&email=NOBODY%40example.com`, "/ats/users?emails=NOBODY%40example.com");
     await assertPassthrough(`/api/v1/ats/offers?${q}&status=SENT&page_size=2`, "/ats/offers?statuses=SENT&page_size=2");
     await assertPassthrough(`/api/v1/ats/tags?${q}&include_deleted=true`, "/ats/tags?include_deleted=true");
     await assertPassthrough(`/api/v1/ats/application-stages?${q}&job_ids=${app!.job.id}`, `/ats/application-stages?job_ids=${app!.job.id}`);
-    await assertPassthrough(`/api/v1/ats/rejection-reasons?${q}&updated_after=2020-01-01T00%3A00%3A00.000Z`, "/ats/rejection-reasons?updated_after=2020-01-01T00%3A00%3A00.000Z");
+    await assertPassthrough(
+      `/api/v1/ats/rejection-reasons?${q}&updated_after=2020-01-01T00%3A00%3A00.000Z`,
+      "/ats/rejection-reasons?updated_after=2020-01-01T00%3A00%3A00.000Z",
+    );
     await assertPassthrough(`/api/v1/ats/interviews?${q}&application_ids=${app!.id}`, `/ats/interviews?application_ids=${app!.id}`);
-    await assertPassthrough(`/api/v1/ats/applications/${ids.applicationId}/attachments?${q}`, `/ats/applications/${ids.applicationId}/attachments`);
+    await assertPassthrough(
+      `/api/v1/ats/applications/${ids.applicationId}/attachments?${q}`,
+      `/ats/applications/${ids.applicationId}/attachments`,
+    );
     // Empty values are not forwarded; integration_id never is (it travels as X-Integration-Id).
     await assertPassthrough(`/api/v1/ats/jobs?${q}&cursor=&page_size=&ids=`, "/ats/jobs");
     const last = upstreamCalls(h.seen).at(-1)!;
@@ -125,7 +151,10 @@ describeEachDatabase("proxy: every operation against the sandbox", (getDb) => {
       seen.push(...page.data.results.map((r) => r.id));
       cursor = page.data.next;
     } while (cursor);
-    assert.deepEqual(seen, direct.map((a) => a.id));
+    assert.deepEqual(
+      seen,
+      direct.map((a) => a.id),
+    );
   });
 
   test("ats: stage move, result link and note are written to the application", async () => {
@@ -136,12 +165,19 @@ describeEachDatabase("proxy: every operation against the sandbox", (getDb) => {
       assert.deepEqual(res.json(), { status: "success", data: {}, warnings: [] });
     }
     const detailed = await h.call("POST", `/api/v1/ats/applications/${ids.applicationId}/result-links?${q}`, {
-      payload: { label: "Scorecard", url: "https://hirebridge.example/r/2", details: { custom_field_name_prefix: "hb_", attributes: [{ key: "score", value: "87" }] } },
+      payload: {
+        label: "Scorecard",
+        url: "https://hirebridge.example/r/2",
+        details: { custom_field_name_prefix: "hb_", attributes: [{ key: "score", value: "87" }] },
+      },
     });
     assert.equal(detailed.statusCode, 200, detailed.body);
     const app = await sandboxGet<AdminApplication>(h.sandbox, `/sandbox/integrations/${h.integration}/applications/${ids.applicationId}`);
     assert.equal(app.current_stage?.id, ids.stageId);
-    assert.deepEqual(app.notes.map((n) => [n.content, n.content_type]), [["Strong candidate", "PLAIN_TEXT"]]);
+    assert.deepEqual(
+      app.notes.map((n) => [n.content, n.content_type]),
+      [["Strong candidate", "PLAIN_TEXT"]],
+    );
     assert.deepEqual(
       app.result_links.map((l) => [l.label, l.url, l.details]),
       [
@@ -173,7 +209,10 @@ describeEachDatabase("proxy: every operation against the sandbox", (getDb) => {
       },
     });
     assert.equal(res.statusCode, 200, res.body);
-    const body = res.json() as { data: { id: string; job: { id: string }; candidate: { first_name: string; source: string } }; warnings: unknown[] };
+    const body = res.json() as {
+      data: { id: string; job: { id: string }; candidate: { first_name: string; source: string } };
+      warnings: unknown[];
+    };
     assert.equal(body.data.job.id, ids.openJobId);
     assert.equal(body.data.candidate.first_name, "Grace");
     assert.equal(body.data.candidate.source, "Hirebridge");

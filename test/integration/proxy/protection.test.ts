@@ -60,7 +60,7 @@ describeEachDatabase("proxy: authentication and tenancy", (getDb) => {
       upstreamCalls(h.seen).map((c) => `${c.method} ${c.url}`),
       [`GET /v1/integrations/${h.integration}`],
     );
-    assert.equal((await h.deps.integrations.find(h.sandbox.demoIntegrationId)), null, "a foreign org does not adopt it");
+    assert.equal(await h.deps.integrations.find(h.sandbox.demoIntegrationId), null, "a foreign org does not adopt it");
 
     // Its owner adopts it (end_user.origin_id is the owner's org) and it is recorded for that org.
     const own = await h.call(first.method, first.url);

@@ -26,7 +26,11 @@ export type ProxyHarness = {
   integration: string;
   /** Every request the upstream received since the last `seen.length = 0`. */
   seen: SeenRequest[];
-  call(method: NonNullable<InjectOptions["method"]>, url: string, opts?: { token?: string | null; payload?: unknown; headers?: Record<string, string> }): Promise<LightMyRequestResponse>;
+  call(
+    method: NonNullable<InjectOptions["method"]>,
+    url: string,
+    opts?: { token?: string | null; payload?: unknown; headers?: Record<string, string> },
+  ): Promise<LightMyRequestResponse>;
   /** Another proxy app over the same database, identity and sandbox, with other settings (closed with the harness). */
   extraApp(config: Record<string, string | number>, cache?: Cache): Promise<App>;
   /** Upstream requests made on behalf of the proxy request with this X-Request-Id. */
@@ -119,8 +123,7 @@ export async function startProxyHarness(storage: Database | DbKind, opts: Harnes
 const DIRECT = "proxy-test-direct";
 
 /** Requests the proxy sent to the upstream API (not the admin surface, not the tests' own reads). */
-export const upstreamCalls = (seen: SeenRequest[]) =>
-  seen.filter((r) => r.url.startsWith("/v1/") && r.headers["user-agent"] !== DIRECT);
+export const upstreamCalls = (seen: SeenRequest[]) => seen.filter((r) => r.url.startsWith("/v1/") && r.headers["user-agent"] !== DIRECT);
 
 /** JSON of a sandbox admin endpoint. */
 export async function sandboxGet<T = unknown>(sandbox: TestSandbox, path: string): Promise<T> {
@@ -130,7 +133,11 @@ export async function sandboxGet<T = unknown>(sandbox: TestSandbox, path: string
 }
 
 /** An upstream answer read straight from the sandbox (what the proxy must pass through unchanged). */
-export async function upstreamGet(h: ProxyHarness, path: string, integrationId = h.sandbox.demoIntegrationId): Promise<{ status: number; body: string }> {
+export async function upstreamGet(
+  h: ProxyHarness,
+  path: string,
+  integrationId = h.sandbox.demoIntegrationId,
+): Promise<{ status: number; body: string }> {
   const res = await fetch(`${h.sandbox.url}${path}`, {
     headers: { authorization: `Bearer ${h.sandbox.apiKey}`, "x-integration-id": integrationId, "user-agent": DIRECT },
   });

@@ -4,7 +4,14 @@ import { freePort } from "../../helpers/ports.js";
 import { sampleIds, type SampleIds } from "./operation-samples.js";
 import { startProxyHarness, type ProxyHarness } from "./proxy-harness.js";
 
-const RESET = { fail_next: 0, fault_rate: 0, rate_limit_per_second: 0, fault_path_prefix: null, fault_kinds: ["500", "503"], fault_timeout_ms: 5000 };
+const RESET = {
+  fail_next: 0,
+  fault_rate: 0,
+  rate_limit_per_second: 0,
+  fault_path_prefix: null,
+  fault_kinds: ["500", "503"],
+  fault_timeout_ms: 5000,
+};
 
 describe("proxy: upstream failures are mapped, retried where safe, never leaked or hung", () => {
   let h: ProxyHarness;
@@ -15,7 +22,9 @@ describe("proxy: upstream failures are mapped, retried where safe, never leaked 
   const rid = () => `failure-test-${++n}`;
 
   before(async () => {
-    h = await startProxyHarness("postgres", { config: { UPSTREAM_RETRIES: 2, UPSTREAM_RETRY_BASE_MS: 20, UPSTREAM_RETRY_MAX_WAIT_MS: 3000 } });
+    h = await startProxyHarness("postgres", {
+      config: { UPSTREAM_RETRIES: 2, UPSTREAM_RETRY_BASE_MS: 20, UPSTREAM_RETRY_MAX_WAIT_MS: 3000 },
+    });
     ids = await sampleIds(h);
     jobs = `/api/v1/ats/jobs?integration_id=${h.integration}&page_size=1`;
     note = `/api/v1/ats/applications/${ids.applicationId}/notes?integration_id=${h.integration}`;

@@ -8,7 +8,8 @@ type Issue = { loc: (string | number)[]; msg: string; type: string };
 type Case = { op: OperationName; why: string; url?: (url: string) => string; payload?: unknown; noBody?: boolean; detail: Issue[] };
 
 const missing = (...loc: (string | number)[]): Issue => ({ loc, msg: "Field required", type: "missing" });
-const dropQuery = (name: string) => (url: string) => url.replace(new RegExp(`[?&]${name}=[^&]*`), (m) => (m.startsWith("?") ? "?" : "")).replace("?&", "?");
+const dropQuery = (name: string) => (url: string) =>
+  url.replace(new RegExp(`[?&]${name}=[^&]*`), (m) => (m.startsWith("?") ? "?" : "")).replace("?&", "?");
 const addQuery = (extra: string) => (url: string) => `${url}${url.includes("?") ? "&" : "?"}${extra}`;
 
 /** Every kind of input the spec constrains, per operation, with the exact 422 body. */
@@ -16,46 +17,73 @@ const CASES: Case[] = [
   { op: "checkApiKey", why: "integration_id is required", url: dropQuery("integration_id"), detail: [missing("query", "integration_id")] },
   { op: "forceSync", why: "integration_id is required", url: dropQuery("integration_id"), detail: [missing("query", "integration_id")] },
   {
-    op: "forceSync", why: "type must match FULL or DELTA", url: (u) => u.replace("type=FULL", "type=full"),
+    op: "forceSync",
+    why: "type must match FULL or DELTA",
+    url: (u) => u.replace("type=FULL", "type=full"),
     detail: [{ loc: ["query", "type"], msg: "String should match pattern '^(FULL|DELTA)$'", type: "string_pattern_mismatch" }],
   },
   {
-    op: "forceSync", why: "the body is an object or null", payload: [1, 2],
+    op: "forceSync",
+    why: "the body is an object or null",
+    payload: [1, 2],
     detail: [{ loc: ["body"], msg: "Input should be a valid dictionary or object", type: "model_type" }],
   },
   {
-    op: "getTools", why: "category is hris, ats or assessment", url: (u) => u.replace("/ats", "/lms"),
+    op: "getTools",
+    why: "category is hris, ats or assessment",
+    url: (u) => u.replace("/ats", "/lms"),
     detail: [{ loc: ["path", "category"], msg: "Input should be 'hris', 'ats' or 'assessment'", type: "enum" }],
   },
   {
-    op: "getIntegration", why: "bypass_cache is a boolean", url: addQuery("bypass_cache=sometimes"),
+    op: "getIntegration",
+    why: "bypass_cache is a boolean",
+    url: addQuery("bypass_cache=sometimes"),
     detail: [{ loc: ["query", "bypass_cache"], msg: "Input should be a valid boolean", type: "bool_type" }],
   },
   { op: "relinkIntegration", why: "the body is required", noBody: true, detail: [missing("body")] },
   {
-    op: "relinkIntegration", why: "language and link_type are enums", payload: { language: "pt", link_type: "EMAIL" },
+    op: "relinkIntegration",
+    why: "language and link_type are enums",
+    payload: { language: "pt", link_type: "EMAIL" },
     detail: [
       { loc: ["body", "language"], msg: "Input should be 'en', 'de', 'fr', 'it' or 'es'", type: "enum" },
       { loc: ["body", "link_type"], msg: "Input should be 'EMBEDDED' or 'MAGIC_LINK'", type: "enum" },
     ],
   },
   {
-    op: "listIntegrationFields", why: "page_size is at most 2000", url: (u) => u.replace("page_size=2", "page_size=2001"),
+    op: "listIntegrationFields",
+    why: "page_size is at most 2000",
+    url: (u) => u.replace("page_size=2", "page_size=2001"),
     detail: [{ loc: ["query", "page_size"], msg: "Input should be less than or equal to 2000", type: "less_than_equal" }],
   },
   { op: "updateIntegrationField", why: "enable_passthrough is required", payload: {}, detail: [missing("body", "enable_passthrough")] },
   {
-    op: "updateIntegrationField", why: "enable_passthrough is a boolean", payload: { enable_passthrough: "maybe" },
+    op: "updateIntegrationField",
+    why: "enable_passthrough is a boolean",
+    payload: { enable_passthrough: "maybe" },
     detail: [{ loc: ["body", "enable_passthrough"], msg: "Input should be a valid boolean", type: "bool_type" }],
   },
   {
-    op: "listCustomFields", why: "page_size is at most 250", url: (u) => u.replace("page_size=2", "page_size=251"),
+    op: "listCustomFields",
+    why: "page_size is at most 250",
+    url: (u) => u.replace("page_size=2", "page_size=251"),
     detail: [{ loc: ["query", "page_size"], msg: "Input should be less than or equal to 250", type: "less_than_equal" }],
   },
-  { op: "updateCustomFieldMapping", why: "integration_field_id is required", payload: {}, detail: [missing("body", "integration_field_id")] },
-  { op: "listApplications", why: "integration_id is required", url: dropQuery("integration_id"), detail: [missing("query", "integration_id")] },
   {
-    op: "listApplications", why: "page_size is at most 250 and include_deleted a boolean",
+    op: "updateCustomFieldMapping",
+    why: "integration_field_id is required",
+    payload: {},
+    detail: [missing("body", "integration_field_id")],
+  },
+  {
+    op: "listApplications",
+    why: "integration_id is required",
+    url: dropQuery("integration_id"),
+    detail: [missing("query", "integration_id")],
+  },
+  {
+    op: "listApplications",
+    why: "page_size is at most 250 and include_deleted a boolean",
     url: (u) => u.replace("page_size=3", "page_size=251&include_deleted=perhaps"),
     detail: [
       { loc: ["query", "page_size"], msg: "Input should be less than or equal to 250", type: "less_than_equal" },
@@ -63,13 +91,21 @@ const CASES: Case[] = [
     ],
   },
   {
-    op: "listJobs", why: "page_size is a positive integer", url: (u) => u.replace("page_size=2", "page_size=ten"),
+    op: "listJobs",
+    why: "page_size is a positive integer",
+    url: (u) => u.replace("page_size=2", "page_size=ten"),
     detail: [{ loc: ["query", "page_size"], msg: "Input should be a valid integer", type: "int_type" }],
   },
   { op: "moveApplicationStage", why: "stage_id is required", payload: {}, detail: [missing("body", "stage_id")] },
-  { op: "moveApplicationStage", why: "integration_id is required", url: dropQuery("integration_id"), detail: [missing("query", "integration_id")] },
   {
-    op: "addApplicationResultLink", why: "label and url are required; details needs its fields",
+    op: "moveApplicationStage",
+    why: "integration_id is required",
+    url: dropQuery("integration_id"),
+    detail: [missing("query", "integration_id")],
+  },
+  {
+    op: "addApplicationResultLink",
+    why: "label and url are required; details needs its fields",
     payload: { details: { attributes: [{ key: "score" }] } },
     detail: [
       missing("body", "label"),
@@ -80,30 +116,63 @@ const CASES: Case[] = [
   },
   { op: "addApplicationNote", why: "content is required", payload: { content_type: "PLAIN_TEXT" }, detail: [missing("body", "content")] },
   {
-    op: "addApplicationNote", why: "the only content_type is PLAIN_TEXT", payload: { content: "x", content_type: "HTML" },
+    op: "addApplicationNote",
+    why: "the only content_type is PLAIN_TEXT",
+    payload: { content: "x", content_type: "HTML" },
     detail: [{ loc: ["body", "content_type"], msg: "Input should be 'PLAIN_TEXT'", type: "enum" }],
   },
-  { op: "listApplicationAttachments", why: "integration_id is required", url: dropQuery("integration_id"), detail: [missing("query", "integration_id")] },
+  {
+    op: "listApplicationAttachments",
+    why: "integration_id is required",
+    url: dropQuery("integration_id"),
+    detail: [missing("query", "integration_id")],
+  },
   { op: "addCandidateTag", why: "the tag needs a name", payload: { tag: {} }, detail: [missing("body", "tag", "name")] },
   { op: "removeCandidateTag", why: "the tag is required", payload: {}, detail: [missing("body", "tag")] },
   { op: "listTags", why: "integration_id is required", url: dropQuery("integration_id"), detail: [missing("query", "integration_id")] },
-  { op: "listApplicationStages", why: "integration_id is required", url: dropQuery("integration_id"), detail: [missing("query", "integration_id")] },
   {
-    op: "createJobApplication", why: "the candidate's names are required", payload: { candidate: { first_name: "Ada" } },
+    op: "listApplicationStages",
+    why: "integration_id is required",
+    url: dropQuery("integration_id"),
+    detail: [missing("query", "integration_id")],
+  },
+  {
+    op: "createJobApplication",
+    why: "the candidate's names are required",
+    payload: { candidate: { first_name: "Ada" } },
     detail: [missing("body", "candidate", "last_name")],
   },
   { op: "createJobApplication", why: "the candidate is required", payload: { stage_id: "x" }, detail: [missing("body", "candidate")] },
   { op: "listUsers", why: "integration_id is required", url: dropQuery("integration_id"), detail: [missing("query", "integration_id")] },
   { op: "listOffers", why: "integration_id is required", url: dropQuery("integration_id"), detail: [missing("query", "integration_id")] },
-  { op: "listRejectionReasons", why: "integration_id is required", url: dropQuery("integration_id"), detail: [missing("query", "integration_id")] },
-  { op: "listInterviews", why: "integration_id is required", url: dropQuery("integration_id"), detail: [missing("query", "integration_id")] },
   {
-    op: "createConnectLink", why: "email and organisation name are required", payload: { integration_category: "ATS" },
+    op: "listRejectionReasons",
+    why: "integration_id is required",
+    url: dropQuery("integration_id"),
+    detail: [missing("query", "integration_id")],
+  },
+  {
+    op: "listInterviews",
+    why: "integration_id is required",
+    url: dropQuery("integration_id"),
+    detail: [missing("query", "integration_id")],
+  },
+  {
+    op: "createConnectLink",
+    why: "email and organisation name are required",
+    payload: { integration_category: "ATS" },
     detail: [missing("body", "end_user_email"), missing("body", "end_user_organization_name")],
   },
   {
-    op: "createConnectLink", why: "category, language and link_type are enums",
-    payload: { end_user_email: "a@b.example", end_user_organization_name: "A", integration_category: "LMS", language: "pt", link_type: "EMAIL" },
+    op: "createConnectLink",
+    why: "category, language and link_type are enums",
+    payload: {
+      end_user_email: "a@b.example",
+      end_user_organization_name: "A",
+      integration_category: "LMS",
+      language: "pt",
+      link_type: "EMAIL",
+    },
     detail: [
       { loc: ["body", "integration_category"], msg: "Input should be 'HRIS', 'ATS' or 'ASSESSMENT'", type: "enum" },
       { loc: ["body", "language"], msg: "Input should be 'en', 'de', 'fr', 'it' or 'es'", type: "enum" },
@@ -111,14 +180,19 @@ const CASES: Case[] = [
     ],
   },
   {
-    op: "createConnectLink", why: "filtering is HRIS only",
+    op: "createConnectLink",
+    why: "filtering is HRIS only",
     payload: { end_user_email: "a@b.example", end_user_organization_name: "A", integration_category: "ATS", enable_filtering: true },
-    detail: [{ loc: ["body", "enable_filtering"], msg: "Value error, filtering is only available for HRIS integrations", type: "value_error" }],
+    detail: [
+      { loc: ["body", "enable_filtering"], msg: "Value error, filtering is only available for HRIS integrations", type: "value_error" },
+    ],
   },
   { op: "createConnectLink", why: "the body is required", noBody: true, detail: [missing("body")] },
   { op: "activateConnection", why: "the activation token is required", payload: {}, detail: [missing("body", "activation_token")] },
   {
-    op: "activateConnection", why: "the activation token is not empty", payload: { activation_token: "" },
+    op: "activateConnection",
+    why: "the activation token is not empty",
+    payload: { activation_token: "" },
     detail: [{ loc: ["body", "activation_token"], msg: "String should have at least 1 character", type: "string_too_short" }],
   },
 ];

@@ -63,7 +63,10 @@ describeEachDatabase("recruiting API authentication", (getDb) => {
       expectDetail(res, 403, "The access token has no org_id claim");
     }
     const positions = (await owner.call("GET", `/org/${owner.orgId}/position`)).json().items;
-    assert.deepEqual(positions.map((p: { name: string }) => p.name), ["Engineer"]);
+    assert.deepEqual(
+      positions.map((p: { name: string }) => p.name),
+      ["Engineer"],
+    );
   });
 
   test("401 comes before validation: a bad body without a token is still 401", async () => {

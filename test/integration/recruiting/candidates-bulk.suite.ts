@@ -62,7 +62,13 @@ export function bulkUpdateSuite(h: () => Harness): void {
 
     test("422: a repeated id, a bad entry, a non-array body; 404 for an unknown position", async () => {
       const before = await list();
-      expect422(await me.call("PUT", base, [{ id: trio[0]!.id, name: "a" }, { id: trio[0]!.id, name: "b" }]), [["body.1.id", "value_error"]]);
+      expect422(
+        await me.call("PUT", base, [
+          { id: trio[0]!.id, name: "a" },
+          { id: trio[0]!.id, name: "b" },
+        ]),
+        [["body.1.id", "value_error"]],
+      );
       expect422(await me.call("PUT", base, [{ id: trio[0]!.id }, { name: "no id", score: "high" }, { id: "x" }]), [
         ["body.1.id", "missing"],
         ["body.1.score", "int_type"],
@@ -71,7 +77,11 @@ export function bulkUpdateSuite(h: () => Harness): void {
       expect422(await me.call("PUT", base, { id: trio[0]!.id }), [["body", "list_type"]]);
       const tooMany = Array.from({ length: 1001 }, () => ({ id: unknownId() }));
       expect422(await me.call("PUT", base, tooMany), [["body", "too_long"]]);
-      expectDetail(await me.call("PUT", `/org/${me.orgId}/positions/${unknownId()}/`, [{ id: trio[0]!.id, name: "x" }]), 404, "Position not found");
+      expectDetail(
+        await me.call("PUT", `/org/${me.orgId}/positions/${unknownId()}/`, [{ id: trio[0]!.id, name: "x" }]),
+        404,
+        "Position not found",
+      );
       assert.deepEqual(await list(), before);
     });
   });

@@ -2,7 +2,17 @@ import assert from "node:assert/strict";
 import { before, test } from "node:test";
 import { describeEachDatabase } from "../../helpers/db.js";
 import { bulkUpdateSuite } from "./candidates-bulk.suite.js";
-import { expect422, expectDetail, INTERVIEW_BASE, ISO, newCandidate, unknownId, useRecruiting, UUID, type Caller } from "./recruiting-harness.js";
+import {
+  expect422,
+  expectDetail,
+  INTERVIEW_BASE,
+  ISO,
+  newCandidate,
+  unknownId,
+  useRecruiting,
+  UUID,
+  type Caller,
+} from "./recruiting-harness.js";
 
 type Candidate = Record<string, unknown> & { id: string; email: string; updated_at: string };
 
@@ -85,9 +95,11 @@ describeEachDatabase("recruiting API candidates", (getDb) => {
   test("one email once per position (case-insensitive): 409, and no row or interview is added", async () => {
     const first = await create({ email: "Grace@Example.test" });
     const count = async () =>
-      (await h().database.query<{ c: number; i: number }>(
-        "select (select count(*) from candidates)::int as c, (select count(*) from interviews)::int as i",
-      ))[0];
+      (
+        await h().database.query<{ c: number; i: number }>(
+          "select (select count(*) from candidates)::int as c, (select count(*) from interviews)::int as i",
+        )
+      )[0];
     const before = await count();
     const res = await me.call("POST", base, newCandidate({ email: "grace@example.TEST" }));
     expectDetail(res, 409, "Candidate not created: another candidate of this position already has this email");
@@ -98,7 +110,11 @@ describeEachDatabase("recruiting API candidates", (getDb) => {
     const elsewhere = await me.call("POST", `/org/${me.orgId}/positions/${other.id}/`, newCandidate({ email: first.email }));
     assert.equal(elsewhere.statusCode, 200);
     const linked = await create({ upstream_application_id: "app-dup" });
-    expectDetail(await me.call("POST", base, newCandidate({ upstream_application_id: "app-dup" })), 409, /linked to this upstream application/);
+    expectDetail(
+      await me.call("POST", base, newCandidate({ upstream_application_id: "app-dup" })),
+      409,
+      /linked to this upstream application/,
+    );
     assert.ok(linked.id);
   });
 
@@ -155,8 +171,10 @@ describeEachDatabase("recruiting API candidates", (getDb) => {
   test("the list answer equals each candidate's own answer, with every field set or absent", async () => {
     const pos = (await me.call("POST", `/org/${me.orgId}/position`, { name: "Shapes" })).json();
     const url = `/org/${me.orgId}/positions/${pos.id}/`;
-    const bare = (await me.call("POST", url, newCandidate({ name: "Ünïcödé \"quoted\" \\ name", tags: ["a,b", "{x}", "é"] }))).json();
-    const full = (await me.call("POST", url, newCandidate({ upstream_application_id: "app-full", hired: true, short_listed: true }))).json();
+    const bare = (await me.call("POST", url, newCandidate({ name: 'Ünïcödé "quoted" \\ name', tags: ["a,b", "{x}", "é"] }))).json();
+    const full = (
+      await me.call("POST", url, newCandidate({ upstream_application_id: "app-full", hired: true, short_listed: true }))
+    ).json();
     await me.call("PUT", `${url}candidates/${full.id}/`, {
       state: "passed",
       score: -7,
@@ -226,15 +244,26 @@ describeEachDatabase("recruiting API candidates", (getDb) => {
     const res = await me.call("PUT", `${base}candidates/${b.id}/`, { email: a.email.toUpperCase(), name: "Changed" });
     expectDetail(res, 409, "Candidate not updated: another candidate of this position already has this email");
     expectDetail(await me.call("PUT", `${base}candidates/${unknownId()}/`, { name: "x" }), 404, "Candidate not found");
-    expect422(await me.call("PUT", `${base}candidates/${b.id}/`, { state: "hired", score: 2 ** 31, feedback: "", invited_at: "yesterday", nope: 1 }), [
-      ["body.state", "enum"],
-      ["body.score", "less_than_equal"],
-      ["body.feedback", "string_too_short"],
-      ["body.invited_at", "datetime_from_date_parsing"],
-      ["body.nope", "extra_forbidden"],
-    ]);
+    expect422(
+      await me.call("PUT", `${base}candidates/${b.id}/`, {
+        state: "hired",
+        score: 2 ** 31,
+        feedback: "",
+        invited_at: "yesterday",
+        nope: 1,
+      }),
+      [
+        ["body.state", "enum"],
+        ["body.score", "less_than_equal"],
+        ["body.feedback", "string_too_short"],
+        ["body.invited_at", "datetime_from_date_parsing"],
+        ["body.nope", "extra_forbidden"],
+      ],
+    );
     for (const impossible of ["2016-12-31T23:59:60Z", "0000-06-01T00:00:00Z"]) {
-      expect422(await me.call("PUT", `${base}candidates/${b.id}/`, { invited_at: impossible }), [["body.invited_at", "datetime_from_date_parsing"]]);
+      expect422(await me.call("PUT", `${base}candidates/${b.id}/`, { invited_at: impossible }), [
+        ["body.invited_at", "datetime_from_date_parsing"],
+      ]);
     }
     expect422(await me.call("PUT", `${base}candidates/${b.id}/`, { score: null, hired: null }), [
       ["body.score", "int_type"],

@@ -32,7 +32,9 @@ describeEachDatabase("recruiting API concurrent updates", (getDb) => {
       { role_description: "Wins races" },
     ];
     for (let round = 0; round < 3; round++) {
-      const results = await Promise.all(patches.map((patch) => me.call("PUT", url, { ...patch, ...(round ? { name: `Race ${round}` } : {}) })));
+      const results = await Promise.all(
+        patches.map((patch) => me.call("PUT", url, { ...patch, ...(round ? { name: `Race ${round}` } : {}) })),
+      );
       for (const r of results) assert.equal(r.statusCode, 200, r.body);
     }
     const final = (await me.call("GET", url)).json();
@@ -53,8 +55,14 @@ describeEachDatabase("recruiting API concurrent updates", (getDb) => {
       me.call("PUT", url, { tags: ["t1"] }),
       me.call("PUT", url, { short_listed: true }),
       me.call("PUT", url, { invited_at: "2025-01-01T00:00:00.000Z" }),
-      me.call("PUT", base, [{ id: c.id, phone: "555" }, { id: other.id, hired: true }]),
-      me.call("PUT", base, [{ id: other.id, language: "de" }, { id: c.id, hired: true }]),
+      me.call("PUT", base, [
+        { id: c.id, phone: "555" },
+        { id: other.id, hired: true },
+      ]),
+      me.call("PUT", base, [
+        { id: other.id, language: "de" },
+        { id: c.id, hired: true },
+      ]),
     ]);
     for (const r of results) assert.equal(r.statusCode, 200, r.body);
     const final = (await me.call("GET", url)).json();
@@ -78,7 +86,10 @@ describeEachDatabase("recruiting API concurrent updates", (getDb) => {
       me.call("PUT", url, { start_time: "2025-02-02T00:00:00.000Z" }),
     ]);
     for (const r of fields) assert.equal(r.statusCode, 200, r.body);
-    const racing = await Promise.all([me.call("PUT", url, { status: "cancelled" }), me.call("PUT", url, { status: "completed", score: 3 })]);
+    const racing = await Promise.all([
+      me.call("PUT", url, { status: "cancelled" }),
+      me.call("PUT", url, { status: "completed", score: 3 }),
+    ]);
     assert.deepEqual(racing.map((r) => r.statusCode).sort(), [200, 409]);
     const final = (await me.call("GET", url)).json();
     const winner = racing.find((r) => r.statusCode === 200)!.json();

@@ -20,13 +20,22 @@ describeEachDatabase("the interview link", (getDb) => {
   let token: string;
   let orgId: string;
   const api = (method: "GET" | "POST" | "PUT", path: string, payload?: unknown) =>
-    app.inject({ method, url: `/api/v1${path}`, headers: { authorization: `Bearer ${token}` }, ...(payload === undefined ? {} : { payload: payload as never }) });
+    app.inject({
+      method,
+      url: `/api/v1${path}`,
+      headers: { authorization: `Bearer ${token}` },
+      ...(payload === undefined ? {} : { payload: payload as never }),
+    });
 
   before(async () => {
     identity = await startTestIdentity(getDb());
     const config = testConfig({ API_PORT: 18001, PUBLIC_HOST: "hirebridge.test" });
     app = await buildRecruitingApp({ config, database: getDb(), logger: silentLogger(), verify: identity.verify });
-    const elsewhere = testConfig({ API_PORT: 18001, PUBLIC_HOST: "hirebridge.test", INTERVIEW_BASE_URL: "https://interview.example.test/i/" });
+    const elsewhere = testConfig({
+      API_PORT: 18001,
+      PUBLIC_HOST: "hirebridge.test",
+      INTERVIEW_BASE_URL: "https://interview.example.test/i/",
+    });
     redirecting = await buildRecruitingApp({ config: elsewhere, database: getDb(), logger: silentLogger(), verify: identity.verify });
     const session = await identity.login();
     token = session.accessToken;
@@ -47,10 +56,19 @@ describeEachDatabase("the interview link", (getDb) => {
 
   test("200: the candidate's position, interview state and what to expect; nothing of another candidate", async () => {
     const grace = await candidateIn(
-      { name: "Data Engineer", department: "Data", location: "Lisbon", role_description: "Pipelines & <warehouses>", accepted_languages: ["en", "pt"] },
+      {
+        name: "Data Engineer",
+        department: "Data",
+        location: "Lisbon",
+        role_description: "Pipelines & <warehouses>",
+        accepted_languages: ["en", "pt"],
+      },
       { name: "Grace Hopper", email: "grace@example.com" },
     );
-    const alan = await candidateIn({ name: "Secret Project Lead", department: "Stealth" }, { name: "Alan Turing", email: "alan@example.com" });
+    const alan = await candidateIn(
+      { name: "Secret Project Lead", department: "Stealth" },
+      { name: "Alan Turing", email: "alan@example.com" },
+    );
     assert.equal((await api("PUT", alan.url, { status: "completed", score: 91, feedback: "Brilliant but late" })).statusCode, 200);
 
     const link = new URL(grace.interview.interview_link);
@@ -84,7 +102,11 @@ describeEachDatabase("the interview link", (getDb) => {
   });
 
   test("an unknown or malformed token is a 404 in the API's error shape", async () => {
-    for (const path of ["/interview/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA".slice(0, 43), "/interview/short", "/interview/..%2F..%2Fapi"]) {
+    for (const path of [
+      "/interview/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA".slice(0, 43),
+      "/interview/short",
+      "/interview/..%2F..%2Fapi",
+    ]) {
       const res = await app.inject({ method: "GET", url: path });
       assert.equal(res.statusCode, 404, path);
       assert.deepEqual(res.json(), { detail: "No interview at this link" });
@@ -99,9 +121,29 @@ describeEachDatabase("the interview link", (getDb) => {
     assert.equal(res.statusCode, 302);
     assert.equal(res.headers.location, `https://interview.example.test/i/${tokenOf}`);
     // Issued with it set: the link names the front end itself.
-    const p = (await redirecting.inject({ method: "POST", url: `/api/v1/org/${orgId}/position`, headers: { authorization: `Bearer ${token}` }, payload: { name: "Front end" } })).json() as { id: string };
-    const c = (await redirecting.inject({ method: "POST", url: `/api/v1/org/${orgId}/positions/${p.id}/`, headers: { authorization: `Bearer ${token}` }, payload: newCandidate() })).json() as { id: string };
-    const issued = (await redirecting.inject({ method: "GET", url: `/api/v1/org/${orgId}/positions/${p.id}/candidates/${c.id}/interview/`, headers: { authorization: `Bearer ${token}` } })).json() as Interview;
+    const p = (
+      await redirecting.inject({
+        method: "POST",
+        url: `/api/v1/org/${orgId}/position`,
+        headers: { authorization: `Bearer ${token}` },
+        payload: { name: "Front end" },
+      })
+    ).json() as { id: string };
+    const c = (
+      await redirecting.inject({
+        method: "POST",
+        url: `/api/v1/org/${orgId}/positions/${p.id}/`,
+        headers: { authorization: `Bearer ${token}` },
+        payload: newCandidate(),
+      })
+    ).json() as { id: string };
+    const issued = (
+      await redirecting.inject({
+        method: "GET",
+        url: `/api/v1/org/${orgId}/positions/${p.id}/candidates/${c.id}/interview/`,
+        headers: { authorization: `Bearer ${token}` },
+      })
+    ).json() as Interview;
     assert.match(issued.interview_link, /^https:\/\/interview\.example\.test\/i\/[A-Za-z0-9_-]{32}$/);
     assert.equal((await redirecting.inject({ method: "GET", url: `/interview/${"B".repeat(32)}` })).statusCode, 404);
   });

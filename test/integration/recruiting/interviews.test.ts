@@ -51,7 +51,11 @@ describeEachDatabase("recruiting API interviews", (getDb) => {
     assert.equal(interview.status, "not_started");
     expectDetail(await me.call("GET", `${positionBase}candidates/${unknownId()}/interview/`), 404, "Candidate not found");
     const other = (await me.call("POST", `/org/${me.orgId}/position`, { name: "Other" })).json();
-    expectDetail(await me.call("GET", `/org/${me.orgId}/positions/${other.id}/candidates/${candidate.id}/interview/`), 404, "Candidate not found");
+    expectDetail(
+      await me.call("GET", `/org/${me.orgId}/positions/${other.id}/candidates/${candidate.id}/interview/`),
+      404,
+      "Candidate not found",
+    );
     expect422(await me.call("GET", `${positionBase}candidates/zzz/interview/`), [["path.candidate_id", "uuid_parsing"]]);
     assert.equal((await me.call("GET", url)).statusCode, 200);
   });
@@ -131,7 +135,13 @@ describeEachDatabase("recruiting API interviews", (getDb) => {
     assert.equal(interview.status, "graded");
     assert.ok(interview.graded_at, "graded_at is set when grading");
     const after = (await me.call("GET", `${positionBase}candidates/${candidate.id}/`)).json();
-    assert.deepEqual(after, { ...candidate, score: 77, feedback: "Clear and thorough", completed_at: "2025-06-01T12:30:00.000Z", updated_at: after.updated_at });
+    assert.deepEqual(after, {
+      ...candidate,
+      score: 77,
+      feedback: "Clear and thorough",
+      completed_at: "2025-06-01T12:30:00.000Z",
+      updated_at: after.updated_at,
+    });
     assert.equal(events.length, 1);
     assert.deepEqual(events[0], {
       statusSeenInTx: "graded",
@@ -207,7 +217,11 @@ describeEachDatabase("recruiting API interviews", (getDb) => {
       ],
     );
     expect422(await me.call("PUT", url, { status: null }), [["body.status", "string_type"]]);
-    expectDetail(await me.call("PUT", `${positionBase}candidates/${unknownId()}/interview/`, { status: "cancelled" }), 404, "Candidate not found");
+    expectDetail(
+      await me.call("PUT", `${positionBase}candidates/${unknownId()}/interview/`, { status: "cancelled" }),
+      404,
+      "Candidate not found",
+    );
     assert.equal((await me.call("GET", url)).json().status, "completed");
   });
 

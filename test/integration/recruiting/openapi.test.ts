@@ -45,7 +45,11 @@ test("the OpenAPI 3.1 document lists every route from the same schemas that vali
   });
   const res = await app.inject({ method: "GET", url: "/api/v1/openapi.json" });
   assert.equal(res.statusCode, 200);
-  const doc = res.json() as { openapi: string; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, { type: string }> } };
+  const doc = res.json() as {
+    openapi: string;
+    paths: Record<string, Record<string, Operation>>;
+    components: { securitySchemes: Record<string, { type: string }> };
+  };
   assert.equal(doc.openapi, "3.1.0");
   assert.deepEqual(doc.components.securitySchemes["bearer"], { type: "http", scheme: "bearer", bearerFormat: "JWT" });
   // The docs page's Authorize button logs in at the token service (test/integration/shared/api-docs.test.ts).
@@ -70,18 +74,36 @@ test("the OpenAPI 3.1 document lists every route from the same schemas that vali
     Object.keys(props).filter((k) => props[k]!.readOnly),
     ["id", "created_at", "updated_at"],
   );
-  const candidateBody = doc.paths["/api/v1/org/{org_id}/positions/{position_id}/"]!["post"]!.requestBody!.content["application/json"].schema;
+  const candidateBody =
+    doc.paths["/api/v1/org/{org_id}/positions/{position_id}/"]!["post"]!.requestBody!.content["application/json"].schema;
   assert.deepEqual(candidateBody, JSON.parse(JSON.stringify(CandidateCreateSchema)));
   assert.deepEqual((candidateBody["required"] as string[]).sort(), ["email", "language", "name", "phone"]);
 
   // Responses: Position has its spec fields, validation errors are HTTPValidationError.
-  const positionOk = doc.paths["/api/v1/org/{org_id}/position/{position_id}"]!["get"]!.responses["200"]!.content!["application/json"].schema;
+  const positionOk =
+    doc.paths["/api/v1/org/{org_id}/position/{position_id}"]!["get"]!.responses["200"]!.content!["application/json"].schema;
   assert.deepEqual(
     Object.keys(positionOk["properties"] as object).sort(),
     [
-      "accepted_languages", "agent_id", "auto_update_stages", "candidate_stage", "created_at", "department", "id",
-      "location", "min_score", "name", "needs_reviewed_stage", "passed_stage", "position_calender_link", "rejected_stage",
-      "role_description", "state", "updated_at", "upstream_integration_id", "upstream_job_id_id",
+      "accepted_languages",
+      "agent_id",
+      "auto_update_stages",
+      "candidate_stage",
+      "created_at",
+      "department",
+      "id",
+      "location",
+      "min_score",
+      "name",
+      "needs_reviewed_stage",
+      "passed_stage",
+      "position_calender_link",
+      "rejected_stage",
+      "role_description",
+      "state",
+      "updated_at",
+      "upstream_integration_id",
+      "upstream_job_id_id",
     ].sort(),
   );
   const invalid = doc.paths["/api/v1/org/{org_id}/position"]!["post"]!.responses["422"]!.content!["application/json"].schema;

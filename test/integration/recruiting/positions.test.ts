@@ -61,7 +61,12 @@ describeEachDatabase("recruiting API positions", (getDb) => {
 
   test("POST stores every field, and ignores the read-only id and timestamps", async () => {
     const sentId = unknownId();
-    const res = await me.call("POST", base, { ...FULL, id: sentId, created_at: "2001-01-01T00:00:00Z", updated_at: "2001-01-01T00:00:00Z" });
+    const res = await me.call("POST", base, {
+      ...FULL,
+      id: sentId,
+      created_at: "2001-01-01T00:00:00Z",
+      updated_at: "2001-01-01T00:00:00Z",
+    });
     assert.equal(res.statusCode, 200, res.body);
     const body = res.json();
     assert.notEqual(body.id, sentId);
@@ -148,7 +153,11 @@ describeEachDatabase("recruiting API positions", (getDb) => {
     const linked = { upstream_integration_id: "int-9", upstream_job_id_id: "job-9" };
     const first = (await me.call("POST", base, { name: "Linked", ...linked })).json();
     const before = (await me.call("GET", base)).json();
-    expectDetail(await me.call("POST", base, { name: "Twin", ...linked }), 409, "Another position of this organization is already linked to this upstream job");
+    expectDetail(
+      await me.call("POST", base, { name: "Twin", ...linked }),
+      409,
+      "Another position of this organization is already linked to this upstream job",
+    );
     const other = (await me.call("POST", base, { name: "Other" })).json();
     expectDetail(await me.call("PUT", `${base}/${other.id}`, { name: "Twin", ...linked }), 409, /already linked to this upstream job/);
     const after = (await me.call("GET", base)).json();
@@ -194,7 +203,10 @@ function positionListSuite(h: () => Harness): void {
       const res = await me.call("GET", base);
       assert.equal(res.statusCode, 200);
       assert.deepEqual(Object.keys(res.json()), ["items"]);
-      assert.deepEqual(all.map((p) => (p as unknown as { name: string }).name), ["P0", "P1", "P2", "P3", "P4", "P5", "P6"]);
+      assert.deepEqual(
+        all.map((p) => (p as unknown as { name: string }).name),
+        ["P0", "P1", "P2", "P3", "P4", "P5", "P6"],
+      );
     });
 
     test("an org with no positions answers an empty list", async () => {
@@ -224,7 +236,10 @@ function positionListSuite(h: () => Harness): void {
       const filtered = (await me.call("GET", `${base}?state=active&limit=2`)).json();
       assert.equal(filtered.items.length, 2);
       const rest = (await me.call("GET", `${base}?state=active&limit=2&cursor=${filtered.next_cursor}`)).json();
-      assert.deepEqual([...filtered.items, ...rest.items], all.filter((p) => p.state === "active"));
+      assert.deepEqual(
+        [...filtered.items, ...rest.items],
+        all.filter((p) => p.state === "active"),
+      );
       assert.equal(rest.next_cursor, null);
     });
 

@@ -28,7 +28,11 @@ export type Harness = {
   tokenWithoutOrg(): Promise<string>;
   /** A real access token whose lifetime has already run out. */
   expiredToken(): Promise<string>;
-  call(method: Method, path: string, opts?: { token?: string; payload?: unknown; headers?: Record<string, string> }): Promise<LightMyRequestResponse>;
+  call(
+    method: Method,
+    path: string,
+    opts?: { token?: string; payload?: unknown; headers?: Record<string, string> },
+  ): Promise<LightMyRequestResponse>;
 };
 
 export const INTERVIEW_BASE = "https://interview.example.test/i";
@@ -125,10 +129,7 @@ export function expect422(res: LightMyRequestResponse, expected: [string, string
   assert.equal(res.statusCode, 422, res.body);
   const detail = (res.json() as { detail: { loc: (string | number)[]; msg: string; type: string }[] }).detail;
   for (const d of detail) assert.equal(typeof d.msg, "string");
-  assert.deepEqual(
-    detail.map((d) => [d.loc.join("."), d.type]).sort(),
-    [...expected].sort(),
-  );
+  assert.deepEqual(detail.map((d) => [d.loc.join("."), d.type]).sort(), [...expected].sort());
 }
 
 export const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

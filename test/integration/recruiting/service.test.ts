@@ -58,7 +58,9 @@ test("serve token api: the demo user works the API, and grading enqueues the ATS
   assert.equal((await call("PUT", interview, { status: "graded" })).status, 200);
 
   const writeBacks = await database.query("select outcome, target_stage, application_id, candidate_id from write_backs");
-  assert.deepEqual(writeBacks, [{ outcome: "passed", target_stage: "Passed", application_id: "app-1", candidate_id: candidate.body["id"] }]);
+  assert.deepEqual(writeBacks, [
+    { outcome: "passed", target_stage: "Passed", application_id: "app-1", candidate_id: candidate.body["id"] },
+  ]);
   const jobs = await database.query(`select count(*)::int as n from ${database.schema}_boss.job where name = 'write-back'`);
   assert.deepEqual(jobs, [{ n: 1 }]);
 });

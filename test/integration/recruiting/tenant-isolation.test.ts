@@ -27,9 +27,20 @@ describeEachDatabase("recruiting API tenant isolation", (getDb) => {
   before(async () => {
     a = await h().login();
     b = await h().login();
-    const position = (await a.call("POST", `/org/${a.orgId}/position`, { name: "Secret role", upstream_job_id_id: "job-a", upstream_integration_id: "int-a" })).json();
-    const candidate = (await a.call("POST", `/org/${a.orgId}/positions/${position.id}/`, newCandidate({ email: "private@a.example" }))).json();
-    await a.call("PUT", `/org/${a.orgId}/positions/${position.id}/candidates/${candidate.id}/interview/`, { status: "completed", score: 9 });
+    const position = (
+      await a.call("POST", `/org/${a.orgId}/position`, {
+        name: "Secret role",
+        upstream_job_id_id: "job-a",
+        upstream_integration_id: "int-a",
+      })
+    ).json();
+    const candidate = (
+      await a.call("POST", `/org/${a.orgId}/positions/${position.id}/`, newCandidate({ email: "private@a.example" }))
+    ).json();
+    await a.call("PUT", `/org/${a.orgId}/positions/${position.id}/candidates/${candidate.id}/interview/`, {
+      status: "completed",
+      score: 9,
+    });
     ids = { org: a.orgId, position: position.id, candidate: candidate.id };
   });
 
@@ -70,20 +81,33 @@ describeEachDatabase("recruiting API tenant isolation", (getDb) => {
     assert.deepEqual(await snapshot(a.orgId), before);
     // B's own creation landed in B, not in A.
     const bPositions = (await b.call("GET", `/org/${b.orgId}/position`)).json().items;
-    assert.deepEqual(bPositions.map((p: { name: string }) => p.name), ["Intruder"]);
+    assert.deepEqual(
+      bPositions.map((p: { name: string }) => p.name),
+      ["Intruder"],
+    );
   });
 
   test("the same upstream job may back positions of two orgs without touching each other", async () => {
     const before = await snapshot(a.orgId);
-    const res = await b.call("POST", `/org/${b.orgId}/position`, { name: "Mine", upstream_job_id_id: "job-a", upstream_integration_id: "int-a" });
+    const res = await b.call("POST", `/org/${b.orgId}/position`, {
+      name: "Mine",
+      upstream_job_id_id: "job-a",
+      upstream_integration_id: "int-a",
+    });
     assert.equal(res.statusCode, 200);
     assert.deepEqual(await snapshot(a.orgId), before);
   });
 
   test("A still sees exactly its own data", async () => {
     const list = (await a.call("GET", `/org/${a.orgId}/position`)).json().items;
-    assert.deepEqual(list.map((p: { id: string }) => p.id), [ids.position]);
+    assert.deepEqual(
+      list.map((p: { id: string }) => p.id),
+      [ids.position],
+    );
     const cands = (await a.call("GET", `/org/${a.orgId}/positions/${ids.position}/`)).json();
-    assert.deepEqual(cands.map((c: { id: string }) => c.id), [ids.candidate]);
+    assert.deepEqual(
+      cands.map((c: { id: string }) => c.id),
+      [ids.candidate],
+    );
   });
 });

@@ -7,7 +7,13 @@ import { unlinkIntegration, upsertUpstreamCandidates, upsertUpstreamPositions } 
 import { describeEachDatabase } from "../../helpers/db.js";
 
 const BASE = "https://interview.example.test/i";
-const app = (id: string, email: string, name = `Name ${id}`) => ({ upstream_application_id: id, name, email, phone: "123", language: "en" });
+const app = (id: string, email: string, name = `Name ${id}`) => ({
+  upstream_application_id: id,
+  name,
+  email,
+  phone: "123",
+  language: "en",
+});
 
 /** The functions the sync engine reuses, against the real tables, inside a transaction as it will call them. */
 describeEachDatabase("recruiting repositories for the sync engine", (getDb) => {
@@ -18,7 +24,14 @@ describeEachDatabase("recruiting repositories for the sync engine", (getDb) => {
       upsertUpstreamPositions(tx, org, "int-1", [
         { upstream_job_id_id: "job-1", name: "Old name", department: "Eng" },
         // last one wins; candidate_stage is an initial value of a new position, state follows the job
-        { upstream_job_id_id: "job-1", name: "Backend Engineer", department: "Eng", location: "Berlin", state: "active", candidate_stage: "Screen" },
+        {
+          upstream_job_id_id: "job-1",
+          name: "Backend Engineer",
+          department: "Eng",
+          location: "Berlin",
+          state: "active",
+          candidate_stage: "Screen",
+        },
       ]),
     );
     assert.ok(first);
@@ -27,17 +40,41 @@ describeEachDatabase("recruiting repositories for the sync engine", (getDb) => {
       ["Backend Engineer", "active", "Screen", "Eng", "Berlin", "int-1", "job-1"],
     );
     assert.deepEqual([first.inserted, first.changed], [true, true]);
-    await updatePosition(db, org, first.id, { state: "inactive", min_score: 70, passed_stage: "Onsite", candidate_stage: "Applied", name: "Renamed here" });
+    await updatePosition(db, org, first.id, {
+      state: "inactive",
+      min_score: 70,
+      passed_stage: "Onsite",
+      candidate_stage: "Applied",
+      name: "Renamed here",
+    });
     const settled = (await findPosition(db, org, first.id))!;
 
     const [again] = await upsertUpstreamPositions(db, org, "int-1", [
-      { upstream_job_id_id: "job-1", name: "Renamed here", department: "Eng", location: "Berlin", state: "inactive", candidate_stage: "Screen" },
+      {
+        upstream_job_id_id: "job-1",
+        name: "Renamed here",
+        department: "Eng",
+        location: "Berlin",
+        state: "inactive",
+        candidate_stage: "Screen",
+      },
     ]);
-    assert.deepEqual(again, { ...settled, inserted: false, changed: false }, "nothing upstream-owned changed: the row (and updated_at) stay");
+    assert.deepEqual(
+      again,
+      { ...settled, inserted: false, changed: false },
+      "nothing upstream-owned changed: the row (and updated_at) stay",
+    );
 
     // The job reopens: the position's state follows it; Hirebridge's fields stay.
     const [reopened] = await upsertUpstreamPositions(db, org, "int-1", [
-      { upstream_job_id_id: "job-1", name: "Renamed here", department: "Eng", location: "Berlin", state: "active", candidate_stage: "Screen" },
+      {
+        upstream_job_id_id: "job-1",
+        name: "Renamed here",
+        department: "Eng",
+        location: "Berlin",
+        state: "active",
+        candidate_stage: "Screen",
+      },
     ]);
     assert.deepEqual([reopened!.state, reopened!.changed, reopened!.candidateStage, reopened!.minScore], ["active", true, "Applied", 70]);
 
@@ -46,7 +83,16 @@ describeEachDatabase("recruiting repositories for the sync engine", (getDb) => {
     ]);
     assert.equal(changed!.id, first.id);
     assert.deepEqual(
-      [changed!.state, changed!.minScore, changed!.passedStage, changed!.candidateStage, changed!.name.length, changed!.department, changed!.location, changed!.roleDescription!.length],
+      [
+        changed!.state,
+        changed!.minScore,
+        changed!.passedStage,
+        changed!.candidateStage,
+        changed!.name.length,
+        changed!.department,
+        changed!.location,
+        changed!.roleDescription!.length,
+      ],
       ["active", 70, "Onsite", "Applied", 100, null, "Remote", 500],
     );
     assert.deepEqual([changed!.inserted, changed!.changed], [false, true]);
@@ -66,28 +112,53 @@ describeEachDatabase("recruiting repositories for the sync engine", (getDb) => {
     const org = randomUUID();
     const position = await createPosition(db, org, { name: "Sync target" });
     const made = (name: string, email: string, language: string, upstreamApplicationId: string | null) =>
-      insertCandidateWithInterview(db, org, position.id, { name, email, phone: "9", language, tags: [], hired: false, upstreamApplicationId, shortListed: false }, `${BASE}/${name}`);
+      insertCandidateWithInterview(
+        db,
+        org,
+        position.id,
+        { name, email, phone: "9", language, tags: [], hired: false, upstreamApplicationId, shortListed: false },
+        `${BASE}/${name}`,
+      );
     const handMade = (await made("By hand", "hand@example.test", "fr", null))!;
     const linkedElsewhere = (await made("Linked", "linked@example.test", "en", "app-x"))!;
 
     const first = await db.transaction((tx) =>
-      upsertUpstreamCandidates(tx, org, position.id, [
-        { ...app("app-1", "one@example.test"), phone: null, tags: ["python", "python", "go"] },
-        app("app-2", "HAND@example.test", "Hand Made"), // adopts the hand-made candidate
-        app("app-3", "linked@example.test"), // email belongs to a candidate of another application
-        app("app-4", "ONE@example.test"), // same email as app-1 within the page
-      ], BASE),
+      upsertUpstreamCandidates(
+        tx,
+        org,
+        position.id,
+        [
+          { ...app("app-1", "one@example.test"), phone: null, tags: ["python", "python", "go"] },
+          app("app-2", "HAND@example.test", "Hand Made"), // adopts the hand-made candidate
+          app("app-3", "linked@example.test"), // email belongs to a candidate of another application
+          app("app-4", "ONE@example.test"), // same email as app-1 within the page
+        ],
+        BASE,
+      ),
     );
-    assert.deepEqual(first.skipped.sort((a, b) => a.upstream_application_id.localeCompare(b.upstream_application_id)), [
-      { upstream_application_id: "app-3", reason: "email_taken" },
-      { upstream_application_id: "app-4", reason: "duplicate_email_in_page" },
-    ]);
+    assert.deepEqual(
+      first.skipped.sort((a, b) => a.upstream_application_id.localeCompare(b.upstream_application_id)),
+      [
+        { upstream_application_id: "app-3", reason: "email_taken" },
+        { upstream_application_id: "app-4", reason: "duplicate_email_in_page" },
+      ],
+    );
     const byApp = new Map(first.candidates.map((c) => [c.upstreamApplicationId, c]));
     assert.deepEqual([...byApp.keys()].sort(), ["app-1", "app-2"]);
     assert.equal(byApp.get("app-2")!.id, handMade.id);
-    assert.deepEqual([byApp.get("app-2")!.name, byApp.get("app-2")!.language], ["Hand Made", "fr"], "upstream owns the name, Hirebridge the language");
     assert.deepEqual(
-      [byApp.get("app-1")!.state, byApp.get("app-1")!.phone, byApp.get("app-1")!.tags, byApp.get("app-1")!.inserted, byApp.get("app-1")!.changed],
+      [byApp.get("app-2")!.name, byApp.get("app-2")!.language],
+      ["Hand Made", "fr"],
+      "upstream owns the name, Hirebridge the language",
+    );
+    assert.deepEqual(
+      [
+        byApp.get("app-1")!.state,
+        byApp.get("app-1")!.phone,
+        byApp.get("app-1")!.tags,
+        byApp.get("app-1")!.inserted,
+        byApp.get("app-1")!.changed,
+      ],
       ["new", null, ["python", "go"], true, true],
     );
     assert.deepEqual([byApp.get("app-2")!.inserted, byApp.get("app-2")!.changed], [false, true]);
@@ -96,14 +167,26 @@ describeEachDatabase("recruiting repositories for the sync engine", (getDb) => {
       "select candidate_id, status, interview_link from interviews where organization_id = $1 and candidate_id <> all($2::uuid[])",
       [org, [handMade.id, linkedElsewhere.id]],
     );
-    assert.deepEqual(interviews.map((i) => [i.candidate_id, i.status]), [[byApp.get("app-1")!.id, "not_started"]]);
+    assert.deepEqual(
+      interviews.map((i) => [i.candidate_id, i.status]),
+      [[byApp.get("app-1")!.id, "not_started"]],
+    );
     assert.ok(interviews[0]!.interview_link.startsWith(`${BASE}/`));
 
     // A second page: app-1 changes its phone; Hirebridge's state survives; no second interview.
     await updateCandidateColumns(db, org, position.id, byApp.get("app-1")!.id, { state: "invited" });
-    const second = await upsertUpstreamCandidates(db, org, position.id, [{ ...app("app-1", "one@example.test"), phone: "555", language: "de", tags: ["new"] }], BASE);
+    const second = await upsertUpstreamCandidates(
+      db,
+      org,
+      position.id,
+      [{ ...app("app-1", "one@example.test"), phone: "555", language: "de", tags: ["new"] }],
+      BASE,
+    );
     const c1 = second.candidates[0]!;
-    assert.deepEqual([c1.phone, c1.state, c1.language, c1.tags, c1.inserted, c1.changed], ["555", "invited", "en", ["python", "go"], false, true]);
+    assert.deepEqual(
+      [c1.phone, c1.state, c1.language, c1.tags, c1.inserted, c1.changed],
+      ["555", "invited", "en", ["python", "go"], false, true],
+    );
     const third = await upsertUpstreamCandidates(db, org, position.id, [{ ...app("app-1", "one@example.test"), phone: "555" }], BASE);
     assert.deepEqual([third.candidates[0]!.inserted, third.candidates[0]!.changed], [false, false]);
     const count = await query<{ n: number }>("select count(*)::int as n from interviews where organization_id = $1", [org]);

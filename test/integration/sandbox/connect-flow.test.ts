@@ -41,7 +41,11 @@ test("create-link → page → confirm → integration, integration-created webh
     id: integration_id,
     tool: "lever",
     category: "ATS",
-    end_user: { organization_name: "Acme <Recruiting>", creator_email: "hr@acme.example", origin_id: "0b6f7a54-3a8f-4a36-9d5e-5d2f7c3f8f11" },
+    end_user: {
+      organization_name: "Acme <Recruiting>",
+      creator_email: "hr@acme.example",
+      origin_id: "0b6f7a54-3a8f-4a36-9d5e-5d2f7c3f8f11",
+    },
   });
 
   const byToken = await kombo.connect.getIntegrationByToken({ token: activation_token });
@@ -59,13 +63,23 @@ test("create-link → page → confirm → integration, integration-created webh
   assert.ok(jobs.results.length >= 3);
   const firstSync = await receiver.waitFor((r) => r.body.type === "sync-finished" && r.body.data["integration_id"] === integration_id);
   assert.equal(firstSync.body.data["sync_state"], "SUCCEEDED");
-  const { body } = await admin<{ integrations: { id: string; end_user: { origin_id: string } }[] }>(sandbox, "GET", "/sandbox/integrations");
-  assert.deepEqual(body.integrations.map((i) => i.id), [sandbox.demoIntegrationId, integration_id]);
+  const { body } = await admin<{ integrations: { id: string; end_user: { origin_id: string } }[] }>(
+    sandbox,
+    "GET",
+    "/sandbox/integrations",
+  );
+  assert.deepEqual(
+    body.integrations.map((i) => i.id),
+    [sandbox.demoIntegrationId, integration_id],
+  );
 
   // A link works once.
   const again = await fetch(`${data.link}/confirm`, json({ tool_id: "lever" }));
   assert.equal(again.status, 409);
-  assert.deepEqual(await again.json(), { status: "error", error: { code: "PLATFORM.INPUT_INVALID", title: null, message: "The link was already used.", log_url: null } });
+  assert.deepEqual(await again.json(), {
+    status: "error",
+    error: { code: "PLATFORM.INPUT_INVALID", title: null, message: "The link was already used.", log_url: null },
+  });
   assert.equal((await fetch(data.link)).status, 409);
 });
 
@@ -90,7 +104,12 @@ test("a pre-selected tool is the only choice; unknown links are 404; bad choices
   const wrong = await fetch(`${hris.data.link}/confirm`, json({ tool_id: "greenhouse" }));
   assert.equal(wrong.status, 400, "greenhouse is not an HRIS tool (create-link defaults to HRIS)");
   await assert.rejects(
-    kombo.connect.createConnectionLink({ end_user_email: "a@b.example", end_user_organization_name: "B", integration_category: "ATS", integration_tool: "bamboohr" }),
+    kombo.connect.createConnectionLink({
+      end_user_email: "a@b.example",
+      end_user_organization_name: "B",
+      integration_category: "ATS",
+      integration_tool: "bamboohr",
+    }),
     (err: unknown) => err instanceof KomboGeneralError && err.statusCode === 400 && err.error.code === "PLATFORM.INPUT_INVALID",
   );
 });
@@ -98,16 +117,27 @@ test("a pre-selected tool is the only choice; unknown links are 404; bad choices
 test("an HRIS integration has no ATS models", async (t) => {
   const sandbox = await startSandbox();
   t.after(() => sandbox.close());
-  const { data } = await sdkFor(sandbox, null).connect.createConnectionLink({ end_user_email: "a@b.example", end_user_organization_name: "B" });
-  const { integration_id } = (await (await fetch(`${data.link}/confirm`, json({ tool_id: "personio" }))).json()) as { integration_id: string };
-  await assert.rejects(sdkFor(sandbox, integration_id).ats.getJobs(), (err: unknown) => err instanceof KomboAtsError && err.error.code === "INTEGRATION.MODEL_NOT_AVAILABLE");
+  const { data } = await sdkFor(sandbox, null).connect.createConnectionLink({
+    end_user_email: "a@b.example",
+    end_user_organization_name: "B",
+  });
+  const { integration_id } = (await (await fetch(`${data.link}/confirm`, json({ tool_id: "personio" }))).json()) as {
+    integration_id: string;
+  };
+  await assert.rejects(
+    sdkFor(sandbox, integration_id).ats.getJobs(),
+    (err: unknown) => err instanceof KomboAtsError && err.error.code === "INTEGRATION.MODEL_NOT_AVAILABLE",
+  );
 });
 
 test("relink: the link re-activates an invalid integration and tells the receiver", async (t) => {
   const { receiver, sandbox } = await sandboxWithReceiver(t);
   const id = sandbox.demoIntegrationId;
   await admin(sandbox, "PUT", `/sandbox/integrations/${encodeURIComponent(id)}/state`, { state: "INVALID" });
-  await assert.rejects(sdkFor(sandbox).ats.getJobs(), (err: unknown) => err instanceof KomboAtsError && err.error.code === "INTEGRATION.AUTHENTICATION_INVALID");
+  await assert.rejects(
+    sdkFor(sandbox).ats.getJobs(),
+    (err: unknown) => err instanceof KomboAtsError && err.error.code === "INTEGRATION.AUTHENTICATION_INVALID",
+  );
 
   const { data } = await sdkFor(sandbox, null).general.createReconnectionLink({ integration_id: id, body: { link_type: "EMBEDDED" } });
   const html = await (await fetch(data.link)).text();

@@ -6,7 +6,8 @@ import { startSandbox, type TestSandbox } from "../../helpers/sandbox.js";
 import { admin, sdkFor } from "./sdk.js";
 
 const headersOf = (s: TestSandbox) => ({ authorization: `Bearer ${s.apiKey}`, "x-integration-id": s.demoIntegrationId });
-const get = (s: TestSandbox, path: string, init: RequestInit = {}) => fetch(`${s.url}${path}`, { ...init, headers: { ...headersOf(s), ...(init.headers ?? {}) } });
+const get = (s: TestSandbox, path: string, init: RequestInit = {}) =>
+  fetch(`${s.url}${path}`, { ...init, headers: { ...headersOf(s), ...(init.headers ?? {}) } });
 
 test("a wrong or missing API key is 401 PLATFORM.AUTHENTICATION_INVALID with the error envelope", async (t) => {
   const sandbox = await startSandbox();
@@ -17,7 +18,12 @@ test("a wrong or missing API key is 401 PLATFORM.AUTHENTICATION_INVALID with the
     assert.equal(res.headers.get("content-type"), "application/json; charset=utf-8");
     assert.deepEqual(await res.json(), {
       status: "error",
-      error: { code: "PLATFORM.AUTHENTICATION_INVALID", title: "Unauthorized", message: "The API key is missing or invalid.", log_url: null },
+      error: {
+        code: "PLATFORM.AUTHENTICATION_INVALID",
+        title: "Unauthorized",
+        message: "The API key is missing or invalid.",
+        log_url: null,
+      },
     });
   }
 });
@@ -50,14 +56,21 @@ test("rate limit: 429 PLATFORM.RATE_LIMIT_EXCEEDED with Retry-After, then admitt
   const retrying = sdkFor(sandbox, null);
   assert.equal((await get(sandbox, "/check-api-key")).status, 429, "the token was just used");
   const ok = await retrying.general.checkApiKey({
-    retries: { strategy: "backoff", backoff: { initialInterval: 50, maxInterval: 2000, exponent: 1.5, maxElapsedTime: 5000 }, retryConnectionErrors: false },
+    retries: {
+      strategy: "backoff",
+      backoff: { initialInterval: 50, maxInterval: 2000, exponent: 1.5, maxElapsedTime: 5000 },
+      retryConnectionErrors: false,
+    },
   });
   assert.equal(ok.status, "success");
 
   // Switched off at run time.
   await admin(sandbox, "PUT", "/sandbox/config", { rate_limit_per_second: 0 });
   const burst = await Promise.all(Array.from({ length: 10 }, () => get(sandbox, "/check-api-key")));
-  assert.deepEqual(burst.map((r) => r.status), Array(10).fill(200));
+  assert.deepEqual(
+    burst.map((r) => r.status),
+    Array(10).fill(200),
+  );
 });
 
 test("concurrency limit: the action over the limit is 429 with Concurrency-* headers; reads are not limited", async (t) => {
@@ -65,12 +78,19 @@ test("concurrency limit: the action over the limit is 429 with Concurrency-* hea
   t.after(() => sandbox.close());
   const app = sandbox.context.store.get(sandbox.demoIntegrationId)!.data.applications.rows.find((a) => a.deletedAt === null)!;
   const note = () =>
-    get(sandbox, `/ats/applications/${app.id}/notes`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ content: "hi" }) });
+    get(sandbox, `/ats/applications/${app.id}/notes`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ content: "hi" }),
+    });
   const pending = [note(), note()];
   // The third action arrives while both slots are taken (held by the 1 s latency).
   while (sandbox.context.concurrency.inFlight(sandbox.demoIntegrationId) < 2) await new Promise((r) => setTimeout(r, 10));
   const results = await Promise.all([...pending, note()]);
-  assert.deepEqual(results.map((r) => r.status), [200, 200, 429]);
+  assert.deepEqual(
+    results.map((r) => r.status),
+    [200, 200, 429],
+  );
   const [first, , over] = results;
   assert.equal(first!.headers.get("concurrency-limit"), "2");
   assert.ok(["0", "1"].includes(first!.headers.get("concurrency-remaining")!));
@@ -79,12 +99,20 @@ test("concurrency limit: the action over the limit is 429 with Concurrency-* hea
   assert.equal(over!.headers.get("retry-after"), "1");
   assert.deepEqual(await over!.json(), {
     status: "error",
-    error: { code: "PLATFORM.CONCURRENCY_LIMIT_EXCEEDED", title: "Concurrency limit exceeded", message: "At most 2 concurrent actions per integration.", log_url: null },
+    error: {
+      code: "PLATFORM.CONCURRENCY_LIMIT_EXCEEDED",
+      title: "Concurrency limit exceeded",
+      message: "At most 2 concurrent actions per integration.",
+      log_url: null,
+    },
   });
   // Slots are released: the next action goes through.
   assert.equal((await note()).status, 200);
   const reads = await Promise.all(Array.from({ length: 4 }, () => get(sandbox, "/ats/jobs?page_size=1")));
-  assert.deepEqual(reads.map((r) => r.status), [200, 200, 200, 200]);
+  assert.deepEqual(
+    reads.map((r) => r.status),
+    [200, 200, 200, 200],
+  );
   // The latency is real.
   const started = Date.now();
   await get(sandbox, "/ats/tags");
@@ -95,7 +123,10 @@ test("faults: 500 and 503 with the right codes per endpoint group, 502 as a load
   const sandbox = await startSandbox();
   t.after(() => sandbox.close());
   await admin(sandbox, "PUT", "/sandbox/config", { fault_rate: 1, fault_kinds: ["500"] });
-  await assert.rejects(sdkFor(sandbox).ats.getJobs(), (err: unknown) => err instanceof KomboAtsError && err.statusCode === 500 && err.error.code === "PLATFORM.UNKNOWN_ERROR");
+  await assert.rejects(
+    sdkFor(sandbox).ats.getJobs(),
+    (err: unknown) => err instanceof KomboAtsError && err.statusCode === 500 && err.error.code === "PLATFORM.UNKNOWN_ERROR",
+  );
 
   await admin(sandbox, "PUT", "/sandbox/config", { fault_kinds: ["503"] });
   await assert.rejects(sdkFor(sandbox).ats.getJobs(), (err: unknown) => {
@@ -105,7 +136,10 @@ test("faults: 500 and 503 with the right codes per endpoint group, 502 as a load
     assert.equal(err.headers.get("retry-after"), "1");
     return true;
   });
-  await assert.rejects(sdkFor(sandbox, null).general.checkApiKey(), (err: unknown) => err instanceof KomboGeneralError && err.error.code === "PLATFORM.UNKNOWN_ERROR");
+  await assert.rejects(
+    sdkFor(sandbox, null).general.checkApiKey(),
+    (err: unknown) => err instanceof KomboGeneralError && err.error.code === "PLATFORM.UNKNOWN_ERROR",
+  );
 
   await admin(sandbox, "PUT", "/sandbox/config", { fault_kinds: ["502"] });
   const res = await get(sandbox, "/ats/jobs");
@@ -133,7 +167,10 @@ test("faults: a dropped connection and a held request that times out (504), rele
 
   // A client that gives up first frees the request; a closing server does not wait for the hold.
   await admin(sandbox, "PUT", "/sandbox/config", { fault_timeout_ms: 60_000 });
-  await assert.rejects(get(sandbox, "/ats/jobs", { signal: AbortSignal.timeout(200) }), (err: unknown) => (err as Error).name === "TimeoutError");
+  await assert.rejects(
+    get(sandbox, "/ats/jobs", { signal: AbortSignal.timeout(200) }),
+    (err: unknown) => (err as Error).name === "TimeoutError",
+  );
   // The client's going away released the hold (no 60 s wait on the server).
   while (sandbox.context.faults.holding > 0) await new Promise((r) => setTimeout(r, 10));
   const held = get(sandbox, "/ats/jobs");
@@ -167,7 +204,10 @@ test("a fault rate set at start-up makes every call fail; bad config updates are
   const sandbox = await startSandbox({ faultRate: 1 });
   t.after(() => sandbox.close());
   const statuses = await Promise.all(Array.from({ length: 6 }, () => get(sandbox, "/ats/jobs").then((r) => r.status)));
-  assert.ok(statuses.every((s) => s === 500 || s === 503), statuses.join());
+  assert.ok(
+    statuses.every((s) => s === 500 || s === 503),
+    statuses.join(),
+  );
   const bad = await admin<{ error: { code: string } }>(sandbox, "PUT", "/sandbox/config", { fault_rate: 2, fault_kinds: ["explode"] });
   assert.equal(bad.status, 400);
   assert.equal(bad.body.error.code, "PLATFORM.INPUT_INVALID");

@@ -21,10 +21,26 @@ before(async () => {
 after(() => rm(dir, { recursive: true, force: true }));
 
 const build = (seed = 7): SandboxApp =>
-  buildSandboxApp({ logger: silentLogger(), seed, applications: 50, apiKey: KEY, webhookSecret: "s", webhookUrl: null, demoOrgId: TEST_DEMO_ORG_ID, stateFile, syncDurationMs: 10 });
+  buildSandboxApp({
+    logger: silentLogger(),
+    seed,
+    applications: 50,
+    apiKey: KEY,
+    webhookSecret: "s",
+    webhookUrl: null,
+    demoOrgId: TEST_DEMO_ORG_ID,
+    stateFile,
+    syncDurationMs: 10,
+  });
 
 type Sandbox = SandboxApp["app"];
-async function call<T = Record<string, unknown>>(app: Sandbox, method: "GET" | "POST" | "PUT" | "DELETE", url: string, integration?: string, body?: unknown) {
+async function call<T = Record<string, unknown>>(
+  app: Sandbox,
+  method: "GET" | "POST" | "PUT" | "DELETE",
+  url: string,
+  integration?: string,
+  body?: unknown,
+) {
   const res = await app.inject({
     method,
     url,
@@ -57,25 +73,41 @@ test("writes, a created integration and a connect link survive a rebuild from th
   const demo = first.demoIntegrationId;
   const since = new Date().toISOString();
   const apps = (await call<Page<App>>(first.app, "GET", "/v1/ats/applications?page_size=5", demo)).data.results;
-  const job = (await call<Page<{ id: string; stages: { id: string; name: string }[] }>>(first.app, "GET", `/v1/ats/jobs?ids=${apps[0]!.job_id}`, demo)).data.results[0]!;
+  const job = (
+    await call<Page<{ id: string; stages: { id: string; name: string }[] }>>(first.app, "GET", `/v1/ats/jobs?ids=${apps[0]!.job_id}`, demo)
+  ).data.results[0]!;
   const offer = job.stages.find((s) => s.name === "Offer")!;
 
   // Upstream API writes: a stage move, a note, a result link, a tag, a new application, a field mapping.
   await call(first.app, "PUT", `/v1/ats/applications/${apps[0]!.id}/stage`, demo, { stage_id: offer.id });
   await call(first.app, "POST", `/v1/ats/applications/${apps[0]!.id}/notes`, demo, { content: "Score 85", content_type: "PLAIN_TEXT" });
-  await call(first.app, "POST", `/v1/ats/applications/${apps[0]!.id}/result-links`, demo, { label: "AI interview", url: "https://hb.example/i/x" });
+  await call(first.app, "POST", `/v1/ats/applications/${apps[0]!.id}/result-links`, demo, {
+    label: "AI interview",
+    url: "https://hb.example/i/x",
+  });
   await call(first.app, "POST", `/v1/ats/candidates/${apps[1]!.candidate_id}/tags`, demo, { tag: { name: "Persisted tag" } });
   await call(first.app, "POST", `/v1/ats/jobs/${job.id}/applications`, demo, {
     candidate: { first_name: "Ada", last_name: "Lovelace", email_address: "ada@persist.example" },
   });
-  const custom = (await call<Page<{ id: string }>>(first.app, "GET", `/v1/integrations/${encodeURIComponent(demo)}/custom-fields`, demo)).data.results[3]!;
-  const field = (await call<Page<{ id: string }>>(first.app, "GET", `/v1/integrations/${encodeURIComponent(demo)}/integration-fields`, demo)).data.results[0]!;
-  await call(first.app, "PUT", `/v1/integrations/${encodeURIComponent(demo)}/custom-fields/${custom.id}`, demo, { integration_field_id: field.id });
+  const custom = (await call<Page<{ id: string }>>(first.app, "GET", `/v1/integrations/${encodeURIComponent(demo)}/custom-fields`, demo))
+    .data.results[3]!;
+  const field = (
+    await call<Page<{ id: string }>>(first.app, "GET", `/v1/integrations/${encodeURIComponent(demo)}/integration-fields`, demo)
+  ).data.results[0]!;
+  await call(first.app, "PUT", `/v1/integrations/${encodeURIComponent(demo)}/custom-fields/${custom.id}`, demo, {
+    integration_field_id: field.id,
+  });
   // Admin: one integration created and kept, one created and deleted; a connect link handed out.
-  const kept = await call<{ id: string }>(first.app, "POST", "/sandbox/integrations", undefined, { tool: "lever", org_id: TEST_DEMO_ORG_ID });
+  const kept = await call<{ id: string }>(first.app, "POST", "/sandbox/integrations", undefined, {
+    tool: "lever",
+    org_id: TEST_DEMO_ORG_ID,
+  });
   const gone = await call<{ id: string }>(first.app, "POST", "/sandbox/integrations", undefined, { tool: "workable" });
   await call(first.app, "DELETE", `/sandbox/integrations/${encodeURIComponent(gone.id)}`);
-  const link = await call<{ data: { link: string } }>(first.app, "POST", "/v1/connect/create-link", undefined, { end_user_email: "a@b.example", end_user_organization_name: "B" });
+  const link = await call<{ data: { link: string } }>(first.app, "POST", "/v1/connect/create-link", undefined, {
+    end_user_email: "a@b.example",
+    end_user_organization_name: "B",
+  });
   const before = await everything(first.app, demo, since);
   const adminView = await call(first.app, "GET", `/sandbox/integrations/${encodeURIComponent(demo)}/applications/${apps[0]!.id}`);
   await first.app.close();
@@ -84,12 +116,18 @@ test("writes, a created integration and a connect link survive a rebuild from th
   const saved = JSON.parse(await readFile(stateFile, "utf8")) as { integrations: { id: string; rows: Record<string, unknown[]> }[] };
   assert.deepEqual(saved.integrations.map((i) => i.id).sort(), [demo, kept.id].sort());
   const demoRows = saved.integrations.find((i) => i.id === demo)!.rows;
-  assert.ok((demoRows["applications"]?.length ?? 0) <= 3 && (demoRows["candidates"]?.length ?? 0) <= 4, JSON.stringify(Object.keys(demoRows)));
+  assert.ok(
+    (demoRows["applications"]?.length ?? 0) <= 3 && (demoRows["candidates"]?.length ?? 0) <= 4,
+    JSON.stringify(Object.keys(demoRows)),
+  );
 
   const second = build();
   assert.equal(second.demoIntegrationId, demo);
   assert.deepEqual(await everything(second.app, demo, since), before);
-  assert.deepEqual(await call(second.app, "GET", `/sandbox/integrations/${encodeURIComponent(demo)}/applications/${apps[0]!.id}`), adminView);
+  assert.deepEqual(
+    await call(second.app, "GET", `/sandbox/integrations/${encodeURIComponent(demo)}/applications/${apps[0]!.id}`),
+    adminView,
+  );
   const page = await second.app.inject({ method: "GET", url: new URL(link.data.link).pathname });
   assert.equal(page.statusCode, 200, "the connect link still opens");
   // A new integration does not reuse a restored or deleted one's id.

@@ -7,7 +7,12 @@ import type { AddressInfo } from "node:net";
 import type { TestContext } from "node:test";
 import { startSandbox, type StartSandboxOptions, type TestSandbox } from "../../helpers/sandbox.js";
 
-export type Received = { path: string; headers: IncomingHttpHeaders; raw: string; body: { id: string; type: string; data: Record<string, unknown> } };
+export type Received = {
+  path: string;
+  headers: IncomingHttpHeaders;
+  raw: string;
+  body: { id: string; type: string; data: Record<string, unknown> };
+};
 
 export type Receiver = {
   /** Receiver base URL: the sandbox appends `/<event type>`. */
@@ -50,7 +55,9 @@ export async function startReceiver(respond: (r: Received, n: number) => number 
       if (past) return Promise.resolve(past);
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error("no matching webhook arrived in time")), timeoutMs);
-        waiters.push({ match, resolve: (r) => {
+        waiters.push({
+          match,
+          resolve: (r) => {
             clearTimeout(timer);
             resolve(r);
           },

@@ -51,7 +51,11 @@ describe("integration management", () => {
     assert.equal(res.data.category, "ATS");
     assert.equal(res.data.status, "ACTIVE");
     assert.equal(res.data.setup_status, "COMPLETED");
-    assert.deepEqual(res.data.end_user, { organization_name: "Demo Organisation", creator_email: "demo@hirebridge.local", origin_id: sandbox.demoOrgId });
+    assert.deepEqual(res.data.end_user, {
+      organization_name: "Demo Organisation",
+      creator_email: "demo@hirebridge.local",
+      origin_id: sandbox.demoOrgId,
+    });
   });
 
   test("relink answers a link to the connect page", async () => {
@@ -81,10 +85,13 @@ describe("integration management", () => {
 
   test("custom fields page to the end and their mapping can be set and cleared", async () => {
     const kombo = sdkFor(sandbox, null);
-    const { results } = await collectPages(await kombo.general.getCustomFields({ integration_id: sandbox.demoIntegrationId, page_size: 2 }));
+    const { results } = await collectPages(
+      await kombo.general.getCustomFields({ integration_id: sandbox.demoIntegrationId, page_size: 2 }),
+    );
     assert.equal(results.length, 7);
     const unmapped = results.find((c) => c.integration_field === null)!;
-    const fields = (await kombo.general.getIntegrationFields({ integration_id: sandbox.demoIntegrationId, page_size: 2000 })).result.data.results;
+    const fields = (await kombo.general.getIntegrationFields({ integration_id: sandbox.demoIntegrationId, page_size: 2000 })).result.data
+      .results;
     const target = fields.find((f) => f.type === "CUSTOM")!;
     const mapped = await kombo.general.updateCustomFieldMapping({
       integration_id: sandbox.demoIntegrationId,
@@ -106,17 +113,27 @@ describe("ATS lists, each paged to its end", () => {
     ["applications", (k: ReturnType<typeof sdkFor>) => k.ats.getApplications({ page_size: 17 }), () => live(demoData().applications.rows)],
     ["candidates", (k: ReturnType<typeof sdkFor>) => k.ats.getCandidates({ page_size: 17 }), () => live(demoData().candidates.rows)],
     ["jobs", (k: ReturnType<typeof sdkFor>) => k.ats.getJobs({ page_size: 2 }), () => live(demoData().jobs.rows)],
-    ["application stages", (k: ReturnType<typeof sdkFor>) => k.ats.getApplicationStages({ page_size: 5 }), () => live(demoData().stages.rows)],
+    [
+      "application stages",
+      (k: ReturnType<typeof sdkFor>) => k.ats.getApplicationStages({ page_size: 5 }),
+      () => live(demoData().stages.rows),
+    ],
     ["tags", (k: ReturnType<typeof sdkFor>) => k.ats.getTags({ page_size: 3 }), () => live(demoData().tags.rows)],
     ["users", (k: ReturnType<typeof sdkFor>) => k.ats.getUsers({ page_size: 2 }), () => live(demoData().users.rows)],
     ["offers", (k: ReturnType<typeof sdkFor>) => k.ats.getOffers({ page_size: 2 }), () => live(demoData().offers.rows)],
-    ["rejection reasons", (k: ReturnType<typeof sdkFor>) => k.ats.getRejectionReasons({ page_size: 3 }), () => live(demoData().rejectionReasons.rows)],
+    [
+      "rejection reasons",
+      (k: ReturnType<typeof sdkFor>) => k.ats.getRejectionReasons({ page_size: 3 }),
+      () => live(demoData().rejectionReasons.rows),
+    ],
     ["interviews", (k: ReturnType<typeof sdkFor>) => k.ats.getInterviews({ page_size: 4 }), () => live(demoData().interviews.rows)],
   ] as const;
   for (const [name, list, expected] of cases) {
     test(`${name}: every record once, accepted by the SDK's strict parser`, async () => {
       const first = await list(sdkFor(sandbox));
-      const { results, pages } = await collectPages(first as AsyncIterable<{ result: { data: { results: { id: string }[]; next: string | null } } }>);
+      const { results, pages } = await collectPages(
+        first as AsyncIterable<{ result: { data: { results: { id: string }[]; next: string | null } } }>,
+      );
       assert.ok(expected() > 0, `${name} should not be empty`);
       assert.equal(results.length, expected());
       assert.equal(new Set(results.map((r) => r.id)).size, results.length);
@@ -128,12 +145,19 @@ describe("ATS lists, each paged to its end", () => {
     const kombo = sdkFor(sandbox);
     const { results: apps } = await collectPages(await kombo.ats.getApplications({ page_size: 250 }));
     const { results: jobs } = await collectPages(await kombo.ats.getJobs({ page_size: 250 }));
-    for (const job of jobs) assert.ok(job.stages.some((s) => s.name === "AI Interview"), `job ${job.id} lacks an AI Interview stage`);
+    for (const job of jobs)
+      assert.ok(
+        job.stages.some((s) => s.name === "AI Interview"),
+        `job ${job.id} lacks an AI Interview stage`,
+      );
     const inAi = apps.filter((a) => a.current_stage?.name === "AI Interview");
     assert.ok(inAi.length >= 5, `only ${inAi.length} applications in AI Interview`);
     for (const a of apps) {
       const job = jobs.find((j) => j.id === a.job_id)!;
-      assert.ok(job.stages.some((s) => s.id === a.current_stage_id), "the current stage is one of the job's stages");
+      assert.ok(
+        job.stages.some((s) => s.id === a.current_stage_id),
+        "the current stage is one of the job's stages",
+      );
       assert.equal(a.candidate?.id, a.candidate_id);
       assert.equal(a.job?.name, job.name);
     }
@@ -149,26 +173,40 @@ describe("ATS lists, each paged to its end", () => {
 
     const jobId = all[0]!.job_id!;
     const ofJob = await collectPages(await kombo.ats.getApplications({ job_ids: [jobId], page_size: 3 }));
-    assert.deepEqual(ofJob.results.map((a) => a.id), all.filter((a) => a.job_id === jobId).map((a) => a.id));
+    assert.deepEqual(
+      ofJob.results.map((a) => a.id),
+      all.filter((a) => a.job_id === jobId).map((a) => a.id),
+    );
 
     const hired = await collectPages(await kombo.ats.getApplications({ outcomes: ["HIRED", "DECLINED"] }));
-    assert.deepEqual(hired.results.map((a) => a.id), all.filter((a) => a.outcome !== "PENDING").map((a) => a.id));
+    assert.deepEqual(
+      hired.results.map((a) => a.id),
+      all.filter((a) => a.outcome !== "PENDING").map((a) => a.id),
+    );
 
     const withDeleted = await collectPages(await kombo.ats.getApplications({ include_deleted: true, page_size: 250 }));
     assert.equal(withDeleted.results.length, demoData().applications.size);
     assert.ok(withDeleted.results.some((a) => a.remote_deleted_at !== null));
 
     // The SDK parses datetimes into Dates. Ten most recently changed applications, oldest first:
-    const recent = all.map((a) => a.changed_at.getTime()).sort((x, y) => x - y).slice(-10);
+    const recent = all
+      .map((a) => a.changed_at.getTime())
+      .sort((x, y) => x - y)
+      .slice(-10);
     const since = await collectPages(await kombo.ats.getApplications({ updated_after: new Date(recent[0]!), page_size: 3 }));
-    assert.deepEqual(since.results.map((a) => a.changed_at.getTime()), recent);
+    assert.deepEqual(
+      since.results.map((a) => a.changed_at.getTime()),
+      recent,
+    );
   });
 
   test("an unsupported filter empties the list unless ignore_unsupported_filters is true", async () => {
     const headers = { authorization: `Bearer ${sandbox.apiKey}`, "x-integration-id": sandbox.demoIntegrationId };
     const strict = await (await fetch(`${sandbox.url}/ats/jobs?department_ids=x`, { headers })).json();
     assert.deepEqual(strict, { status: "success", data: { next: null, results: [] } });
-    const lenient = (await (await fetch(`${sandbox.url}/ats/jobs?department_ids=x&ignore_unsupported_filters=true&page_size=1`, { headers })).json()) as {
+    const lenient = (await (
+      await fetch(`${sandbox.url}/ats/jobs?department_ids=x&ignore_unsupported_filters=true&page_size=1`, { headers })
+    ).json()) as {
       data: { results: unknown[] };
     };
     assert.equal(lenient.data.results.length, 1);
@@ -181,7 +219,11 @@ describe("ATS actions", () => {
     const app = (await kombo.ats.getApplications({ page_size: 1 })).result.data.results[0]!;
     const job = (await kombo.ats.getJobs({ ids: [app.job_id!] })).result.data.results[0]!;
     const target = job.stages.find((s) => s.id !== app.current_stage_id && s.name === "AI Interview") ?? job.stages[1]!;
-    assert.deepEqual(await kombo.ats.moveApplicationToStage({ application_id: app.id, body: { stage_id: target.id } }), { status: "success", data: {}, warnings: [] });
+    assert.deepEqual(await kombo.ats.moveApplicationToStage({ application_id: app.id, body: { stage_id: target.id } }), {
+      status: "success",
+      data: {},
+      warnings: [],
+    });
     assert.deepEqual(
       await kombo.ats.addApplicationNote({ application_id: app.id, body: { content: "Scored 87/100", content_type: "PLAIN_TEXT" } }),
       { status: "success", data: {}, warnings: [] },
@@ -189,7 +231,11 @@ describe("ATS actions", () => {
     assert.deepEqual(
       await kombo.ats.addApplicationResultLink({
         application_id: app.id,
-        body: { label: "AI interview report", url: "https://hirebridge.example.com/r/1", details: { custom_field_name_prefix: "ai_", attributes: [{ key: "score", value: "87" }] } },
+        body: {
+          label: "AI interview report",
+          url: "https://hirebridge.example.com/r/1",
+          details: { custom_field_name_prefix: "ai_", attributes: [{ key: "score", value: "87" }] },
+        },
       }),
       { status: "success", data: {}, warnings: [] },
     );
@@ -204,8 +250,16 @@ describe("ATS actions", () => {
   test("candidate tags: add, remove with a JSON body on DELETE", async () => {
     const kombo = sdkFor(sandbox);
     const candidate = (await kombo.ats.getCandidates({ page_size: 1 })).result.data.results[0]!;
-    assert.deepEqual(await kombo.ats.addCandidateTag({ candidate_id: candidate.id, body: { tag: { name: "AI Interview Passed" } } }), { status: "success", data: {}, warnings: [] });
-    assert.deepEqual(await kombo.ats.removeCandidateTag({ candidate_id: candidate.id, body: { tag: { name: "AI Interview Passed" } } }), { status: "success", data: {}, warnings: [] });
+    assert.deepEqual(await kombo.ats.addCandidateTag({ candidate_id: candidate.id, body: { tag: { name: "AI Interview Passed" } } }), {
+      status: "success",
+      data: {},
+      warnings: [],
+    });
+    assert.deepEqual(await kombo.ats.removeCandidateTag({ candidate_id: candidate.id, body: { tag: { name: "AI Interview Passed" } } }), {
+      status: "success",
+      data: {},
+      warnings: [],
+    });
     const again = await kombo.ats.removeCandidateTag({ candidate_id: candidate.id, body: { tag: { name: "AI Interview Passed" } } });
     assert.equal(again.warnings.length, 1);
   });
@@ -215,7 +269,15 @@ describe("ATS actions", () => {
     const job = (await kombo.ats.getJobs({ statuses: ["OPEN"], page_size: 1 })).result.data.results[0]!;
     const res = await kombo.ats.createApplication({
       job_id: job.id,
-      body: { candidate: { first_name: "Ada", last_name: "Lovelace", email_address: "ada@example.com", location: { country: "GB", city: "London" } }, source: { name: "Hirebridge" } },
+      body: {
+        candidate: {
+          first_name: "Ada",
+          last_name: "Lovelace",
+          email_address: "ada@example.com",
+          location: { country: "GB", city: "London" },
+        },
+        source: { name: "Hirebridge" },
+      },
     });
     assert.deepEqual(res.warnings, []);
     assert.equal(res.data.job_id, job.id);

@@ -16,7 +16,12 @@ describe("errors reach the SDK as its typed errors", () => {
     await assert.rejects(sdkFor(sandbox, null, "wrong-key").general.checkApiKey(), (err: unknown) => {
       assert.ok(err instanceof KomboGeneralError);
       assert.equal(err.statusCode, 401);
-      assert.deepEqual(err.data$.error, { code: "PLATFORM.AUTHENTICATION_INVALID", title: "Unauthorized", message: "The API key is missing or invalid.", log_url: null });
+      assert.deepEqual(err.data$.error, {
+        code: "PLATFORM.AUTHENTICATION_INVALID",
+        title: "Unauthorized",
+        message: "The API key is missing or invalid.",
+        log_url: null,
+      });
       return true;
     });
   });
@@ -40,27 +45,41 @@ describe("errors reach the SDK as its typed errors", () => {
     const apps = (await kombo.ats.getApplications({ page_size: 250 })).result.data.results;
     const a = apps[0]!;
     const other = apps.find((x) => x.job_id !== a.job_id)!;
-    await assert.rejects(kombo.ats.moveApplicationToStage({ application_id: a.id, body: { stage_id: other.current_stage_id! } }), (err: unknown) => {
-      assert.ok(err instanceof KomboAtsError);
-      assert.equal(err.statusCode, 400);
-      assert.equal(err.error.code, "PLATFORM.INPUT_INVALID");
-      return true;
-    });
-    await assert.rejects(kombo.ats.addApplicationNote({ application_id: "nope", body: { content: "x", content_type: "PLAIN_TEXT" } }), (err: unknown) => {
-      assert.ok(err instanceof KomboAtsError);
-      assert.equal(err.statusCode, 404);
-      return true;
-    });
+    await assert.rejects(
+      kombo.ats.moveApplicationToStage({ application_id: a.id, body: { stage_id: other.current_stage_id! } }),
+      (err: unknown) => {
+        assert.ok(err instanceof KomboAtsError);
+        assert.equal(err.statusCode, 400);
+        assert.equal(err.error.code, "PLATFORM.INPUT_INVALID");
+        return true;
+      },
+    );
+    await assert.rejects(
+      kombo.ats.addApplicationNote({ application_id: "nope", body: { content: "x", content_type: "PLAIN_TEXT" } }),
+      (err: unknown) => {
+        assert.ok(err instanceof KomboAtsError);
+        assert.equal(err.statusCode, 404);
+        return true;
+      },
+    );
   });
 
   test("a closed job refuses applications with ATS.JOB_CLOSED", async () => {
     const kombo = sdkFor(sandbox);
-    const { body: closed } = await admin<{ id: string }>(sandbox, "POST", `/sandbox/integrations/${encodeURIComponent(sandbox.demoIntegrationId)}/jobs`, {
-      name: "Archived role",
-      status: "CLOSED",
-    });
+    const { body: closed } = await admin<{ id: string }>(
+      sandbox,
+      "POST",
+      `/sandbox/integrations/${encodeURIComponent(sandbox.demoIntegrationId)}/jobs`,
+      {
+        name: "Archived role",
+        status: "CLOSED",
+      },
+    );
     await assert.rejects(
-      kombo.ats.createApplication({ job_id: closed.id, body: { candidate: { first_name: "A", last_name: "B", email_address: "ab@example.com" } } }),
+      kombo.ats.createApplication({
+        job_id: closed.id,
+        body: { candidate: { first_name: "A", last_name: "B", email_address: "ab@example.com" } },
+      }),
       (err: unknown) => err instanceof KomboAtsError && err.error.code === "ATS.JOB_CLOSED" && err.statusCode === 400,
     );
   });
@@ -80,7 +99,10 @@ describe("delete integration", () => {
     const own = await startSandbox({ seed: 8, applications: 5 });
     try {
       const kombo = sdkFor(own, null);
-      assert.deepEqual(await kombo.general.deleteIntegration({ integration_id: own.demoIntegrationId, body: {} }), { status: "success", data: {} });
+      assert.deepEqual(await kombo.general.deleteIntegration({ integration_id: own.demoIntegrationId, body: {} }), {
+        status: "success",
+        data: {},
+      });
       await assert.rejects(kombo.general.getIntegrationDetails({ integration_id: own.demoIntegrationId }), KomboGeneralError);
       await assert.rejects(sdkFor(own).ats.getJobs(), KomboAtsError);
     } finally {
@@ -121,10 +143,30 @@ describe("bad input is 400 PLATFORM.INPUT_INVALID, never a 500", () => {
     const app = sandbox.context.store.get(sandbox.demoIntegrationId)!.data.applications.rows[0]!;
     const json = { "content-type": "application/json" };
     await expectInvalid(await call(`/ats/applications/${app.id}/notes`, { method: "POST", headers: json, body: "{not json" }), /JSON/i);
-    await expectInvalid(await call(`/ats/applications/${app.id}/notes`, { method: "POST", headers: json, body: JSON.stringify({ content_type: "HTML", content: "x" }) }), /content_type/);
-    await expectInvalid(await call(`/ats/applications/${app.id}/result-links`, { method: "POST", headers: json, body: JSON.stringify({ label: "x", url: "not a url" }) }), /body\.url/);
-    await expectInvalid(await call(`/ats/applications/${app.id}/stage`, { method: "PUT", headers: json, body: JSON.stringify({}) }), /body\.stage_id: is required/);
-    await expectInvalid(await call("/force-sync", { method: "POST", headers: json, body: JSON.stringify({ type: "PARTIAL" }) }), /FULL or DELTA/);
+    await expectInvalid(
+      await call(`/ats/applications/${app.id}/notes`, {
+        method: "POST",
+        headers: json,
+        body: JSON.stringify({ content_type: "HTML", content: "x" }),
+      }),
+      /content_type/,
+    );
+    await expectInvalid(
+      await call(`/ats/applications/${app.id}/result-links`, {
+        method: "POST",
+        headers: json,
+        body: JSON.stringify({ label: "x", url: "not a url" }),
+      }),
+      /body\.url/,
+    );
+    await expectInvalid(
+      await call(`/ats/applications/${app.id}/stage`, { method: "PUT", headers: json, body: JSON.stringify({}) }),
+      /body\.stage_id: is required/,
+    );
+    await expectInvalid(
+      await call("/force-sync", { method: "POST", headers: json, body: JSON.stringify({ type: "PARTIAL" }) }),
+      /FULL or DELTA/,
+    );
     // A bare POST /force-sync (no body) means FULL.
     const bare = (await (await call("/force-sync", { method: "POST" })).json()) as { data: { type: string } };
     assert.equal(bare.data.type, "FULL");

@@ -21,7 +21,12 @@ export async function collectPages<T>(
 }
 
 /** The sandbox's admin surface, as JSON. */
-export async function admin<T = unknown>(sandbox: TestSandbox, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+export async function admin<T = unknown>(
+  sandbox: TestSandbox,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
   const res = await fetch(`${sandbox.origin}${path}`, {
     method,
     headers: body === undefined ? {} : { "content-type": "application/json" },

@@ -22,7 +22,10 @@ test("`serve sandbox` starts it from the configuration, with the demo integratio
   });
   const stack = await startStack(config, ["sandbox"], silentLogger());
   t.after(() => stack.close());
-  assert.deepEqual(stack.services.map((s) => s.name), ["sandbox"]);
+  assert.deepEqual(
+    stack.services.map((s) => s.name),
+    ["sandbox"],
+  );
   assert.equal(stack.database, undefined, "the sandbox keeps no database");
 
   const { demo_integration_id, integrations } = (await (await fetch(`http://127.0.0.1:${port}/sandbox/integrations`)).json()) as {

@@ -60,21 +60,38 @@ test("a failing receiver gets the same event again until it answers 200; the log
   const delivered = await receiver.waitFor((r) => r.body.type === "data-changed");
   assert.equal(receiver.received.length, 3);
   assert.deepEqual(new Set(receiver.received.map((r) => r.raw)).size, 1, "every attempt carries the same event");
-  const { body } = await admin<{ deliveries: { event_id: string; state: string; attempts: number; last_status: number }[] }>(sandbox, "GET", "/sandbox/webhooks");
+  const { body } = await admin<{ deliveries: { event_id: string; state: string; attempts: number; last_status: number }[] }>(
+    sandbox,
+    "GET",
+    "/sandbox/webhooks",
+  );
   const entry = body.deliveries.find((d) => d.event_id === delivered.body.id)!;
-  assert.deepEqual({ state: entry.state, attempts: entry.attempts, last_status: entry.last_status }, { state: "delivered", attempts: 3, last_status: 200 });
+  assert.deepEqual(
+    { state: entry.state, attempts: entry.attempts, last_status: entry.last_status },
+    { state: "delivered", attempts: 3, last_status: 200 },
+  );
 });
 
 test("delivery gives up after the bounded number of attempts, also when the receiver is unreachable", async (t) => {
   const { receiver, sandbox } = await sandboxWithReceiver(t, { webhookRetryBaseMs: 5, webhookMaxAttempts: 3 }, () => 500);
-  const record = sandbox.context.webhooks.send("data-changed", { integration_id: "x:y", integration_tool: "x", integration_category: "ATS", changed_models: [] });
+  const record = sandbox.context.webhooks.send("data-changed", {
+    integration_id: "x:y",
+    integration_tool: "x",
+    integration_category: "ATS",
+    changed_models: [],
+  });
   await waitUntil(() => record.state === "failed");
   assert.equal(record.attempts, 3);
   assert.equal(record.last_status, 500);
   assert.equal(receiver.received.length, 3);
 
   await admin(sandbox, "PUT", "/sandbox/config", { webhook_url: "http://127.0.0.1:9/nowhere" });
-  const unreachable = sandbox.context.webhooks.send("data-changed", { integration_id: "x:y", integration_tool: "x", integration_category: "ATS", changed_models: [] });
+  const unreachable = sandbox.context.webhooks.send("data-changed", {
+    integration_id: "x:y",
+    integration_tool: "x",
+    integration_category: "ATS",
+    changed_models: [],
+  });
   await waitUntil(() => unreachable.state === "failed");
   assert.equal(unreachable.attempts, 3);
   assert.equal(unreachable.last_status, null);
@@ -86,10 +103,17 @@ test("without a receiver nothing is sent, but the event is logged as not_sent", 
   t.after(() => sandbox.close());
   await sdkFor(sandbox).general.triggerSync({ type: "FULL" });
   await waitUntil(() => sandbox.context.webhooks.deliveries().some((d) => d.type === "data-changed"));
-  const { body } = await admin<{ deliveries: { type: string; state: string; target: string | null; attempts: number }[] }>(sandbox, "GET", "/sandbox/webhooks");
+  const { body } = await admin<{ deliveries: { type: string; state: string; target: string | null; attempts: number }[] }>(
+    sandbox,
+    "GET",
+    "/sandbox/webhooks",
+  );
   assert.deepEqual(
     body.deliveries.map((d) => [d.type, d.state, d.target, d.attempts]),
-    [["sync-finished", "not_sent", null, 0], ["data-changed", "not_sent", null, 0]],
+    [
+      ["sync-finished", "not_sent", null, 0],
+      ["data-changed", "not_sent", null, 0],
+    ],
   );
 });
 
@@ -102,7 +126,11 @@ test("force-sync ends with sync-finished, then data-changed; DELTA reports what 
   assert.equal(finished.body.data["sync_id"], data.sync_id);
   assert.equal(finished.body.data["sync_state"], "SUCCEEDED");
   assert.equal(finished.body.data["integration_id"], sandbox.demoIntegrationId);
-  assert.deepEqual(finished.body.data["end_user"], { organization_name: "Demo Organisation", creator_email: "demo@hirebridge.local", origin_id: sandbox.demoOrgId });
+  assert.deepEqual(finished.body.data["end_user"], {
+    organization_name: "Demo Organisation",
+    creator_email: "demo@hirebridge.local",
+    origin_id: sandbox.demoOrgId,
+  });
   const changed = await receiver.waitFor((r) => r.body.type === "data-changed");
   assert.ok((changed.body.data["changed_models"] as { name: string }[]).some((m) => m.name === "ats_applications"));
 
@@ -112,9 +140,15 @@ test("force-sync ends with sync-finished, then data-changed; DELTA reports what 
   await kombo.general.triggerSync({ type: "DELTA" });
   const deltaFinished = await receiver.waitFor((r) => r.body.type === "sync-finished" && r.body.data["sync_id"] !== data.sync_id);
   assert.equal(deltaFinished.body.data["sync_state"], "SUCCEEDED");
-  const afterDelta = await receiver.waitFor((r) => receiver.received.indexOf(r) > receiver.received.indexOf(deltaFinished) && r.body.type === "data-changed");
+  const afterDelta = await receiver.waitFor(
+    (r) => receiver.received.indexOf(r) > receiver.received.indexOf(deltaFinished) && r.body.type === "data-changed",
+  );
   assert.ok(receiver.received.length > before);
-  assert.deepEqual(afterDelta.body.data["changed_models"], [{ name: "ats_jobs" }, { name: "ats_application_stages" }, { name: "ats_join_jobs_application_stages" }]);
+  assert.deepEqual(afterDelta.body.data["changed_models"], [
+    { name: "ats_jobs" },
+    { name: "ats_application_stages" },
+    { name: "ats_join_jobs_application_stages" },
+  ]);
 });
 
 test("state changes, deletions and a failed connection flow send their events", async (t) => {
@@ -123,20 +157,31 @@ test("state changes, deletions and a failed connection flow send their events", 
   await admin(sandbox, "PUT", `/sandbox/integrations/${id}/state`, { state: "INVALID" });
   const state = await receiver.waitFor((r) => r.body.type === "integration-state-changed");
   assert.equal(state.path, "/hooks/integration-state-changed");
-  assert.deepEqual({ ...state.body.data, updated_at: "" }, {
-    integration_tool: "greenhouse",
-    integration_id: sandbox.demoIntegrationId,
-    integration_category: "ATS",
-    end_user: { organization_name: "Demo Organisation", creator_email: "demo@hirebridge.local", origin_id: sandbox.demoOrgId },
-    qa_status: "PASSED",
-    setup_status: "COMPLETED",
-    state: "INVALID",
-    updated_at: "",
-  });
+  assert.deepEqual(
+    { ...state.body.data, updated_at: "" },
+    {
+      integration_tool: "greenhouse",
+      integration_id: sandbox.demoIntegrationId,
+      integration_category: "ATS",
+      end_user: { organization_name: "Demo Organisation", creator_email: "demo@hirebridge.local", origin_id: sandbox.demoOrgId },
+      qa_status: "PASSED",
+      setup_status: "COMPLETED",
+      state: "INVALID",
+      updated_at: "",
+    },
+  );
 
-  const link = await sdkFor(sandbox, null).connect.createConnectionLink({ end_user_email: "a@b.example", end_user_organization_name: "B", integration_category: "ATS" });
+  const link = await sdkFor(sandbox, null).connect.createConnectionLink({
+    end_user_email: "a@b.example",
+    end_user_organization_name: "B",
+    integration_category: "ATS",
+  });
   const token = link.data.link.split("/").at(-1)!;
-  const res = await fetch(`${sandbox.origin}/connect/link/${token}/fail`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ tool_id: "lever" }) });
+  const res = await fetch(`${sandbox.origin}/connect/link/${token}/fail`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ tool_id: "lever" }),
+  });
   assert.equal(res.status, 200);
   const failed = await receiver.waitFor((r) => r.body.type === "connection-flow-failed");
   assert.deepEqual(failed.body.data, {
@@ -166,9 +211,21 @@ test("every event kind parses with the SDK's webhook payload schemas", async (t)
   const { receiver, sandbox } = await sandboxWithReceiver(t);
   const kombo = sdkFor(sandbox, null);
   await sdkFor(sandbox).general.triggerSync({ type: "FULL" });
-  const { data } = await kombo.connect.createConnectionLink({ end_user_email: "a@b.example", end_user_organization_name: "B", integration_category: "ATS" });
-  await fetch(`${data.link}/fail`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ tool_id: "ashby" }) });
-  await fetch(`${data.link}/confirm`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ tool_id: "ashby" }) });
+  const { data } = await kombo.connect.createConnectionLink({
+    end_user_email: "a@b.example",
+    end_user_organization_name: "B",
+    integration_category: "ATS",
+  });
+  await fetch(`${data.link}/fail`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ tool_id: "ashby" }),
+  });
+  await fetch(`${data.link}/confirm`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ tool_id: "ashby" }),
+  });
   await admin(sandbox, "PUT", `/sandbox/integrations/${encodeURIComponent(sandbox.demoIntegrationId)}/state`, { qa_status: "FAILED" });
   await kombo.general.deleteIntegration({ integration_id: sandbox.demoIntegrationId, body: {} });
   await waitUntil(() => new Set(receiver.received.map((r) => r.body.type)).size === 6);

@@ -28,10 +28,16 @@ test("a stage move changes current_stage, outcome and changed_at; the move shows
   assert.equal(after.outcome, "HIRED");
   assert.ok(after.changed_at > app.changed_at && after.changed_at.getTime() >= startedAt.getTime() - 5);
   const changed = await collectPages(await kombo.ats.getApplications({ updated_after: startedAt }));
-  assert.deepEqual(changed.results.map((a) => a.id), [app.id]);
+  assert.deepEqual(
+    changed.results.map((a) => a.id),
+    [app.id],
+  );
   // The candidate embeds the application, so it counts as changed too.
   const candidates = await collectPages(await kombo.ats.getCandidates({ updated_after: startedAt }));
-  assert.deepEqual(candidates.results.map((c) => c.id), [app.candidate_id]);
+  assert.deepEqual(
+    candidates.results.map((c) => c.id),
+    [app.candidate_id],
+  );
   assert.equal(candidates.results[0]!.applications.find((a) => a.id === app.id)?.current_stage?.name, "Hired");
 });
 
@@ -44,7 +50,10 @@ test("a tag appears on the candidate and inside its applications; removing it ta
   const tag = tags.results.find((t) => t.name === "AI: strong hire");
   assert.ok(tag, "the tag was created");
   const candidate = (await kombo.ats.getCandidates({ ids: [candidateId] })).result.data.results[0]!;
-  assert.deepEqual(candidate.tags.filter((t) => t.id === tag.id), [{ id: tag.id, name: tag.name, remote_id: tag.remote_id }]);
+  assert.deepEqual(
+    candidate.tags.filter((t) => t.id === tag.id),
+    [{ id: tag.id, name: tag.name, remote_id: tag.remote_id }],
+  );
   const embedded = (await kombo.ats.getApplications({ ids: [app.id] })).result.data.results[0]!;
   assert.ok(embedded.candidate?.tags.some((t) => t.id === tag.id));
 
@@ -54,7 +63,10 @@ test("a tag appears on the candidate and inside its applications; removing it ta
 
   await kombo.ats.removeCandidateTag({ candidate_id: candidateId, body: { tag: { name: "AI: strong hire" } } });
   const without = (await kombo.ats.getCandidates({ ids: [candidateId] })).result.data.results[0]!;
-  assert.equal(without.tags.some((t) => t.id === tag.id), false);
+  assert.equal(
+    without.tags.some((t) => t.id === tag.id),
+    false,
+  );
 });
 
 test("a created application shows in the lists; the same email applying twice is ATS.APPLICATION_ALREADY_EXISTS", async () => {
@@ -66,7 +78,10 @@ test("a created application shows in the lists; the same email applying twice is
   const ofJob = await collectPages(await kombo.ats.getApplications({ job_ids: [job.id], current_stage_ids: [aiStage.id] }));
   assert.ok(ofJob.results.some((a) => a.id === created.data.id && a.candidate?.first_name === "Grace"));
   const candidate = (await kombo.ats.getCandidates({ email: "grace@navy.example" })).result.data.results;
-  assert.deepEqual(candidate.map((c) => c.applications.map((a) => a.id)), [[created.data.id]]);
+  assert.deepEqual(
+    candidate.map((c) => c.applications.map((a) => a.id)),
+    [[created.data.id]],
+  );
 
   await assert.rejects(kombo.ats.createApplication({ job_id: job.id, body }), (err: unknown) => {
     assert.ok(err instanceof KomboAtsError);
@@ -80,23 +95,44 @@ test("notes and result links are kept on the application (the admin read shows t
   const kombo = sdkFor(sandbox);
   const app = (await kombo.ats.getApplications({ page_size: 3 })).result.data.results[2]!;
   await kombo.ats.addApplicationNote({ application_id: app.id, body: { content: "AI interview: 91/100", content_type: "PLAIN_TEXT" } });
-  await kombo.ats.addApplicationResultLink({ application_id: app.id, body: { label: "Report", url: "https://hirebridge.example.com/r/9" } });
-  const { status, body } = await admin<{ id: string; notes: { content: string; content_type: string }[]; result_links: { label: string; url: string; details: unknown }[] }>(
-    sandbox,
-    "GET",
-    `${base}/applications/${app.id}`,
-  );
+  await kombo.ats.addApplicationResultLink({
+    application_id: app.id,
+    body: { label: "Report", url: "https://hirebridge.example.com/r/9" },
+  });
+  const { status, body } = await admin<{
+    id: string;
+    notes: { content: string; content_type: string }[];
+    result_links: { label: string; url: string; details: unknown }[];
+  }>(sandbox, "GET", `${base}/applications/${app.id}`);
   assert.equal(status, 200);
   assert.equal(body.id, app.id);
-  assert.deepEqual(body.notes.map(({ content, content_type }) => ({ content, content_type })), [{ content: "AI interview: 91/100", content_type: "PLAIN_TEXT" }]);
-  assert.deepEqual(body.result_links.map(({ label, url, details }) => ({ label, url, details })), [{ label: "Report", url: "https://hirebridge.example.com/r/9", details: null }]);
+  assert.deepEqual(
+    body.notes.map(({ content, content_type }) => ({ content, content_type })),
+    [{ content: "AI interview: 91/100", content_type: "PLAIN_TEXT" }],
+  );
+  assert.deepEqual(
+    body.result_links.map(({ label, url, details }) => ({ label, url, details })),
+    [{ label: "Report", url: "https://hirebridge.example.com/r/9", details: null }],
+  );
 });
 
 test("admin: add a job with its stages, add an application, move it by stage name", async () => {
   const kombo = sdkFor(sandbox);
-  const job = await admin<Job>(sandbox, "POST", `${base}/jobs`, { name: "Pilot", department: "Operations", stages: ["New", "AI Interview", "Passed", "Rejected"] });
+  const job = await admin<Job>(sandbox, "POST", `${base}/jobs`, {
+    name: "Pilot",
+    department: "Operations",
+    stages: ["New", "AI Interview", "Passed", "Rejected"],
+  });
   assert.equal(job.status, 201);
-  assert.deepEqual(job.body.stages.map((s) => [s.name, s.index]), [["New", 0], ["AI Interview", 1], ["Passed", 2], ["Rejected", 3]]);
+  assert.deepEqual(
+    job.body.stages.map((s) => [s.name, s.index]),
+    [
+      ["New", 0],
+      ["AI Interview", 1],
+      ["Passed", 2],
+      ["Rejected", 3],
+    ],
+  );
   const listed = (await kombo.ats.getJobs({ ids: [job.body.id] })).result.data.results[0]!;
   assert.equal(listed.name, "Pilot");
   assert.equal(listed.department, "Operations");
@@ -115,7 +151,12 @@ test("admin: add a job with its stages, add an application, move it by stage nam
   assert.equal(read.outcome, "DECLINED");
   assert.ok(read.rejected_at instanceof Date);
 
-  const bad = await admin<{ status: string; error: { code: string; message: string } }>(sandbox, "PUT", `${base}/applications/${app.body.id}/stage`, { stage_name: "Onsite" });
+  const bad = await admin<{ status: string; error: { code: string; message: string } }>(
+    sandbox,
+    "PUT",
+    `${base}/applications/${app.body.id}/stage`,
+    { stage_name: "Onsite" },
+  );
   assert.equal(bad.status, 400);
   assert.equal(bad.body.error.code, "PLATFORM.INPUT_INVALID");
   assert.match(bad.body.error.message, /its stages: New, AI Interview, Passed, Rejected/);
@@ -125,11 +166,16 @@ test("admin: add a job with its stages, add an application, move it by stage nam
 });
 
 test("admin: an integration created for an organisation is served through the API", async () => {
-  const created = await admin<{ id: string; end_user: unknown; counts: { applications: number } }>(sandbox, "POST", "/sandbox/integrations", {
-    tool: "teamtailor",
-    org_id: "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
-    applications: 12,
-  });
+  const created = await admin<{ id: string; end_user: unknown; counts: { applications: number } }>(
+    sandbox,
+    "POST",
+    "/sandbox/integrations",
+    {
+      tool: "teamtailor",
+      org_id: "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
+      applications: 12,
+    },
+  );
   assert.equal(created.status, 201);
   assert.match(created.body.id, /^teamtailor:/);
   assert.equal(created.body.counts.applications, 12);
@@ -143,7 +189,10 @@ test("admin: integration states gate the ATS endpoints with the upstream's codes
   const path = `/sandbox/integrations/${encodeURIComponent(created.body.id)}/state`;
   const kombo = sdkFor(sandbox, created.body.id);
   const expectCode = async (code: string, status: number) =>
-    assert.rejects(kombo.ats.getApplications(), (err: unknown) => err instanceof KomboAtsError && err.error.code === code && err.statusCode === status);
+    assert.rejects(
+      kombo.ats.getApplications(),
+      (err: unknown) => err instanceof KomboAtsError && err.error.code === code && err.statusCode === status,
+    );
   await admin(sandbox, "PUT", path, { state: "INACTIVE" });
   await expectCode("INTEGRATION.INACTIVE", 403);
   await admin(sandbox, "PUT", path, { state: "ACTIVE", setup_status: "INCOMPLETE" });

@@ -41,7 +41,10 @@ export class Balancer {
   }
 
   /** Sends `path` to the next backend (the next after that when it refuses); undefined when the request failed. */
-  async send(path: string, init: { method?: "GET" | "POST"; headers?: Record<string, string>; body?: string } = {}): Promise<Outcome | undefined> {
+  async send(
+    path: string,
+    init: { method?: "GET" | "POST"; headers?: Record<string, string>; body?: string } = {},
+  ): Promise<Outcome | undefined> {
     const order = this.#order();
     for (const [i, backend] of order.entries()) {
       try {

@@ -43,7 +43,6 @@ export type Instance = {
   work: WorkRecord[];
 };
 
-
 export type Cluster = {
   schema: string;
   /** The job queue's schema (pg-boss), `<schema>_boss`. */
@@ -106,14 +105,28 @@ export function spawnServe(name: string, services: string[], port: number, env: 
   collect(child.stdout!);
   collect(child.stderr!);
   const exited = new Promise<ExitStatus>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-  return { name, port, origin: `http://127.0.0.1:${port}`, child, exited, output: () => `--- ${name} (pid ${child.pid})\n${lines.join("\n")}`, work };
+  return {
+    name,
+    port,
+    origin: `http://127.0.0.1:${port}`,
+    child,
+    exited,
+    output: () => `--- ${name} (pid ${child.pid})\n${lines.join("\n")}`,
+    work,
+  };
 }
 
 export async function waitHealthy(instance: Instance, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (instance.child.exitCode !== null) throw new Error(`${instance.name} exited with ${instance.child.exitCode}\n${instance.output()}`);
-    if (await fetch(`${instance.origin}/healthz`).then((r) => r.ok, () => false)) return;
+    if (
+      await fetch(`${instance.origin}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     await sleep(150);
   }
   throw new Error(`${instance.name} not healthy within ${timeoutMs} ms\n${instance.output()}`);
@@ -140,7 +153,14 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
   const webhooks: CapturedWebhook[] = [];
   const receiver = await startReceiver(webhooks);
   const dataDir = mkdtempSync(join(tmpdir(), "hirebridge-scale-"));
-  const [authPort, sandboxPort, proxyA, proxyB, apiA, apiB] = (await Promise.all(Array.from({ length: 6 }, () => freePort()))) as [number, number, number, number, number, number];
+  const [authPort, sandboxPort, proxyA, proxyB, apiA, apiB] = (await Promise.all(Array.from({ length: 6 }, () => freePort()))) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const authUrl = `http://127.0.0.1:${authPort}/realms/hirebridge`;
   const sandboxSeed = String(randomInt(1, 2 ** 31));
   const env = (name: string): Record<string, string> => ({
@@ -160,7 +180,8 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     // A seed of its own per run: the sandbox's integration ids (and so the shared cache's keys) are new.
     SANDBOX_SEED: sandboxSeed,
     // The demo user's password hash: the code path of production at a test's cost.
-    PASSWORD_HASH_MEMORY_KIB: "1024", PASSWORD_HASH_PASSES: "1",
+    PASSWORD_HASH_MEMORY_KIB: "1024",
+    PASSWORD_HASH_PASSES: "1",
     // One client address makes all the test's traffic; limits are not what this test is about.
     RATE_LIMIT_PER_MINUTE: "0",
     TOKEN_RATE_LIMIT_PER_MINUTE: "0",

@@ -28,7 +28,10 @@ export const storedEvents = (cluster: Cluster, ids: string[]) =>
 
 /** The queue's jobs that carried the event (one, when it was queued once). */
 export const eventJobs = (cluster: Cluster, eventId: string) =>
-  cluster.sql<QueueJob>(`select state, retry_count from ${cluster.bossSchema}.job where name = 'webhook-events' and data->>'eventId' = $1`, [eventId]);
+  cluster.sql<QueueJob>(
+    `select state, retry_count from ${cluster.bossSchema}.job where name = 'webhook-events' and data->>'eventId' = $1`,
+    [eventId],
+  );
 
 export const syncJobs = (cluster: Cluster, integrationId: string, model: string) =>
   cluster.sql<QueueJob & { started_on: Date | null; completed_on: Date | null }>(
@@ -61,14 +64,17 @@ export async function syncsSettled(cluster: Cluster, integrationIds: string[], t
 export function overlaps(runs: SyncRun[]): string[] {
   const found: string[] = [];
   const byKey = new Map<string, SyncRun[]>();
-  for (const r of runs.filter((x) => x.started_at)) byKey.set(`${r.integration_id}:${r.model}`, [...(byKey.get(`${r.integration_id}:${r.model}`) ?? []), r]);
+  for (const r of runs.filter((x) => x.started_at))
+    byKey.set(`${r.integration_id}:${r.model}`, [...(byKey.get(`${r.integration_id}:${r.model}`) ?? []), r]);
   for (const [key, list] of byKey) {
     list.sort((a, b) => a.started_at!.getTime() - b.started_at!.getTime());
     for (let i = 1; i < list.length; i++) {
       const before = list[i - 1]!;
       const after = list[i]!;
       if (!before.finished_at || after.started_at!.getTime() < before.finished_at.getTime()) {
-        found.push(`${key}: run ${after.id} started at ${after.started_at!.toISOString()} before run ${before.id} finished (${before.finished_at?.toISOString() ?? "never"})`);
+        found.push(
+          `${key}: run ${after.id} started at ${after.started_at!.toISOString()} before run ${before.id} finished (${before.finished_at?.toISOString() ?? "never"})`,
+        );
       }
     }
   }

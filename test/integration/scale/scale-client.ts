@@ -37,7 +37,10 @@ export async function deliver(proxy: Instance, event: CapturedWebhook): Promise<
   return { status: res.status, body: (await res.json()) as WebhookAnswer["body"] };
 }
 
-export async function json<T>(url: string, init: { method?: string; token?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+export async function json<T>(
+  url: string,
+  init: { method?: string; token?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
   const res = await fetch(url, {
     method: init.method ?? "GET",
     headers: {
@@ -81,9 +84,12 @@ async function listAll<T>(cluster: Cluster, integrationId: string, path: string)
   let cursor: string | null = null;
   do {
     const query: URLSearchParams = new URLSearchParams({ page_size: "250", include_deleted: "true", ...(cursor ? { cursor } : {}) });
-    const res: { status: number; text: string; body: { data: { results: T[]; next: string | null } } } = await json(`${cluster.sandboxApi}${path}?${query}`, {
-      headers: { authorization: `Bearer ${SANDBOX_API_KEY}`, "x-integration-id": integrationId },
-    });
+    const res: { status: number; text: string; body: { data: { results: T[]; next: string | null } } } = await json(
+      `${cluster.sandboxApi}${path}?${query}`,
+      {
+        headers: { authorization: `Bearer ${SANDBOX_API_KEY}`, "x-integration-id": integrationId },
+      },
+    );
     if (res.status !== 200) throw new Error(`sandbox ${path} failed: ${res.status} ${res.text}`);
     out.push(...res.body.data.results);
     cursor = res.body.data.next;

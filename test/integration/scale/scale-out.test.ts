@@ -63,30 +63,56 @@ describe("scale-out: two proxies and two recruiting APIs on one Postgres and Red
 
   test("every webhook event is stored once and its work done once, however often and wherever it is delivered", async () => {
     integrations = await Promise.all([30, 30, 30, 30, 0].map((n) => createIntegration(cluster, n)));
-    const created = await Promise.all(integrations.map((id) => cluster.webhook((w) => w.type === "integration-created" && w.data["id"] === id)));
+    const created = await Promise.all(
+      integrations.map((id) => cluster.webhook((w) => w.type === "integration-created" && w.data["id"] === id)),
+    );
 
     // The same event to both proxies, twice each, all at once: at-least-once delivery behind a balancer.
-    const answers = await Promise.all(created.map((e) => Promise.all([proxies[0], proxies[1], proxies[0], proxies[1]].map((p) => deliver(p, e)))));
+    const answers = await Promise.all(
+      created.map((e) => Promise.all([proxies[0], proxies[1], proxies[0], proxies[1]].map((p) => deliver(p, e)))),
+    );
     for (const [i, perEvent] of answers.entries()) {
-      assert.deepEqual(perEvent.map((a) => a.status), [200, 200, 200, 200], JSON.stringify(perEvent));
+      assert.deepEqual(
+        perEvent.map((a) => a.status),
+        [200, 200, 200, 200],
+        JSON.stringify(perEvent),
+      );
       const stored = perEvent.filter((a) => a.body.message === "stored; work queued");
       assert.equal(stored.length, 1, `exactly one delivery of ${created[i]!.id} stored it: ${JSON.stringify(perEvent)}`);
-      for (const a of perEvent.filter((x) => x !== stored[0])) assert.match(a.body.message ?? "", new RegExp(`^duplicate delivery of event ${created[i]!.id}: `));
+      for (const a of perEvent.filter((x) => x !== stored[0]))
+        assert.match(a.body.message ?? "", new RegExp(`^duplicate delivery of event ${created[i]!.id}: `));
     }
     await eventually("the first events' work to be done", async () =>
-      (await storedEvents(cluster, created.map((e) => e.id))).every((r) => r.status !== "queued") ? true : undefined,
+      (
+        await storedEvents(
+          cluster,
+          created.map((e) => e.id),
+        )
+      ).every((r) => r.status !== "queued")
+        ? true
+        : undefined,
     );
     await syncsSettled(cluster, integrations);
 
     // Distinct events (the sandbox's data-changed after an ATS write), spread over both proxies, each delivered again to the other.
     await Promise.all(
-      integrations.slice(0, 4).map((id, i) => json(`${cluster.sandboxOrigin}/sandbox/integrations/${enc(id)}/jobs`, { method: "POST", body: { name: `Scale job ${i}` } })),
+      integrations
+        .slice(0, 4)
+        .map((id, i) =>
+          json(`${cluster.sandboxOrigin}/sandbox/integrations/${enc(id)}/jobs`, { method: "POST", body: { name: `Scale job ${i}` } }),
+        ),
     );
-    const changed = await Promise.all(integrations.slice(0, 4).map((id) => cluster.webhook((w) => w.type === "data-changed" && w.data["integration_id"] === id)));
+    const changed = await Promise.all(
+      integrations.slice(0, 4).map((id) => cluster.webhook((w) => w.type === "data-changed" && w.data["integration_id"] === id)),
+    );
     const first = await Promise.all(changed.map((e, i) => deliver(proxies[i % 2]!, e)));
-    assert.deepEqual(first.map((a) => [a.status, a.body.message]), changed.map(() => [200, "stored; work queued"]));
+    assert.deepEqual(
+      first.map((a) => [a.status, a.body.message]),
+      changed.map(() => [200, "stored; work queued"]),
+    );
     const again = await Promise.all(changed.map((e, i) => deliver(proxies[(i + 1) % 2]!, e)));
-    for (const [i, a] of again.entries()) assert.match(a.body.message ?? "", new RegExp(`^duplicate delivery of event ${changed[i]!.id}: `));
+    for (const [i, a] of again.entries())
+      assert.match(a.body.message ?? "", new RegExp(`^duplicate delivery of event ${changed[i]!.id}: `));
 
     const events: CapturedWebhook[] = [...created, ...changed];
     const ids = events.map((e) => e.id);
@@ -106,7 +132,14 @@ describe("scale-out: two proxies and two recruiting APIs on one Postgres and Red
     const runs = await syncsSettled(cluster, integrations);
     for (const id of integrations) {
       const firstSyncs = runs.filter((r) => r.integration_id === id && r.trigger === "integration-created");
-      assert.deepEqual(firstSyncs.map((r) => [r.model, r.type, r.state]).sort(), [["applications", "FULL", "succeeded"], ["jobs", "FULL", "succeeded"]], id);
+      assert.deepEqual(
+        firstSyncs.map((r) => [r.model, r.type, r.state]).sort(),
+        [
+          ["applications", "FULL", "succeeded"],
+          ["jobs", "FULL", "succeeded"],
+        ],
+        id,
+      );
     }
     // Each data-changed queued (or joined) an incremental sync of this integration's jobs.
     for (const e of changed) {
@@ -121,13 +154,17 @@ describe("scale-out: two proxies and two recruiting APIs on one Postgres and Red
     // Upstream answers slow enough that triggers arrive while runs are under way.
     await sandboxConfig(cluster, { latency_ms: 30 });
     const watch = watchConcurrentSyncs(cluster);
-    const trigger = (id: string, n: number) => json<{ message: string }>(`${proxies[n % 2]!.origin}/api/v1/webhooks/sync-all?integration_id=${enc(id)}`, { method: "POST", token });
+    const trigger = (id: string, n: number) =>
+      json<{ message: string }>(`${proxies[n % 2]!.origin}/api/v1/webhooks/sync-all?integration_id=${enc(id)}`, { method: "POST", token });
     const since = new Date();
     try {
       for (let burst = 0; burst < 3; burst++) {
         // Six triggers per integration at once, three to each proxy; the next burst once this one's runs have started.
         const answers = await Promise.all(targets.flatMap((id) => Array.from({ length: 6 }, (_, n) => trigger(id, n))));
-        assert.ok(answers.every((a) => a.status === 200), JSON.stringify(answers.find((a) => a.status !== 200)?.body));
+        assert.ok(
+          answers.every((a) => a.status === 200),
+          JSON.stringify(answers.find((a) => a.status !== 200)?.body),
+        );
         const named = [...new Set(answers.map((a) => a.body.message))];
         await eventually("this burst's runs to start", async () => {
           const runs = await cluster.sql<{ state: string }>("select state from sync_runs where id = any($1)", [named]);
@@ -141,7 +178,10 @@ describe("scale-out: two proxies and two recruiting APIs on one Postgres and Red
     const { samples, violations } = await watch.stop();
     assert.deepEqual(violations, [], `seen in ${samples} samples`);
     assert.deepEqual(overlaps(await syncRuns(cluster, targets)), []);
-    assert.ok(runs.every((r) => r.state === "succeeded"), JSON.stringify(runs.filter((r) => r.state !== "succeeded")));
+    assert.ok(
+      runs.every((r) => r.state === "succeeded"),
+      JSON.stringify(runs.filter((r) => r.state !== "succeeded")),
+    );
     for (const id of targets) {
       // A run per burst at least (each came once the last had started); triggers meeting a queued run joined it.
       const jobsRuns = runs.filter((r) => r.integration_id === id && r.model === "jobs");
@@ -149,7 +189,9 @@ describe("scale-out: two proxies and two recruiting APIs on one Postgres and Red
     }
     // Every run finished once, in one process; say how the work was shared.
     const finishedBy = new Map<string, string[]>();
-    for (const p of proxies) for (const w of p.work.filter((x) => x.msg === "sync run succeeded")) finishedBy.set(w.sync_run!, [...(finishedBy.get(w.sync_run!) ?? []), p.name]);
+    for (const p of proxies)
+      for (const w of p.work.filter((x) => x.msg === "sync run succeeded"))
+        finishedBy.set(w.sync_run!, [...(finishedBy.get(w.sync_run!) ?? []), p.name]);
     for (const r of runs) assert.equal(finishedBy.get(r.id)?.length, 1, `run ${r.id} finished by ${JSON.stringify(finishedBy.get(r.id))}`);
     const share = proxies.map((p) => `${p.name}: ${runs.filter((r) => finishedBy.get(r.id)?.[0] === p.name).length}`);
     t.diagnostic(`sync runs finished per proxy — ${share.join(", ")}`);
@@ -175,7 +217,9 @@ describe("scale-out: two proxies and two recruiting APIs on one Postgres and Red
       await json(`${cluster.sandboxOrigin}/sandbox/integrations/${enc(id)}/state`, { method: "PUT", body: { state: "INACTIVE" } });
       const changed = await cluster.webhook((w) => w.type === "integration-state-changed" && w.data["integration_id"] === id);
       assert.equal((await deliver(proxies[1], changed)).status, 200);
-      await eventually("the state change to be processed", async () => ((await storedEvents(cluster, [changed.id]))[0]?.status === "processed" ? true : undefined));
+      await eventually("the state change to be processed", async () =>
+        (await storedEvents(cluster, [changed.id]))[0]?.status === "processed" ? true : undefined,
+      );
       const fresh = await json<{ data: { status: string } }>(`${proxies[0].origin}/api/v1/integrations/${enc(id)}`, { token });
       assert.equal(fresh.headers.get("x-cache"), "MISS");
       assert.equal(fresh.body.data.status, "INACTIVE");
@@ -230,7 +274,11 @@ describe("scale-out: two proxies and two recruiting APIs on one Postgres and Red
       assert.equal(done.created_count, expected, "each page was written once: created counts every candidate once");
       assert.equal(done.updated_count, 0, "no page was written twice");
       const jobs = await syncJobs(cluster, id, "applications");
-      assert.deepEqual(jobs.map((j) => j.state), ["completed"], "the one queue job of the run completed");
+      assert.deepEqual(
+        jobs.map((j) => j.state),
+        ["completed"],
+        "the one queue job of the run completed",
+      );
       assert.ok(jobs[0]!.retry_count >= 1, "after the killed attempt lapsed");
       proxies = [survivor, await replacement];
     } finally {
@@ -258,7 +306,10 @@ describe("scale-out: two proxies and two recruiting APIs on one Postgres and Red
         if (res) statuses.push(res.status);
       }
     };
-    const clients = [...Array.from({ length: 4 }, () => client(apiLb, paths.api)), ...Array.from({ length: 4 }, () => client(proxyLb, paths.proxy))];
+    const clients = [
+      ...Array.from({ length: 4 }, () => client(apiLb, paths.api)),
+      ...Array.from({ length: 4 }, () => client(proxyLb, paths.proxy)),
+    ];
     try {
       await sleep(1500);
       const [apiExit, proxyExit] = await Promise.all([stopInstance(apis[0]), stopInstance(proxies[0])]);
@@ -271,11 +322,16 @@ describe("scale-out: two proxies and two recruiting APIs on one Postgres and Red
       assert.deepEqual([...apiLb.failures, ...proxyLb.failures], [], "no request failed");
       assert.equal(apiLb.serverErrors() + proxyLb.serverErrors(), 0, JSON.stringify([apiLb.served, proxyLb.served]));
       assert.ok(statuses.length > 50 && statuses.every((s) => s === 200), `${statuses.length} answers, all 200`);
-      for (const [lb, name] of [[apiLb, apis[0].name], [proxyLb, proxies[0].name]] as const) {
+      for (const [lb, name] of [
+        [apiLb, apis[0].name],
+        [proxyLb, proxies[0].name],
+      ] as const) {
         assert.ok((lb.served[name]?.[200] ?? 0) > 0, `${name} served before it stopped`);
         assert.ok(lb.rerouted > 0, `the balancer moved ${name}'s share once it refused connections`);
       }
-      t.diagnostic(`answers: ${JSON.stringify({ api: apiLb.served, proxy: proxyLb.served })}; rerouted ${apiLb.rerouted + proxyLb.rerouted}`);
+      t.diagnostic(
+        `answers: ${JSON.stringify({ api: apiLb.served, proxy: proxyLb.served })}; rerouted ${apiLb.rerouted + proxyLb.rerouted}`,
+      );
     } finally {
       running = false;
       await Promise.all(clients);

@@ -14,18 +14,23 @@ export async function startReceiver(webhooks: CapturedWebhook[]): Promise<{ serv
   const read = (req: IncomingMessage) =>
     new Promise<Buffer>((resolve, reject) => {
       const chunks: Buffer[] = [];
-      req.on("data", (c: Buffer) => chunks.push(c)).on("end", () => resolve(Buffer.concat(chunks))).on("error", reject);
+      req
+        .on("data", (c: Buffer) => chunks.push(c))
+        .on("end", () => resolve(Buffer.concat(chunks)))
+        .on("error", reject);
     });
   const server = createServer((req, res) => {
-    read(req).then((raw) => {
-      const kind = (req.url ?? "").split("?")[0]!.split("/").at(-1) ?? "";
-      const body = JSON.parse(raw.toString("utf8")) as { id: string; type: string; data: Record<string, unknown> };
-      const signature = String(req.headers["x-upstream-signature"] ?? req.headers["x-kombo-signature"] ?? "");
-      webhooks.push({ kind, id: body.id, type: body.type, data: body.data, raw, signature });
-      res.writeHead(200, { "content-type": "application/json" }).end('{"received":true}');
-    }, () => res.writeHead(400).end());
+    read(req).then(
+      (raw) => {
+        const kind = (req.url ?? "").split("?")[0]!.split("/").at(-1) ?? "";
+        const body = JSON.parse(raw.toString("utf8")) as { id: string; type: string; data: Record<string, unknown> };
+        const signature = String(req.headers["x-upstream-signature"] ?? req.headers["x-kombo-signature"] ?? "");
+        webhooks.push({ kind, id: body.id, type: body.type, data: body.data, raw, signature });
+        res.writeHead(200, { "content-type": "application/json" }).end('{"received":true}');
+      },
+      () => res.writeHead(400).end(),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/upstream` };
 }
-

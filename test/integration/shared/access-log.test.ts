@@ -32,7 +32,10 @@ async function serveOnce(format: "json" | "pretty", level: string, isTTY = false
 }
 
 test("JSON: one line per request with method, route template, status and duration; probes only at debug", async () => {
-  const lines = (await serveOnce("json", "info")).trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = (await serveOnce("json", "info"))
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   const requests = lines.filter((l) => l["msg"] === "request");
   assert.equal(requests.length, 2, "the probe is not logged at info; no 'incoming request' lines");
   assert.equal(lines.filter((l) => l["msg"] === "incoming request" || l["msg"] === "request completed").length, 0);
@@ -47,7 +50,10 @@ test("JSON: one line per request with method, route template, status and duratio
   assert.equal(missing!["route"], null);
   assert.equal(missing!["status"], 404);
 
-  const debug = (await serveOnce("json", "debug")).trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+  const debug = (await serveOnce("json", "debug"))
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   const probe = debug.find((l) => l["msg"] === "request" && l["route"] === "/healthz");
   assert.equal(probe?.["level"], 20, "health checks log at debug");
 });
@@ -56,11 +62,26 @@ test("pretty: one readable line per request, key=value for other events, no JSON
   const text = await serveOnce("pretty", "info");
   const lines = text.trim().split("\n");
   assert.equal(lines.length, 2);
-  assert.match(lines[0]!, /^\d\d:\d\d:\d\d INFO  api {2}GET \/api\/v1\/org\/:org_id\/position 200 \d+(\.\d)?ms$/);
-  assert.match(lines[1]!, /^\d\d:\d\d:\d\d INFO  api {2}GET \/nowhere 404 \d+(\.\d)?ms$/);
-  const event = prettyLine(JSON.stringify({ level: 30, time: Date.parse("2026-11-25T10:11:12Z"), service: "proxy", component: "sync", msg: "sync run succeeded", created: 3, ms: 40, reason: "a b" }), false);
+  assert.match(lines[0]!, /^\d\d:\d\d:\d\d INFO {2}api {2}GET \/api\/v1\/org\/:org_id\/position 200 \d+(\.\d)?ms$/);
+  assert.match(lines[1]!, /^\d\d:\d\d:\d\d INFO {2}api {2}GET \/nowhere 404 \d+(\.\d)?ms$/);
+  const event = prettyLine(
+    JSON.stringify({
+      level: 30,
+      time: Date.parse("2026-11-25T10:11:12Z"),
+      service: "proxy",
+      component: "sync",
+      msg: "sync run succeeded",
+      created: 3,
+      ms: 40,
+      reason: "a b",
+    }),
+    false,
+  );
   assert.equal(event, '10:11:12 INFO  proxy/sync  sync run succeeded created=3 ms=40 reason="a b"\n');
-  const failure = prettyLine(JSON.stringify({ level: 50, time: 0, msg: "boom", err: { message: "bad", stack: "Error: bad\n    at x" } }), false);
+  const failure = prettyLine(
+    JSON.stringify({ level: 50, time: 0, msg: "boom", err: { message: "bad", stack: "Error: bad\n    at x" } }),
+    false,
+  );
   assert.equal(failure, "00:00:00 ERROR  boom\nError: bad\n    at x\n");
 });
 

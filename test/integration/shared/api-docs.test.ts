@@ -9,7 +9,10 @@ import { freshDatabase } from "../../helpers/db.js";
 type Operation = { description?: string; security?: Record<string, string[]>[] };
 type Document = {
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, { $ref?: string; properties?: Record<string, unknown> }>; securitySchemes: Record<string, { type: string; flows?: Record<string, { tokenUrl: string }> }> };
+  components: {
+    schemas: Record<string, { $ref?: string; properties?: Record<string, unknown> }>;
+    securitySchemes: Record<string, { type: string; flows?: Record<string, { tokenUrl: string }> }>;
+  };
 };
 
 /** The interactive docs of both APIs: every operation described, the error shapes listed, Authorize wired to the token service. */
@@ -33,10 +36,13 @@ after(async () => {
 test("every operation has a description, and the error bodies are listed under components", async () => {
   for (const [name, app] of apps) {
     const doc = (await app.inject({ url: "/api/v1/openapi.json" })).json() as Document;
-    const operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op] as const));
+    const operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op] as const),
+    );
     assert.ok(operations.length >= 12, name);
     for (const [what, op] of operations) assert.ok(op.description && op.description.length > 20, `${name}: ${what} has no description`);
-    for (const schema of ["ErrorDetail", "ValidationError", "HTTPValidationError"]) assert.ok(doc.components.schemas[schema], `${name}: components.schemas.${schema}`);
+    for (const schema of ["ErrorDetail", "ValidationError", "HTTPValidationError"])
+      assert.ok(doc.components.schemas[schema], `${name}: components.schemas.${schema}`);
     assert.deepEqual(doc.components.schemas["ErrorDetail"]!.properties, { detail: { type: "string" } });
   }
 });
@@ -47,7 +53,9 @@ test("Authorize logs in at the token service: an OAuth2 password flow beside the
     const oauth = doc.components.securitySchemes["oauth"]!;
     assert.equal(oauth.type, "oauth2");
     assert.equal(oauth.flows!["password"]!.tokenUrl, "http://127.0.0.1:18080/realms/hirebridge/protocol/openid-connect/token", name);
-    const protectedOps = Object.values(doc.paths).flatMap((ops) => Object.values(ops)).filter((op) => op.security?.some((s) => "bearer" in s));
+    const protectedOps = Object.values(doc.paths)
+      .flatMap((ops) => Object.values(ops))
+      .filter((op) => op.security?.some((s) => "bearer" in s));
     assert.ok(protectedOps.length > 0);
     for (const op of protectedOps) assert.deepEqual(op.security, [{ bearer: [] }, { oauth: [] }]);
 

@@ -28,7 +28,11 @@ for (const kind of ["pglite", "postgres"] as const) {
     t.after(() => database.close());
     const app = await buildRecruitingApp({ config: testConfig(), database, logger: silentLogger(), verify: identity.verify });
     t.after(() => app.close());
-    const res = await app.inject({ method: "GET", url: `/api/v1/org/${me.orgId}/position`, headers: { authorization: `Bearer ${me.accessToken}` } });
+    const res = await app.inject({
+      method: "GET",
+      url: `/api/v1/org/${me.orgId}/position`,
+      headers: { authorization: `Bearer ${me.accessToken}` },
+    });
     assert.equal(res.statusCode, 503, res.body);
     assert.equal(res.headers["retry-after"], "5");
     assert.deepEqual(res.json(), { detail: "Service temporarily unavailable: storage cannot be reached; retry later" });
@@ -57,7 +61,10 @@ test("isStorageUnavailable: outages through Drizzle's and pg-boss's wrapping, no
   assert.equal(isStorageUnavailable(wrap(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }))), true);
   assert.equal(isStorageUnavailable(new AggregateError([Object.assign(new Error("x"), { code: "ECONNREFUSED" })])), true);
   assert.equal(isStorageUnavailable(wrap(new Error("Connection terminated unexpectedly"))), true);
-  assert.equal(isStorageUnavailable(wrap(Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" }))), true);
+  assert.equal(
+    isStorageUnavailable(wrap(Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" }))),
+    true,
+  );
   assert.equal(isStorageUnavailable(wrap(Object.assign(new Error("the database system is starting up"), { code: "57P03" }))), true);
   assert.equal(isStorageUnavailable(Object.assign(new Error("Connection is closed."), {})), true);
   assert.equal(isStorageUnavailable(wrap(Object.assign(new Error("duplicate key"), { code: "23505" }))), false);

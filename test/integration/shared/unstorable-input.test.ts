@@ -13,10 +13,14 @@ function expectLoc(res: LightMyRequestResponse, loc: (string | number)[]): void 
   assert.equal(res.statusCode, 422, res.body);
   const detail = (res.json() as { detail: Detail[] }).detail;
   assert.ok(Array.isArray(detail), res.body);
-  assert.ok(detail.some((d) => JSON.stringify(d.loc) === JSON.stringify(loc) && typeof d.msg === "string" && typeof d.type === "string"), `${JSON.stringify(loc)} in ${res.body}`);
+  assert.ok(
+    detail.some((d) => JSON.stringify(d.loc) === JSON.stringify(loc) && typeof d.msg === "string" && typeof d.type === "string"),
+    `${JSON.stringify(loc)} in ${res.body}`,
+  );
 }
 
-const notUtf8Json = (prefix: string, suffix: string) => Buffer.concat([Buffer.from(prefix), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from(suffix)]);
+const notUtf8Json = (prefix: string, suffix: string) =>
+  Buffer.concat([Buffer.from(prefix), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from(suffix)]);
 
 /**
  * NUL and unpaired surrogates cannot be stored by Postgres or PGlite, and bytes that are not UTF-8
@@ -46,8 +50,15 @@ describeEachDatabase("input storage cannot hold is refused as input", (getDb) =>
       const url = `/api/v1/ats/candidates?integration_id=${h.integration}`;
       const json = { "content-type": "application/json" };
       const payload = (body: unknown) => JSON.stringify(body);
-      expectLoc(await h.call("POST", url, { payload: payload({ candidate: { first_name: "A\u0000" } }), headers: json }), ["body", "candidate", "first_name"]);
-      expectLoc(await h.call("POST", url, { payload: payload({ candidate: { email_addresses: [{ email_address: "\udc00x" }] } }), headers: json }), ["body", "candidate", "email_addresses", 0, "email_address"]);
+      expectLoc(await h.call("POST", url, { payload: payload({ candidate: { first_name: "A\u0000" } }), headers: json }), [
+        "body",
+        "candidate",
+        "first_name",
+      ]);
+      expectLoc(
+        await h.call("POST", url, { payload: payload({ candidate: { email_addresses: [{ email_address: "\udc00x" }] } }), headers: json }),
+        ["body", "candidate", "email_addresses", 0, "email_address"],
+      );
       expectLoc(await h.call("POST", url, { payload: payload({ ["k\u0000"]: 1 }), headers: json }), ["body", "k\u0000"]);
       assert.equal(h.seen.filter((r) => r.url.startsWith("/v1/ats/candidates")).length, 0, "nothing was sent upstream");
     });
@@ -129,7 +140,11 @@ describeEachDatabase("input storage cannot hold is refused as input", (getDb) =>
         method: "POST",
         url: "/realms/hirebridge/protocol/openid-connect/token",
         headers: { "content-type": "application/x-www-form-urlencoded" },
-        payload: Buffer.concat([Buffer.from("grant_type=password&client_id=hirebridge&username="), Buffer.from([0xff, 0xfe]), Buffer.from("&password=x")]),
+        payload: Buffer.concat([
+          Buffer.from("grant_type=password&client_id=hirebridge&username="),
+          Buffer.from([0xff, 0xfe]),
+          Buffer.from("&password=x"),
+        ]),
       });
       assert.equal(res.statusCode, 400, res.body);
       assert.equal(res.json().error, "invalid_request");

@@ -48,12 +48,17 @@ test("body, path and unknown-field failures are all reported with their loc", as
   const locs = (res.json().detail as { loc: unknown[] }[]).map((d) => d.loc.join("."));
   assert.ok(locs.includes("path.id"), locs.join());
   // Fastify validates params, then querystring, then body, and stops at the first failing part.
-  const res2 = await app.inject({ method: "POST", url: `/items/${ID}?integration_id=x`, payload: { name: "toolong", extra: 1, email: "nope" } });
+  const res2 = await app.inject({
+    method: "POST",
+    url: `/items/${ID}?integration_id=x`,
+    payload: { name: "toolong", extra: 1, email: "nope" },
+  });
   const detail = res2.json().detail as { loc: unknown[]; type: string }[];
-  assert.deepEqual(
-    detail.map((d) => [d.loc.join("."), d.type]).sort(),
-    [["body.email", "value_error"], ["body.extra", "extra_forbidden"], ["body.name", "string_too_long"]],
-  );
+  assert.deepEqual(detail.map((d) => [d.loc.join("."), d.type]).sort(), [
+    ["body.email", "value_error"],
+    ["body.extra", "extra_forbidden"],
+    ["body.name", "string_too_long"],
+  ]);
   const res3 = await app.inject({ method: "POST", url: `/items/${ID}?integration_id=x&page_size=999`, payload: { name: "a" } });
   assert.deepEqual(res3.json().detail[0].loc, ["query", "page_size"]);
   assert.equal(res3.json().detail[0].type, "less_than_equal");

@@ -4,7 +4,14 @@ import type { IntegrationSyncs } from "../../../src/contracts/proxy/webhooks.js"
 import { describeEachDatabase } from "../../helpers/db.js";
 import { call, eventually, startTestStack, type TestStack } from "../../helpers/stack.js";
 
-type Position = { id: string; name: string; state: string; candidate_stage?: string | null; upstream_job_id_id?: string | null; upstream_integration_id?: string | null };
+type Position = {
+  id: string;
+  name: string;
+  state: string;
+  candidate_stage?: string | null;
+  upstream_job_id_id?: string | null;
+  upstream_integration_id?: string | null;
+};
 type Candidate = { id: string; email: string; upstream_application_id?: string };
 type SandboxApplication = {
   id: string;
@@ -70,7 +77,10 @@ describeEachDatabase("connect, sync, grade, write back", (getDb) => {
     });
     // integration-created asks for a FULL run: its own, or a queued incremental one it upgraded (the
     // webhooks are unordered, so sync-finished may have queued or even started one first).
-    assert.ok(syncs.some((r) => r.model === "jobs" && r.type === "FULL"), JSON.stringify(syncs.map((r) => [r.model, r.type, r.trigger, r.state])));
+    assert.ok(
+      syncs.some((r) => r.model === "jobs" && r.type === "FULL"),
+      JSON.stringify(syncs.map((r) => [r.model, r.type, r.trigger, r.state])),
+    );
     assert.ok(syncs.some((r) => r.model === "jobs" && r.state === "succeeded" && r.created > 0));
 
     // 4. Every upstream job is a position of the org, linked to its job.
@@ -91,11 +101,21 @@ describeEachDatabase("connect, sync, grade, write back", (getDb) => {
     let candidates: Candidate[] = [];
     for (const p of withStage) {
       const list = await call<Candidate[]>(`${stack.apiUrl}/org/${user.orgId}/positions/${p.id}/`, { token });
-      const apps = await call<{ data: { results: { id: string; current_stage: { name: string } | null; candidate: { email_addresses?: { email_address?: string | null }[] | null } | null }[] } }>(
+      const apps = await call<{
+        data: {
+          results: {
+            id: string;
+            current_stage: { name: string } | null;
+            candidate: { email_addresses?: { email_address?: string | null }[] | null } | null;
+          }[];
+        };
+      }>(
         `${stack.proxyUrl}/ats/applications?integration_id=${encodeURIComponent(integrationId)}&job_ids=${p.upstream_job_id_id}&page_size=250`,
         { token },
       );
-      const inStage = apps.body.data.results.filter((a) => a.current_stage?.name === "AI Interview" && a.candidate?.email_addresses?.some((e) => e.email_address));
+      const inStage = apps.body.data.results.filter(
+        (a) => a.current_stage?.name === "AI Interview" && a.candidate?.email_addresses?.some((e) => e.email_address),
+      );
       assert.deepEqual(new Set(list.body.map((c) => c.upstream_application_id)), new Set(inStage.map((a) => a.id)), `position ${p.name}`);
       if (!position && list.body.length > 0) {
         position = p;
@@ -113,15 +133,24 @@ describeEachDatabase("connect, sync, grade, write back", (getDb) => {
     });
     assert.equal(configured.status, 200, JSON.stringify(configured.body));
     const interviewUrl = `${stack.apiUrl}/org/${user.orgId}/positions/${position.id}/candidates/${candidate.id}/interview/`;
-    assert.equal((await call(interviewUrl, { method: "PUT", token, body: { status: "completed", end_time: new Date().toISOString() } })).status, 200);
-    const graded = await call(interviewUrl, { method: "PUT", token, body: { status: "graded", score: 85, feedback: "Clear and structured answers." } });
+    assert.equal(
+      (await call(interviewUrl, { method: "PUT", token, body: { status: "completed", end_time: new Date().toISOString() } })).status,
+      200,
+    );
+    const graded = await call(interviewUrl, {
+      method: "PUT",
+      token,
+      body: { status: "graded", score: 85, feedback: "Clear and structured answers." },
+    });
     assert.equal(graded.status, 200, JSON.stringify(graded.body));
 
     // 7. The application moved to Offer in the ATS, with one note and one result link.
     const admin = `${stack.sandbox.origin}/sandbox/integrations/${encodeURIComponent(integrationId)}/applications/${candidate.upstream_application_id}`;
     const application = await eventually("the write-back to reach the ATS", async () => {
       const res = await call<SandboxApplication>(admin);
-      return res.body.notes.length > 0 && res.body.result_links.length > 0 && res.body.current_stage?.name === "Offer" ? res.body : undefined;
+      return res.body.notes.length > 0 && res.body.result_links.length > 0 && res.body.current_stage?.name === "Offer"
+        ? res.body
+        : undefined;
     });
     assert.equal(application.notes.length, 1);
     assert.match(application.notes[0]!.content, /score 85 \(minimum 70\)/);

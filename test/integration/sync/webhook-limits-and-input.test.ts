@@ -17,7 +17,10 @@ describeEachDatabase("webhook receivers: rate limits and input storage cannot ho
   let stack: TestStack;
   let integrationId: string;
   before(async () => {
-    stack = await startTestStack(getDb(), { sandbox: { applications: 5, webhookUrl: undefined as never }, config: { RATE_LIMIT_PER_MINUTE: LIMIT, TRUST_PROXY: 1 } });
+    stack = await startTestStack(getDb(), {
+      sandbox: { applications: 5, webhookUrl: undefined as never },
+      config: { RATE_LIMIT_PER_MINUTE: LIMIT, TRUST_PROXY: 1 },
+    });
     integrationId = stack.sandbox.demoIntegrationId;
     const token = (await stack.login(stack.sandbox.demoOrgId)).accessToken;
     assert.equal((await call(`${stack.proxyUrl}/integrations/${encodeURIComponent(integrationId)}`, { token })).status, 200);
@@ -34,7 +37,11 @@ describeEachDatabase("webhook receivers: rate limits and input storage cannot ho
   async function post(kind: string, raw: string | Buffer, signed = true, query = "", forwardedFor?: string) {
     const res = await fetch(`${receiver(kind)}${query}`, {
       method: "POST",
-      headers: { "content-type": "application/json", ...(forwardedFor ? { "x-forwarded-for": forwardedFor } : {}), ...(signed ? { "x-kombo-signature": signWebhookBody(raw, stack.sandbox.webhookSecret) } : {}) },
+      headers: {
+        "content-type": "application/json",
+        ...(forwardedFor ? { "x-forwarded-for": forwardedFor } : {}),
+        ...(signed ? { "x-kombo-signature": signWebhookBody(raw, stack.sandbox.webhookSecret) } : {}),
+      },
       body: typeof raw === "string" ? raw : new Uint8Array(raw),
     });
     return { status: res.status, retryAfter: res.headers.get("retry-after"), body: (await res.json()) as { detail?: unknown } };
@@ -60,12 +67,23 @@ describeEachDatabase("webhook receivers: rate limits and input storage cannot ho
     let retryAfter: string | null = null;
     for (let i = 0; i < LIMIT + 5; i++) {
       // Every fifth one with a query secret storage could not hold: still 401 (authenticity first), and counted.
-      const r = await post("connection-flow-failed", JSON.stringify(flowFailed(eventId())), false, i % 5 === 0 ? "?webhook_secret=a%00b" : "");
+      const r = await post(
+        "connection-flow-failed",
+        JSON.stringify(flowFailed(eventId())),
+        false,
+        i % 5 === 0 ? "?webhook_secret=a%00b" : "",
+      );
       statuses.push(r.status);
       if (r.status === 429) retryAfter = r.retryAfter;
     }
-    assert.ok(statuses.slice(0, LIMIT).every((s) => s === 401), `first ${LIMIT} unsigned: 401`);
-    assert.ok(statuses.slice(LIMIT).every((s) => s === 429), "then 429");
+    assert.ok(
+      statuses.slice(0, LIMIT).every((s) => s === 401),
+      `first ${LIMIT} unsigned: 401`,
+    );
+    assert.ok(
+      statuses.slice(LIMIT).every((s) => s === 429),
+      "then 429",
+    );
     assert.ok(Number(retryAfter) >= 1 && Number(retryAfter) <= 60, `Retry-After ${retryAfter}`);
     const id = eventId();
     const signed = await post("connection-flow-failed", JSON.stringify(flowFailed(id)));
@@ -82,8 +100,16 @@ describeEachDatabase("webhook receivers: rate limits and input storage cannot ho
 
   const poison: [string, () => string | Buffer, (string | number)[]][] = [
     ["NUL in the event id", () => JSON.stringify(flowFailed(`ev\u0000${eventId()}`)), ["body", "id"]],
-    ["NUL in data.integration_tool", () => JSON.stringify(flowFailed(eventId(), { integration_tool: "green\u0000house" })), ["body", "data", "integration_tool"]],
-    ["NUL in a nested string", () => JSON.stringify(flowFailed(eventId(), { end_user: { origin_id: "x", name: "A\u0000B" } })), ["body", "data", "end_user", "name"]],
+    [
+      "NUL in data.integration_tool",
+      () => JSON.stringify(flowFailed(eventId(), { integration_tool: "green\u0000house" })),
+      ["body", "data", "integration_tool"],
+    ],
+    [
+      "NUL in a nested string",
+      () => JSON.stringify(flowFailed(eventId(), { end_user: { origin_id: "x", name: "A\u0000B" } })),
+      ["body", "data", "end_user", "name"],
+    ],
     ["a lone surrogate", () => JSON.stringify(flowFailed(eventId(), { note: "\ud800" })), ["body", "data", "note"]],
     ["NUL in a key", () => JSON.stringify(flowFailed(eventId(), { ["k\u0000"]: 1 })), ["body", "data", "k\u0000"]],
     [
@@ -99,7 +125,10 @@ describeEachDatabase("webhook receivers: rate limits and input storage cannot ho
       const res = await post("connection-flow-failed", raw);
       assert.equal(res.status, 422, JSON.stringify(res.body));
       const detail = res.body.detail as { loc: unknown[]; type: string }[];
-      assert.ok(detail.some((d) => JSON.stringify(d.loc) === JSON.stringify(loc)), `loc ${JSON.stringify(loc)} in ${JSON.stringify(detail)}`);
+      assert.ok(
+        detail.some((d) => JSON.stringify(d.loc) === JSON.stringify(loc)),
+        `loc ${JSON.stringify(loc)} in ${JSON.stringify(detail)}`,
+      );
       const after = (await getDb().query<{ n: number }>("select count(*)::int as n from webhook_events"))[0]!.n;
       assert.equal(after, before);
     });

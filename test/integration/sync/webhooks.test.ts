@@ -30,7 +30,10 @@ describeEachDatabase("webhook receivers", (getDb) => {
     const signature = signWebhookBody(raw, opts.secret ?? stack.sandbox.webhookSecret);
     const res = await fetch(receiver(kind, opts.query), {
       method: "POST",
-      headers: { "content-type": "application/json", ...(opts.header === "none" ? {} : { [opts.header ?? "x-kombo-signature"]: signature }) },
+      headers: {
+        "content-type": "application/json",
+        ...(opts.header === "none" ? {} : { [opts.header ?? "x-kombo-signature"]: signature }),
+      },
       body: raw,
     });
     return { status: res.status, body: (await res.json()) as WebhookResponse & { detail?: unknown } };
@@ -41,7 +44,12 @@ describeEachDatabase("webhook receivers", (getDb) => {
   const dataChanged = (id: string, models = ["ats_jobs"]) => ({
     id,
     type: "data-changed",
-    data: { integration_id: integrationId, integration_tool: "greenhouse", integration_category: "ATS", changed_models: models.map((name) => ({ name })) },
+    data: {
+      integration_id: integrationId,
+      integration_tool: "greenhouse",
+      integration_category: "ATS",
+      changed_models: models.map((name) => ({ name })),
+    },
   });
 
   test("a signed event is stored and its work runs once; a repeated delivery does nothing more", async () => {
@@ -62,7 +70,10 @@ describeEachDatabase("webhook receivers", (getDb) => {
   });
 
   test("the query secret is accepted instead of a signature", async () => {
-    const res = await deliver("data-changed", dataChanged(eventId()), { header: "none", query: `?webhook_secret=${encodeURIComponent(stack.sandbox.webhookSecret)}` });
+    const res = await deliver("data-changed", dataChanged(eventId()), {
+      header: "none",
+      query: `?webhook_secret=${encodeURIComponent(stack.sandbox.webhookSecret)}`,
+    });
     assert.equal(res.status, 200);
   });
 
@@ -76,7 +87,11 @@ describeEachDatabase("webhook receivers", (getDb) => {
     // The signature covers the exact bytes: re-serialised JSON with the same meaning does not pass.
     const body = dataChanged(eventId());
     const sig = signWebhookBody(JSON.stringify(body), stack.sandbox.webhookSecret);
-    const res = await fetch(receiver("data-changed"), { method: "POST", headers: { "content-type": "application/json", "x-kombo-signature": sig }, body: JSON.stringify(body, null, 2) });
+    const res = await fetch(receiver("data-changed"), {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-kombo-signature": sig },
+      body: JSON.stringify(body, null, 2),
+    });
     assert.equal(res.status, 401);
     assert.equal(await storedEvents(), before);
   });
@@ -121,7 +136,10 @@ describeEachDatabase("webhook receivers", (getDb) => {
       const rows = await getDb().query<{ status: string }>("select status from webhook_events where type = 'integration-state-changed'");
       return rows.length >= 2 && rows.every((r) => r.status !== "queued") ? true : undefined;
     });
-    const sync = await call<WebhookResponse>(`${stack.proxyUrl}/webhooks/sync-all?integration_id=${encodeURIComponent(integrationId)}&type=JOBS`, { method: "POST", token });
+    const sync = await call<WebhookResponse>(
+      `${stack.proxyUrl}/webhooks/sync-all?integration_id=${encodeURIComponent(integrationId)}&type=JOBS`,
+      { method: "POST", token },
+    );
     assert.equal(sync.status, 200);
     const runId = sync.body.message!;
     const paused = await eventually("the run to be cancelled as paused", async () => {
@@ -138,21 +156,34 @@ describeEachDatabase("webhook receivers", (getDb) => {
   });
 
   test("sync-all validates its type, checks the tenant and answers the run id", async () => {
-    const bad = await call<{ detail: { loc: unknown[] }[] }>(`${stack.proxyUrl}/webhooks/sync-all?integration_id=${encodeURIComponent(integrationId)}&type=EVERYTHING`, { method: "POST", token });
+    const bad = await call<{ detail: { loc: unknown[] }[] }>(
+      `${stack.proxyUrl}/webhooks/sync-all?integration_id=${encodeURIComponent(integrationId)}&type=EVERYTHING`,
+      { method: "POST", token },
+    );
     assert.equal(bad.status, 422);
     assert.deepEqual(bad.body.detail[0]?.loc, ["query", "type"]);
     const missing = await call(`${stack.proxyUrl}/webhooks/sync-all`, { method: "POST", token });
     assert.equal(missing.status, 422);
     const other = await stack.login();
-    const foreign = await call(`${stack.proxyUrl}/webhooks/sync-all?integration_id=${encodeURIComponent(integrationId)}`, { method: "POST", token: other.accessToken });
+    const foreign = await call(`${stack.proxyUrl}/webhooks/sync-all?integration_id=${encodeURIComponent(integrationId)}`, {
+      method: "POST",
+      token: other.accessToken,
+    });
     assert.equal(foreign.status, 404);
     const unknown = await call(`${stack.proxyUrl}/webhooks/sync-all?integration_id=greenhouse%3Anope`, { method: "POST", token });
     assert.equal(unknown.status, 404);
-    const noAuth = await call(`${stack.proxyUrl}/webhooks/sync-all?integration_id=${encodeURIComponent(integrationId)}`, { method: "POST" });
+    const noAuth = await call(`${stack.proxyUrl}/webhooks/sync-all?integration_id=${encodeURIComponent(integrationId)}`, {
+      method: "POST",
+    });
     assert.equal(noAuth.status, 401);
-    const foreignSyncs = await call(`${stack.proxyUrl}/integrations/${encodeURIComponent(integrationId)}/syncs`, { token: other.accessToken });
+    const foreignSyncs = await call(`${stack.proxyUrl}/integrations/${encodeURIComponent(integrationId)}/syncs`, {
+      token: other.accessToken,
+    });
     assert.equal(foreignSyncs.status, 404);
-    const ok = await call<WebhookResponse>(`${stack.proxyUrl}/webhooks/sync-all?integration_id=${encodeURIComponent(integrationId)}`, { method: "POST", token });
+    const ok = await call<WebhookResponse>(`${stack.proxyUrl}/webhooks/sync-all?integration_id=${encodeURIComponent(integrationId)}`, {
+      method: "POST",
+      token,
+    });
     assert.equal(ok.status, 200);
     assert.match(ok.body.message ?? "", /^[0-9a-f-]{36}$/);
     const run = (await syncsOf()).items.find((r) => r.id === ok.body.message);
@@ -162,7 +193,10 @@ describeEachDatabase("webhook receivers", (getDb) => {
 
   test("integration-deleted stops work, unlinks positions and candidates, and the integration is gone", async () => {
     await eventually("some positions linked", async () => {
-      const res = await call<{ items: { upstream_integration_id?: string | null }[] }>(`${stack.apiUrl}/org/${stack.sandbox.demoOrgId}/position`, { token });
+      const res = await call<{ items: { upstream_integration_id?: string | null }[] }>(
+        `${stack.apiUrl}/org/${stack.sandbox.demoOrgId}/position`,
+        { token },
+      );
       return res.body.items.some((p) => p.upstream_integration_id === integrationId) ? true : undefined;
     });
     const res = await deliver("integration-deleted", {
@@ -178,8 +212,13 @@ describeEachDatabase("webhook receivers", (getDb) => {
     });
     assert.equal(res.status, 200);
     await eventually("positions unlinked", async () => {
-      const list = await call<{ items: { upstream_integration_id?: string | null; upstream_job_id_id?: string | null }[] }>(`${stack.apiUrl}/org/${stack.sandbox.demoOrgId}/position`, { token });
-      return list.body.items.length > 0 && list.body.items.every((p) => !p.upstream_integration_id && !p.upstream_job_id_id) ? true : undefined;
+      const list = await call<{ items: { upstream_integration_id?: string | null; upstream_job_id_id?: string | null }[] }>(
+        `${stack.apiUrl}/org/${stack.sandbox.demoOrgId}/position`,
+        { token },
+      );
+      return list.body.items.length > 0 && list.body.items.every((p) => !p.upstream_integration_id && !p.upstream_job_id_id)
+        ? true
+        : undefined;
     });
     const gone = await call(`${stack.proxyUrl}/integrations/${encodeURIComponent(integrationId)}`, { token });
     assert.equal(gone.status, 404);

@@ -39,7 +39,13 @@ describeEachDatabase("write-back", (getDb) => {
     const res = await call(`${stack.apiUrl}/org/${orgId}/position/${position.id}`, {
       method: "PUT",
       token,
-      body: { auto_update_stages: true, min_score: 60, passed_stage: "Offer", rejected_stage: "Rejected", needs_reviewed_stage: "rejected" },
+      body: {
+        auto_update_stages: true,
+        min_score: 60,
+        passed_stage: "Offer",
+        rejected_stage: "Rejected",
+        needs_reviewed_stage: "rejected",
+      },
     });
     assert.equal(res.status, 200);
   });
@@ -49,7 +55,11 @@ describeEachDatabase("write-back", (getDb) => {
 
   const interviewUrl = (c: Candidate) => `${stack.apiUrl}/org/${orgId}/positions/${position.id}/candidates/${c.id}/interview/`;
   const inAts = async (c: Candidate) =>
-    (await call<SandboxApplication>(`${stack.sandbox.origin}/sandbox/integrations/${encodeURIComponent(integrationId)}/applications/${c.upstream_application_id}`)).body;
+    (
+      await call<SandboxApplication>(
+        `${stack.sandbox.origin}/sandbox/integrations/${encodeURIComponent(integrationId)}/applications/${c.upstream_application_id}`,
+      )
+    ).body;
   const sandboxConfig = (patch: object) => call(`${stack.sandbox.origin}/sandbox/config`, { method: "PUT", body: patch });
 
   test("a write-back that fails half-way is retried without a second link or note", async () => {
@@ -58,17 +68,21 @@ describeEachDatabase("write-back", (getDb) => {
     await sandboxConfig({ fault_path_prefix: `/ats/applications/${c.upstream_application_id}/notes`, fault_kinds: ["503"], fail_next: 1 });
     assert.equal((await call(interviewUrl(c), { method: "PUT", token, body: { status: "completed" } })).status, 200);
     assert.equal((await call(interviewUrl(c), { method: "PUT", token, body: { status: "graded", score: 40 } })).status, 200);
-    const app = await eventually("the note after the retry", async () => {
-      const a = await inAts(c);
-      return a.notes.length > 0 ? a : undefined;
-    }, 60_000);
+    const app = await eventually(
+      "the note after the retry",
+      async () => {
+        const a = await inAts(c);
+        return a.notes.length > 0 ? a : undefined;
+      },
+      60_000,
+    );
     assert.equal(app.current_stage?.name, "Rejected");
     assert.equal(app.result_links.length, 1);
     assert.equal(app.notes.length, 1);
     assert.match(app.notes[0]!.content, /score 40 \(minimum 60\)\. The candidate did not pass\./);
-    const wb = (await call<IntegrationSyncs>(`${stack.proxyUrl}/integrations/${encodeURIComponent(integrationId)}/syncs`, { token })).body.write_backs.find(
-      (w) => w.candidate_id === c.id,
-    );
+    const wb = (
+      await call<IntegrationSyncs>(`${stack.proxyUrl}/integrations/${encodeURIComponent(integrationId)}/syncs`, { token })
+    ).body.write_backs.find((w) => w.candidate_id === c.id);
     assert.equal(wb?.state, "done");
     assert.ok((wb?.attempts ?? 0) >= 2, "it took a retry");
   });
@@ -78,10 +92,14 @@ describeEachDatabase("write-back", (getDb) => {
     await sandboxConfig({ fault_path_prefix: null, fail_next: 0, rate_limit_per_second: 1 });
     try {
       assert.equal((await call(interviewUrl(c), { method: "PUT", token, body: { status: "errored" } })).status, 200);
-      const app = await eventually("the rate-limited write-back", async () => {
-        const a = await inAts(c);
-        return a.notes.length > 0 ? a : undefined;
-      }, 60_000);
+      const app = await eventually(
+        "the rate-limited write-back",
+        async () => {
+          const a = await inAts(c);
+          return a.notes.length > 0 ? a : undefined;
+        },
+        60_000,
+      );
       assert.equal(app.current_stage?.name, "Rejected", "needs_reviewed_stage matched by name, case-insensitively");
       assert.equal(app.notes.length, 1);
       assert.match(app.notes[0]!.content, /needs a review/);

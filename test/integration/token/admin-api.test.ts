@@ -28,13 +28,21 @@ describeEachDatabase("admin REST API (Keycloak subset)", (getDb) => {
     const appRealmToken = await h.admin("GET", "/users", undefined, tokens.access_token);
     assert.equal(appRealmToken.status, 401, "a token of the application realm is not an admin token");
 
-    const masterUser = await h.admin("POST", "master/users", {
-      username: "operator",
-      enabled: true,
-      credentials: [{ type: "password", value: "operator-pass" }],
-    }, adminToken);
+    const masterUser = await h.admin(
+      "POST",
+      "master/users",
+      {
+        username: "operator",
+        enabled: true,
+        credentials: [{ type: "password", value: "operator-pass" }],
+      },
+      adminToken,
+    );
     assert.equal(masterUser.status, 201);
-    const op = await h.token({ grant_type: "password", client_id: "admin-cli", username: "operator", password: "operator-pass" }, { realm: "master" });
+    const op = await h.token(
+      { grant_type: "password", client_id: "admin-cli", username: "operator", password: "operator-pass" },
+      { realm: "master" },
+    );
     assert.equal(op.status, 200);
     const forbidden = await h.admin("GET", "/users", undefined, op.body.access_token);
     assert.deepEqual([forbidden.status, forbidden.body], [403, { error: "HTTP 403 Forbidden" }]);

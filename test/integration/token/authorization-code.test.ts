@@ -120,7 +120,10 @@ describeEachDatabase("token service: authorization code + PKCE (the browser sign
     assert.equal(rotated.status, 200);
     assert.notEqual(rotated.body.refresh_token, res.body.refresh_token);
     const replay = await h.refresh(res.body.refresh_token, CLIENT);
-    assert.deepEqual([replay.status, replay.body], [400, { error: "invalid_grant", error_description: "Maximum allowed refresh token reuse exceeded" }]);
+    assert.deepEqual(
+      [replay.status, replay.body],
+      [400, { error: "invalid_grant", error_description: "Maximum allowed refresh token reuse exceeded" }],
+    );
     const after = await h.refresh(rotated.body.refresh_token, CLIENT);
     assert.equal(after.body.error_description, "Session doesn't have required client", "reuse ended the session");
   });
@@ -166,7 +169,12 @@ describeEachDatabase("token service: authorization code + PKCE (the browser sign
   });
 
   test("redirect URIs match exactly: a foreign or altered one gets an error page, never a redirect; the exchange must repeat it", async () => {
-    for (const uri of [`${redirectUri}/`, `${redirectUri}?x=1`, "http://evil.example/auth/callback", "http://127.0.0.1:16077/auth/callbackx"]) {
+    for (const uri of [
+      `${redirectUri}/`,
+      `${redirectUri}?x=1`,
+      "http://evil.example/auth/callback",
+      "http://127.0.0.1:16077/auth/callbackx",
+    ]) {
       const res = await authorize(authParams(pkce().challenge, { redirect_uri: uri }));
       assert.equal(res.statusCode, 400, uri);
       assert.equal(res.headers["location"], undefined);
@@ -206,10 +214,22 @@ describeEachDatabase("token service: authorization code + PKCE (the browser sign
     const missing = await exchange("", late.verifier);
     assert.deepEqual([missing.status, missing.body], [400, { error: "invalid_request", error_description: "Missing parameter: code" }]);
     const otherClient = await signIn(user, late.challenge);
-    const wrongClient = await h.token({ grant_type: "authorization_code", client_id: h.config.AUTH_CLIENT_ID, code: otherClient.code, redirect_uri: redirectUri, code_verifier: late.verifier });
-    assert.deepEqual([wrongClient.status, wrongClient.body], [400, { error: "unauthorized_client", error_description: "Client not allowed to exchange code" }]);
+    const wrongClient = await h.token({
+      grant_type: "authorization_code",
+      client_id: h.config.AUTH_CLIENT_ID,
+      code: otherClient.code,
+      redirect_uri: redirectUri,
+      code_verifier: late.verifier,
+    });
+    assert.deepEqual(
+      [wrongClient.status, wrongClient.body],
+      [400, { error: "unauthorized_client", error_description: "Client not allowed to exchange code" }],
+    );
     const consolePassword = await h.token({ grant_type: "password", client_id: CLIENT, username: user.username, password: user.password });
-    assert.deepEqual(consolePassword.body, { error: "unauthorized_client", error_description: "Client not allowed for direct access grants" });
+    assert.deepEqual(consolePassword.body, {
+      error: "unauthorized_client",
+      error_description: "Client not allowed for direct access grants",
+    });
   });
 
   test("the page shares the password grant's brute-force protection and users", async () => {
@@ -244,7 +264,7 @@ describeEachDatabase("token service: authorization code + PKCE (the browser sign
     const noCookie = await submit({ ...login, cookie: "" }, user.username, user.password);
     assert.equal(noCookie.statusCode, 400);
     assert.match(noCookie.body, /Cookie not found/);
-    const tampered = await submit({ ...login, authRequest: login.authRequest.slice(0, -4) + "AAAA" }, user.username, user.password);
+    const tampered = await submit({ ...login, authRequest: `${login.authRequest.slice(0, -4)}AAAA` }, user.username, user.password);
     assert.equal(tampered.statusCode, 400);
     assert.match(tampered.body, /timed out/);
   });
@@ -255,7 +275,11 @@ describeEachDatabase("token service: authorization code + PKCE (the browser sign
     const { code } = await signIn(user, challenge);
     await h.app.listen({ host: "127.0.0.1", port: 0 });
     const address = h.app.server.address() as { port: number };
-    const hb = new Hirebridge({ authUrl: `http://127.0.0.1:${address.port}/realms/${h.config.AUTH_REALM}`, clientId: CLIENT, refreshLeewaySeconds: 0 });
+    const hb = new Hirebridge({
+      authUrl: `http://127.0.0.1:${address.port}/realms/${h.config.AUTH_REALM}`,
+      clientId: CLIENT,
+      refreshLeewaySeconds: 0,
+    });
     const session = await hb.auth.signInWithCode({ code, redirectUri, codeVerifier: verifier });
     assert.equal(claims(session.accessToken)["azp"], CLIENT);
     assert.equal(hb.auth.current?.refreshToken, session.refreshToken);

@@ -130,14 +130,20 @@ describeEachDatabase("shared bearer verifier against the real token service", (g
     const { privateKey } = await generateKeyPair("RS256");
     const { tokens } = await h.login();
     const realKid = JSON.parse(Buffer.from(tokens.access_token.split(".")[0]!, "base64url").toString()).kid as string;
-    const foreign = (kid: string) => new SignJWT(claims(tokens.access_token)).setProtectedHeader({ alg: "RS256", typ: "JWT", kid }).sign(privateKey);
+    const foreign = (kid: string) =>
+      new SignJWT(claims(tokens.access_token)).setProtectedHeader({ alg: "RS256", typ: "JWT", kid }).sign(privateKey);
     await expect401(app, logs, `Bearer ${await foreign("not-a-published-kid")}`, "Invalid token: token signing key is unknown");
     await expect401(app, logs, `Bearer ${await foreign(realKid)}`, "Invalid token: token signature is invalid");
   });
 
   test("wrong issuer, refresh tokens and foreign audiences are refused", async () => {
     const { app, logs } = protectedApp({ issuer });
-    await expect401(app, logs, `Bearer ${await signed({ iss: "http://evil.example/realms/hirebridge" })}`, "Invalid token: token was issued by an untrusted issuer");
+    await expect401(
+      app,
+      logs,
+      `Bearer ${await signed({ iss: "http://evil.example/realms/hirebridge" })}`,
+      "Invalid token: token was issued by an untrusted issuer",
+    );
     const { tokens } = await h.login();
     await expect401(app, logs, `Bearer ${tokens.refresh_token}`, "Invalid token: token is not an access token");
 

@@ -70,7 +70,10 @@ describeEachDatabase("brute-force protection", (getDb) => {
   test("an admin password reset lets a locked-out user back in", async () => {
     const user = await h.newUser();
     for (let i = 0; i < 3; i++) await h.password(user.username, "wrong");
-    assert.equal((await h.admin("PUT", `/users/${user.id}/reset-password`, { type: "password", value: "fresh-pass", temporary: false })).status, 204);
+    assert.equal(
+      (await h.admin("PUT", `/users/${user.id}/reset-password`, { type: "password", value: "fresh-pass", temporary: false })).status,
+      204,
+    );
     assert.equal((await h.password(user.username, "fresh-pass")).status, 200);
     assert.equal((await h.password(user.username, user.password)).status, 401, "the old password is gone");
   });

@@ -71,7 +71,11 @@ describeEachDatabase("discovery, JWKS, userinfo, logout", (getDb) => {
       email: `${user.username}@example.test`,
       org_id: user.orgId,
     });
-    const post = await h.app.inject({ method: "POST", url: `${OIDC}/userinfo`, headers: { authorization: `Bearer ${tokens.access_token}` } });
+    const post = await h.app.inject({
+      method: "POST",
+      url: `${OIDC}/userinfo`,
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
     assert.equal(post.statusCode, 200);
   });
 
@@ -96,7 +100,10 @@ describeEachDatabase("discovery, JWKS, userinfo, logout", (getDb) => {
     const missing = await logout({ client_id: "hirebridge" });
     assert.deepEqual([missing.statusCode, missing.json()], [400, { error: "invalid_request", error_description: "No refresh token" }]);
     const noClient = await logout({ refresh_token: tokens.refresh_token });
-    assert.deepEqual([noClient.statusCode, noClient.json()], [400, { error: "invalid_request", error_description: "Missing parameter: client_id" }]);
+    assert.deepEqual(
+      [noClient.statusCode, noClient.json()],
+      [400, { error: "invalid_request", error_description: "Missing parameter: client_id" }],
+    );
     const wrongClient = await logout({ client_id: "admin-cli", refresh_token: tokens.refresh_token });
     assert.equal(wrongClient.statusCode, 400);
     assert.equal(wrongClient.json().error, "invalid_grant");
@@ -116,7 +123,11 @@ describeEachDatabase("discovery, JWKS, userinfo, logout", (getDb) => {
     const preflight = await h.app.inject({
       method: "OPTIONS",
       url: `${OIDC}/userinfo`,
-      headers: { origin: "http://localhost:5173", "access-control-request-method": "GET", "access-control-request-headers": "authorization" },
+      headers: {
+        origin: "http://localhost:5173",
+        "access-control-request-method": "GET",
+        "access-control-request-headers": "authorization",
+      },
     });
     assert.equal(preflight.statusCode, 204);
     assert.equal(preflight.headers["access-control-allow-origin"], "http://localhost:5173");

@@ -20,7 +20,8 @@ describeEachDatabase("sessions end with the credentials that made them", (getDb)
     await kept.app.close();
   });
 
-  const admin = (method: "GET" | "POST" | "PUT" | "DELETE", path: string, body?: unknown, on = h) => on.admin(method, path, body, adminToken);
+  const admin = (method: "GET" | "POST" | "PUT" | "DELETE", path: string, body?: unknown, on = h) =>
+    on.admin(method, path, body, adminToken);
   const sessionRow = async (sid: string) =>
     (await getDb().query<{ ended_reason: string | null }>("select ended_reason from token_sessions where id = $1", [sid]))[0];
   const sidOf = (refreshToken: string) => JSON.parse(Buffer.from(refreshToken.split(".")[1]!, "base64url").toString()).sid as string;
@@ -31,7 +32,10 @@ describeEachDatabase("sessions end with the credentials that made them", (getDb)
     // A refresh before the reset works (the session is live and rotates).
     const rotated = await h.refresh(tokens.refresh_token);
     assert.equal(rotated.status, 200);
-    assert.equal((await admin("PUT", `/users/${user.id}/reset-password`, { type: "password", value: "fresh-pass-1", temporary: false })).status, 204);
+    assert.equal(
+      (await admin("PUT", `/users/${user.id}/reset-password`, { type: "password", value: "fresh-pass-1", temporary: false })).status,
+      204,
+    );
     for (const token of [rotated.body.refresh_token, second.body.refresh_token]) {
       const res = await h.refresh(token);
       assert.deepEqual([res.status, res.body], [400, NOT_ACTIVE]);

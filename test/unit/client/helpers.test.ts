@@ -56,10 +56,22 @@ describe("retry policy", () => {
 
   test("back-off doubles, is capped and never zero", () => {
     const p = DEFAULT_RETRY_POLICY;
-    assert.equal(backoffDelay(0, p, () => 1), 500);
-    assert.equal(backoffDelay(3, p, () => 1), 4000);
-    assert.equal(backoffDelay(10, p, () => 1), 8000);
-    assert.equal(backoffDelay(0, p, () => 0), 125);
+    assert.equal(
+      backoffDelay(0, p, () => 1),
+      500,
+    );
+    assert.equal(
+      backoffDelay(3, p, () => 1),
+      4000,
+    );
+    assert.equal(
+      backoffDelay(10, p, () => 1),
+      8000,
+    );
+    assert.equal(
+      backoffDelay(0, p, () => 0),
+      125,
+    );
   });
 });
 

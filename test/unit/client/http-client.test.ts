@@ -111,7 +111,10 @@ describe("HTTP core: typed errors per status", () => {
     const err = await http.request(get).catch((e: unknown) => e);
     assert.ok(err instanceof UpstreamUnavailableError && err.timedOut);
     const { http: http2 } = client([
-      json(404, { status: "error", error: { code: "PLATFORM.INTEGRATION_NOT_FOUND", title: "Not found", message: "No integration", log_url: null } }),
+      json(404, {
+        status: "error",
+        error: { code: "PLATFORM.INTEGRATION_NOT_FOUND", title: "Not found", message: "No integration", log_url: null },
+      }),
     ]);
     const err2 = await http2.request(get).catch((e: unknown) => e);
     assert.ok(err2 instanceof NotFoundError);

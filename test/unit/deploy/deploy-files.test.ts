@@ -25,7 +25,17 @@ const serviceOf = (s: ComposeService) => s.command?.[1] as keyof typeof PORT_VAR
 
 describe("deploy/compose.yaml", () => {
   test("runs the infrastructure, the sandbox, two instances each of api and proxy, and a load balancer", () => {
-    assert.deepEqual(Object.keys(services).sort(), ["api-1", "api-2", "keycloak", "lb", "postgres", "proxy-1", "proxy-2", "redis", "sandbox"]);
+    assert.deepEqual(Object.keys(services).sort(), [
+      "api-1",
+      "api-2",
+      "keycloak",
+      "lb",
+      "postgres",
+      "proxy-1",
+      "proxy-2",
+      "redis",
+      "sandbox",
+    ]);
     assert.deepEqual(ours.map(([name]) => name).sort(), ["api-1", "api-2", "proxy-1", "proxy-2", "sandbox"]);
     for (const [name, s] of ours) {
       assert.deepEqual(s.build, { context: "..", dockerfile: "Dockerfile", target: "runtime" }, name);
@@ -59,10 +69,17 @@ describe("deploy/compose.yaml", () => {
       assert.equal(Number(s.environment?.[variable]), defaultOf(variable), `${name}: ${variable}`);
     }
     const published = (name: string) => (services[name]!.ports ?? []).map(String).sort();
-    assert.deepEqual(published("lb"), [`${String(defaultOf("PROXY_PORT"))}:${String(defaultOf("PROXY_PORT"))}`, `${String(defaultOf("API_PORT"))}:${String(defaultOf("API_PORT"))}`].sort());
+    assert.deepEqual(
+      published("lb"),
+      [
+        `${String(defaultOf("PROXY_PORT"))}:${String(defaultOf("PROXY_PORT"))}`,
+        `${String(defaultOf("API_PORT"))}:${String(defaultOf("API_PORT"))}`,
+      ].sort(),
+    );
     assert.deepEqual(published("sandbox"), [`${String(defaultOf("SANDBOX_PORT"))}:${String(defaultOf("SANDBOX_PORT"))}`]);
     assert.deepEqual(published("keycloak"), [`${String(defaultOf("AUTH_PORT"))}:${String(defaultOf("AUTH_PORT"))}`]);
-    for (const name of ["api-1", "api-2", "proxy-1", "proxy-2"]) assert.equal(services[name]!.ports, undefined, `${name} is reached through the balancer`);
+    for (const name of ["api-1", "api-2", "proxy-1", "proxy-2"])
+      assert.equal(services[name]!.ports, undefined, `${name} is reached through the balancer`);
   });
 
   test("the api and proxy instances trust the Keycloak realm of the export, imported at start", () => {
@@ -83,7 +100,8 @@ describe("deploy/compose.yaml", () => {
     for (const [name, s] of Object.entries(services)) assert.ok(s.healthcheck?.test, `${name} has a health check`);
     for (const [name, s] of ours) assert.deepEqual(s.healthcheck?.test, ["CMD", "node", "deploy/healthcheck.mjs", serviceOf(s)], name);
     const lb = services["lb"]!.healthcheck!.test!.join(" ");
-    for (const port of [defaultOf("PROXY_PORT"), defaultOf("API_PORT")]) assert.ok(lb.includes(`http://127.0.0.1:${String(port)}/healthz`), lb);
+    for (const port of [defaultOf("PROXY_PORT"), defaultOf("API_PORT")])
+      assert.ok(lb.includes(`http://127.0.0.1:${String(port)}/healthz`), lb);
     assert.ok(services["keycloak"]!.healthcheck!.test!.join(" ").includes("/health/ready"));
   });
 
@@ -123,7 +141,10 @@ describe("Dockerfile", () => {
   const all = (stage: (typeof stages)[number], op: string) => stage.instructions.filter((i) => i.op === op).map((i) => i.args);
 
   test("is multi-stage on Node 24, ending in the runtime stage", () => {
-    assert.deepEqual(stages.map((s) => s.name), ["prod-deps", "build", "check", "runtime"]);
+    assert.deepEqual(
+      stages.map((s) => s.name),
+      ["prod-deps", "build", "check", "runtime"],
+    );
     for (const s of stages) assert.match(s.from, /^node:24-[a-z0-9.-]+$/, s.name);
     // The runtime is pinned by the `node` devDependency (npm scripts, the bin's handover) and the image;
     // `engines` names the Node that may run npm and the launcher, so npm does not warn on it.
@@ -138,14 +159,22 @@ describe("Dockerfile", () => {
     assert.ok(all(prodDeps, "RUN").some((r) => /\bnpm ci\b[^&]*--omit=dev/.test(r)));
     assert.ok(all(runtime, "COPY").includes("--from=prod-deps /app/node_modules ./node_modules"));
     assert.ok(!all(runtime, "COPY").some((c) => c.startsWith("--from=check")), "nothing of the full install reaches the runtime");
-    assert.deepEqual(all(runtime, "RUN").filter((r) => /npm (ci|install)/.test(r)), []);
+    assert.deepEqual(
+      all(runtime, "RUN").filter((r) => /npm (ci|install)/.test(r)),
+      [],
+    );
     // The console's static build, made in the build stage.
     assert.ok(all(runtime, "COPY").includes("--from=build /app/console/dist ./console/dist"));
   });
 
   test("the runtime runs compiled JavaScript from the build stage: no sources, no tsx or esbuild", () => {
-    const pkg = JSON.parse(text("package.json")) as { dependencies: Record<string, string>; devDependencies: Record<string, string>; scripts: Record<string, string> };
-    for (const tool of ["tsx", "esbuild", "typescript"]) assert.equal(pkg.dependencies[tool], undefined, `${tool} is not a production dependency`);
+    const pkg = JSON.parse(text("package.json")) as {
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+      scripts: Record<string, string>;
+    };
+    for (const tool of ["tsx", "esbuild", "typescript"])
+      assert.equal(pkg.dependencies[tool], undefined, `${tool} is not a production dependency`);
     assert.ok(pkg.devDependencies["tsx"], "tsx runs the sources in development and tests");
     const build = stages.find((s) => s.name === "build")!;
     assert.ok(all(build, "RUN").includes("npm run build"));
@@ -186,7 +215,10 @@ describe("Dockerfile", () => {
   });
 
   test("copies only paths that exist and that .dockerignore lets through", () => {
-    const ignored = text(".dockerignore").split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("#"));
+    const ignored = text(".dockerignore")
+      .split("\n")
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith("#"));
     for (const must of ["node_modules", ".git", ".env"]) assert.ok(ignored.includes(must), `.dockerignore: ${must}`);
     for (const copy of all(runtime, "COPY").filter((c) => !c.startsWith("--from"))) {
       for (const path of copy.split(/\s+/).slice(0, -1)) {

@@ -17,7 +17,9 @@ const defaults = (key: keyof typeof ConfigSchema.properties) => ConfigSchema.pro
 const clients = realm["clients"] as Json[];
 const client = clients.find((c) => c["clientId"] === defaults("AUTH_CLIENT_ID"));
 const profileComponents = (realm["components"] as Record<string, Json[]>)["org.keycloak.userprofile.UserProfileProvider"] ?? [];
-const profile = JSON.parse(((profileComponents[0]?.["config"] as Record<string, string[]> | undefined)?.["kc.user.profile.config"] ?? [])[0] ?? "null") as {
+const profile = JSON.parse(
+  ((profileComponents[0]?.["config"] as Record<string, string[]> | undefined)?.["kc.user.profile.config"] ?? [])[0] ?? "null",
+) as {
   attributes: Json[];
   unmanagedAttributePolicy?: string;
 };
@@ -30,27 +32,110 @@ const profile = JSON.parse(((profileComponents[0]?.["config"] as Record<string, 
  */
 const KNOWN = {
   realm: [
-    "id", "realm", "displayName", "displayNameHtml", "notBefore", "defaultSignatureAlgorithm", "revokeRefreshToken",
-    "refreshTokenMaxReuse", "accessTokenLifespan", "accessTokenLifespanForImplicitFlow", "ssoSessionIdleTimeout",
-    "ssoSessionMaxLifespan", "ssoSessionIdleTimeoutRememberMe", "ssoSessionMaxLifespanRememberMe", "offlineSessionIdleTimeout",
-    "offlineSessionMaxLifespanEnabled", "offlineSessionMaxLifespan", "clientSessionIdleTimeout", "clientSessionMaxLifespan",
-    "clientOfflineSessionIdleTimeout", "clientOfflineSessionMaxLifespan", "accessCodeLifespan", "accessCodeLifespanUserAction",
-    "accessCodeLifespanLogin", "enabled", "sslRequired", "registrationAllowed", "registrationEmailAsUsername", "rememberMe",
-    "verifyEmail", "loginWithEmailAllowed", "duplicateEmailsAllowed", "resetPasswordAllowed", "editUsernameAllowed",
-    "bruteForceProtected", "permanentLockout", "maxTemporaryLockouts", "bruteForceStrategy", "maxFailureWaitSeconds",
-    "minimumQuickLoginWaitSeconds", "waitIncrementSeconds", "quickLoginCheckMilliSeconds", "maxDeltaTimeSeconds", "failureFactor",
-    "roles", "groups", "defaultRole", "passwordPolicy", "users", "clients", "clientScopes", "defaultDefaultClientScopes",
-    "defaultOptionalClientScopes", "protocolMappers", "components", "attributes", "organizationsEnabled", "eventsEnabled",
+    "id",
+    "realm",
+    "displayName",
+    "displayNameHtml",
+    "notBefore",
+    "defaultSignatureAlgorithm",
+    "revokeRefreshToken",
+    "refreshTokenMaxReuse",
+    "accessTokenLifespan",
+    "accessTokenLifespanForImplicitFlow",
+    "ssoSessionIdleTimeout",
+    "ssoSessionMaxLifespan",
+    "ssoSessionIdleTimeoutRememberMe",
+    "ssoSessionMaxLifespanRememberMe",
+    "offlineSessionIdleTimeout",
+    "offlineSessionMaxLifespanEnabled",
+    "offlineSessionMaxLifespan",
+    "clientSessionIdleTimeout",
+    "clientSessionMaxLifespan",
+    "clientOfflineSessionIdleTimeout",
+    "clientOfflineSessionMaxLifespan",
+    "accessCodeLifespan",
+    "accessCodeLifespanUserAction",
+    "accessCodeLifespanLogin",
+    "enabled",
+    "sslRequired",
+    "registrationAllowed",
+    "registrationEmailAsUsername",
+    "rememberMe",
+    "verifyEmail",
+    "loginWithEmailAllowed",
+    "duplicateEmailsAllowed",
+    "resetPasswordAllowed",
+    "editUsernameAllowed",
+    "bruteForceProtected",
+    "permanentLockout",
+    "maxTemporaryLockouts",
+    "bruteForceStrategy",
+    "maxFailureWaitSeconds",
+    "minimumQuickLoginWaitSeconds",
+    "waitIncrementSeconds",
+    "quickLoginCheckMilliSeconds",
+    "maxDeltaTimeSeconds",
+    "failureFactor",
+    "roles",
+    "groups",
+    "defaultRole",
+    "passwordPolicy",
+    "users",
+    "clients",
+    "clientScopes",
+    "defaultDefaultClientScopes",
+    "defaultOptionalClientScopes",
+    "protocolMappers",
+    "components",
+    "attributes",
+    "organizationsEnabled",
+    "eventsEnabled",
   ],
   client: [
-    "id", "clientId", "name", "description", "rootUrl", "adminUrl", "baseUrl", "enabled", "clientAuthenticatorType", "secret",
-    "redirectUris", "webOrigins", "notBefore", "bearerOnly", "consentRequired", "standardFlowEnabled", "implicitFlowEnabled",
-    "directAccessGrantsEnabled", "serviceAccountsEnabled", "publicClient", "frontchannelLogout", "protocol", "attributes",
-    "fullScopeAllowed", "protocolMappers", "defaultClientScopes", "optionalClientScopes",
+    "id",
+    "clientId",
+    "name",
+    "description",
+    "rootUrl",
+    "adminUrl",
+    "baseUrl",
+    "enabled",
+    "clientAuthenticatorType",
+    "secret",
+    "redirectUris",
+    "webOrigins",
+    "notBefore",
+    "bearerOnly",
+    "consentRequired",
+    "standardFlowEnabled",
+    "implicitFlowEnabled",
+    "directAccessGrantsEnabled",
+    "serviceAccountsEnabled",
+    "publicClient",
+    "frontchannelLogout",
+    "protocol",
+    "attributes",
+    "fullScopeAllowed",
+    "protocolMappers",
+    "defaultClientScopes",
+    "optionalClientScopes",
   ],
   mapper: ["id", "name", "protocol", "protocolMapper", "consentRequired", "config"],
   component: ["id", "name", "providerId", "subType", "subComponents", "config"],
-  user: ["id", "username", "enabled", "email", "emailVerified", "firstName", "lastName", "attributes", "credentials", "requiredActions", "groups", "realmRoles"],
+  user: [
+    "id",
+    "username",
+    "enabled",
+    "email",
+    "emailVerified",
+    "firstName",
+    "lastName",
+    "attributes",
+    "credentials",
+    "requiredActions",
+    "groups",
+    "realmRoles",
+  ],
 };
 const unknownKeys = (o: Json, known: string[]) => Object.keys(o).filter((k) => !known.includes(k));
 
@@ -60,7 +145,8 @@ describe("Keycloak realm export", () => {
     for (const c of clients) assert.deepEqual(unknownKeys(c, KNOWN.client), [], String(c["clientId"]));
     for (const m of (client?.["protocolMappers"] ?? []) as Json[]) assert.deepEqual(unknownKeys(m, KNOWN.mapper), [], String(m["name"]));
     for (const c of profileComponents) assert.deepEqual(unknownKeys(c, KNOWN.component), []);
-    for (const u of read("hirebridge-users-0.json")["users"] as Json[]) assert.deepEqual(unknownKeys(u, KNOWN.user), [], String(u["username"]));
+    for (const u of read("hirebridge-users-0.json")["users"] as Json[])
+      assert.deepEqual(unknownKeys(u, KNOWN.user), [], String(u["username"]));
     assert.ok(["MULTIPLE", "LINEAR"].includes(realm["bruteForceStrategy"] as string));
   });
 
@@ -95,7 +181,9 @@ describe("Keycloak realm export", () => {
     assert.equal(realm["permanentLockout"], false);
     assert.equal(realm["failureFactor"], defaults("BRUTE_FORCE_MAX_FAILURES"));
     assert.equal(realm["waitIncrementSeconds"], defaults("BRUTE_FORCE_LOCKOUT_SECONDS"));
-    assert.ok(typeof realm["maxFailureWaitSeconds"] === "number" && realm["maxFailureWaitSeconds"] >= (realm["waitIncrementSeconds"] as number));
+    assert.ok(
+      typeof realm["maxFailureWaitSeconds"] === "number" && realm["maxFailureWaitSeconds"] >= (realm["waitIncrementSeconds"] as number),
+    );
     // Failures more than 12 h apart do not add up, as in the embedded service.
     assert.equal(realm["maxDeltaTimeSeconds"], 12 * 3600);
   });
@@ -179,6 +267,12 @@ describe("Keycloak realm export", () => {
     assert.deepEqual(consoleClient["webOrigins"], ["+"], "CORS for the redirect URI's origin (token and logout calls from the page)");
     assert.equal((consoleClient["attributes"] as Record<string, string>)["pkce.code.challenge.method"], "S256");
     const mappers = consoleClient["protocolMappers"] as Json[];
-    assert.ok(mappers.some((m) => (m["config"] as Record<string, string>)["claim.name"] === "org_id" && (m["config"] as Record<string, string>)["access.token.claim"] === "true"));
+    assert.ok(
+      mappers.some(
+        (m) =>
+          (m["config"] as Record<string, string>)["claim.name"] === "org_id" &&
+          (m["config"] as Record<string, string>)["access.token.claim"] === "true",
+      ),
+    );
   });
 });

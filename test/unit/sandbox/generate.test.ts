@@ -16,8 +16,14 @@ const snapshot = (seed: number, applications: number) => {
 test("the same seed gives the same records, byte for byte; another seed gives others", () => {
   assert.equal(snapshot(42, 200), snapshot(42, 200));
   assert.notEqual(snapshot(42, 200), snapshot(43, 200));
-  const a = new SandboxStore(42).createIntegration({ toolId: "greenhouse", endUser: { organization_name: "A", creator_email: null, origin_id: "o" } });
-  const b = new SandboxStore(42).createIntegration({ toolId: "greenhouse", endUser: { organization_name: "A", creator_email: null, origin_id: "o" } });
+  const a = new SandboxStore(42).createIntegration({
+    toolId: "greenhouse",
+    endUser: { organization_name: "A", creator_email: null, origin_id: "o" },
+  });
+  const b = new SandboxStore(42).createIntegration({
+    toolId: "greenhouse",
+    endUser: { organization_name: "A", creator_email: null, origin_id: "o" },
+  });
   assert.equal(a.id, b.id, "the demo integration id is stable for a seed");
   assert.match(a.id, /^greenhouse:[1-9A-HJ-NP-Za-km-z]{24}$/);
 });
@@ -51,8 +57,7 @@ test("100,000 applications: generated in seconds, spread over stages, paged in O
   assert.equal(emails.size, d.candidates.size, "candidate emails are unique");
 
   // The last page costs no more than the first: cursors encode the position.
-  const pageAt = (cursor: string | undefined) =>
-    d.applications.page({ cursor, pageSize: 250, includeDeleted: false, fingerprint: "" });
+  const pageAt = (cursor: string | undefined) => d.applications.page({ cursor, pageSize: 250, includeDeleted: false, fingerprint: "" });
   let cursor: string | undefined;
   let pages = 0;
   let rows = 0;

@@ -13,9 +13,21 @@ function both() {
   return {
     reference,
     bound,
-    refHistogram: new Histogram({ name: "t_duration_seconds", help: "Latency.", labelNames: LABELS, buckets: BUCKETS, registers: [reference] }),
+    refHistogram: new Histogram({
+      name: "t_duration_seconds",
+      help: "Latency.",
+      labelNames: LABELS,
+      buckets: BUCKETS,
+      registers: [reference],
+    }),
     refCounter: new Counter({ name: "t_requests_total", help: "Requests.", labelNames: LABELS, registers: [reference] }),
-    histogram: new BoundHistogram({ name: "t_duration_seconds", help: "Latency.", labelNames: LABELS, buckets: BUCKETS, registers: [bound] }),
+    histogram: new BoundHistogram({
+      name: "t_duration_seconds",
+      help: "Latency.",
+      labelNames: LABELS,
+      buckets: BUCKETS,
+      registers: [bound],
+    }),
     counter: new BoundCounter({ name: "t_requests_total", help: "Requests.", labelNames: LABELS, registers: [bound] }),
   };
 }
@@ -41,7 +53,8 @@ test("bound metrics print exactly what prom-client prints for the same observati
   m.counter.inc({ service: "proxy", route: "/x", status_code: "200" }, 5);
   assert.equal(await m.bound.metrics(), await m.reference.metrics());
   // As JSON too, but for the (empty) exemplar fields prom-client adds and exemplar-less metrics leave out.
-  const withoutExemplars = (metrics: unknown) => JSON.parse(JSON.stringify(metrics, (key, value: unknown) => (key === "exemplar" ? undefined : value)));
+  const withoutExemplars = (metrics: unknown) =>
+    JSON.parse(JSON.stringify(metrics, (key, value: unknown) => (key === "exemplar" ? undefined : value)));
   assert.deepEqual(withoutExemplars(await m.bound.getMetricsAsJSON()), withoutExemplars(await m.reference.getMetricsAsJSON()));
 });
 

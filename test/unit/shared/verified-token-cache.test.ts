@@ -20,7 +20,9 @@ async function signingKey(kid: string) {
   const { privateKey, publicKey } = await generateKeyPair("RS256");
   const jwk: JWK = { ...(await exportJWK(publicKey)), kid, alg: "RS256", use: "sig" };
   const sign = (claims: Record<string, unknown>) =>
-    new SignJWT({ iss: ISSUER, sub: "user-1", typ: "Bearer", org_id: "org-1", ...claims }).setProtectedHeader({ alg: "RS256", kid, typ: "JWT" }).sign(privateKey);
+    new SignJWT({ iss: ISSUER, sub: "user-1", typ: "Bearer", org_id: "org-1", ...claims })
+      .setProtectedHeader({ alg: "RS256", kid, typ: "JWT" })
+      .sign(privateKey);
   return { jwk, sign };
 }
 
@@ -120,7 +122,8 @@ test("the cache holds at most cacheEntries tokens (oldest out), never a refused 
 
   const [head, , sig] = tokens[0]!.split(".");
   const forged = `${head}.${Buffer.from(JSON.stringify({ iss: ISSUER, sub: "admin", exp: now() + 300 })).toString("base64url")}.${sig}`;
-  for (let i = 0; i < 2; i++) await assert.rejects(verify(forged), (err: Error) => err instanceof TokenInvalidError && err.message === "token signature is invalid");
+  for (let i = 0; i < 2; i++)
+    await assert.rejects(verify(forged), (err: Error) => err instanceof TokenInvalidError && err.message === "token signature is invalid");
   assert.deepEqual(verify.stats(), { hits: 1, misses: 6, entries: 2 });
 
   const uncached = verifier(jwks.url, { cacheEntries: 0 });

@@ -27,7 +27,14 @@ test("the hash is argon2id in PHC string format, with its parameters and a per-h
   assert.equal(await verifyPassword("same password", b), true);
   // The hash is plain argon2id of the password: what any PHC-aware implementation computes.
   const [, , , , salt, hash] = a.split("$");
-  const expected = argon2Sync("argon2id", { message: "same password", nonce: Buffer.from(salt!, "base64"), memory: 19456, passes: 2, parallelism: 1, tagLength: 32 });
+  const expected = argon2Sync("argon2id", {
+    message: "same password",
+    nonce: Buffer.from(salt!, "base64"),
+    memory: 19456,
+    passes: 2,
+    parallelism: 1,
+    tagLength: 32,
+  });
   assert.equal(expected.toString("base64").replace(/=+$/, ""), hash);
 });
 

@@ -99,7 +99,12 @@ export async function setIntegrationState(q: Queryable, id: string, state: Integ
   const rows = await q
     .update(integrations)
     .set(set)
-    .where(and(eq(integrations.id, id), or(isNull(integrations.stateChangedAt), sql`${integrations.stateChangedAt} <= ${state.at.toISOString()}::timestamptz`)))
+    .where(
+      and(
+        eq(integrations.id, id),
+        or(isNull(integrations.stateChangedAt), sql`${integrations.stateChangedAt} <= ${state.at.toISOString()}::timestamptz`),
+      ),
+    )
     .returning({ id: integrations.id });
   return rows.length > 0;
 }

@@ -18,7 +18,9 @@ export type OperationInput = {
 export function toUpstreamRequest(op: ProxyOperation, input: OperationInput, body?: unknown): UpstreamRequest {
   const { skip, rename, pathParams } = planOf(op);
   const params = input.params ?? {};
-  const path = pathParams ? op.upstream.path.replace(PATH_PARAM, (_, name: string) => encodeURIComponent(String(params[name] ?? ""))) : op.upstream.path;
+  const path = pathParams
+    ? op.upstream.path.replace(PATH_PARAM, (_, name: string) => encodeURIComponent(String(params[name] ?? "")))
+    : op.upstream.path;
   const query: Record<string, string> = {};
   const given = input.query ?? {};
   for (const key in given) {

@@ -2,7 +2,14 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { callerOrg } from "../../../shared/auth/caller-org.js";
 import { validationError } from "../../../shared/errors.js";
 import type { CachedResponse } from "../cache/response-cache.js";
-import { fastifyPath, type AnyOperationRequest, type OperationInput, type OperationRequest, type OperationSchema, type ProxyOperation } from "../operations/operation.js";
+import {
+  fastifyPath,
+  type AnyOperationRequest,
+  type OperationInput,
+  type OperationRequest,
+  type OperationSchema,
+  type ProxyOperation,
+} from "../operations/operation.js";
 import { routeSchema } from "../operations/describe.js";
 import { toUpstreamRequest } from "../operations/upstream-request.js";
 import type { ProxyDeps } from "../proxy-deps.js";
@@ -66,7 +73,10 @@ export async function forward(
       return res ? await sendUpstream(request, reply, res) : reply;
     } catch (err) {
       if (!(err instanceof AnswerCutShort)) throw err;
-      request.log.warn({ err: err.cause, operation: op.operationId }, "answer cut short: the upstream or the caller's connection failed mid-body");
+      request.log.warn(
+        { err: err.cause, operation: op.operationId },
+        "answer cut short: the upstream or the caller's connection failed mid-body",
+      );
       return reply;
     }
   }

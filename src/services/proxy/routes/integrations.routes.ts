@@ -11,7 +11,12 @@ export const integrationsRoutes: ProxyRoutes = async (app, { deps }) => {
     await authorize(deps, getIntegration, request);
     const { integration_id } = request.params;
     const { bypass_cache } = request.query;
-    const res = await deps.integrations.details(integration_id, request.id, bypass_cache === undefined ? {} : { bypass: bypass_cache }, request.log);
+    const res = await deps.integrations.details(
+      integration_id,
+      request.id,
+      bypass_cache === undefined ? {} : { bypass: bypass_cache },
+      request.log,
+    );
     return sendCached(request, reply, res);
   });
 

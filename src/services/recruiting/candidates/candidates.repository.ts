@@ -147,12 +147,7 @@ export async function listCandidatesJson(q: Queryable, orgId: string, positionId
   return row ? row.json : null;
 }
 
-export async function findCandidate(
-  q: Queryable,
-  orgId: string,
-  positionId: string,
-  id: string,
-): Promise<CandidateRow | null> {
+export async function findCandidate(q: Queryable, orgId: string, positionId: string, id: string): Promise<CandidateRow | null> {
   const [row] = await q
     .select()
     .from(candidates)

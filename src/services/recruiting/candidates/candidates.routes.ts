@@ -81,7 +81,8 @@ export const candidateRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext
       schema: {
         ...common,
         summary: "Get a candidate",
-        description: "One candidate of the position, with the score and feedback of their graded interview; 404 when the candidate is not the position's.",
+        description:
+          "One candidate of the position, with the score and feedback of their graded interview; 404 when the candidate is not the position's.",
         params: CandidateParamsSchema,
         response: responses(CandidateSchema, 401, 403, 404, 422),
       },

@@ -52,9 +52,7 @@ export async function updateCandidate(
   candidateId: string,
   body: CandidateUpdate,
 ): Promise<CandidateRow | null> {
-  return asConflict("Candidate not updated", () =>
-    updateCandidateColumns(q, orgId, positionId, candidateId, candidateColumns(body)),
-  );
+  return asConflict("Candidate not updated", () => updateCandidateColumns(q, orgId, positionId, candidateId, candidateColumns(body)));
 }
 
 /**

@@ -51,7 +51,7 @@ function allowedTypes(schema: JsonSchema): string[] | null {
   if (schema.type !== undefined) return Array.isArray(schema.type) ? schema.type : [schema.type];
   if (schema.anyOf) {
     const all = schema.anyOf.map(allowedTypes);
-    return all.some((t) => t === null) ? null : all.flat() as string[];
+    return all.some((t) => t === null) ? null : (all.flat() as string[]);
   }
   return null; // untyped: nothing to say
 }
@@ -82,9 +82,7 @@ export function strictIssues(schema: JsonSchema, value: unknown, loc: (string | 
   }
   if (actual === "object" && branch.properties) {
     const props = branch.properties;
-    return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) =>
-      props[k] ? strictIssues(props[k], v, [...loc, k]) : [],
-    );
+    return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => (props[k] ? strictIssues(props[k], v, [...loc, k]) : []));
   }
   return [];
 }

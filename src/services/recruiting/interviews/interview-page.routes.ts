@@ -26,42 +26,44 @@ export type InterviewPageOptions = {
  * plain 404, the same as malformed ones.
  */
 export const interviewPageRoutes: FastifyPluginAsync<InterviewPageOptions> = async (app, { ctx, ownBase, redirectBase }) => {
-  app.get(
-    "/interview/:token",
-    { schema: { hide: true, params: Type.Object({ token: Type.String() }) } },
-    async (request, reply) => {
-      const { token } = request.params as { token: string };
-      if (!TOKEN.test(token)) throw notFound("No interview at this link");
-      const links = [...new Set([`${ownBase}/${token}`, `${ctx.interviewBaseUrl.replace(/\/+$/, "")}/${token}`])];
-      const [row] = await ctx.db
-        .select({
-          status: interviews.status,
-          candidateName: candidates.name,
-          name: positions.name,
-          department: positions.department,
-          location: positions.location,
-          roleDescription: positions.roleDescription,
-          acceptedLanguages: positions.acceptedLanguages,
-        })
-        .from(interviews)
-        .innerJoin(candidates, eq(candidates.id, interviews.candidateId))
-        .innerJoin(positions, eq(positions.id, candidates.positionId))
-        .where(inArray(interviews.interviewLink, links))
-        .limit(1);
-      if (!row) throw notFound("No interview at this link");
-      // A link is a bearer secret: never cached, never sent on as a referrer, never indexed.
-      reply
-        .header("cache-control", "no-store")
-        .header("referrer-policy", "no-referrer")
-        .header("x-robots-tag", "noindex")
-        .header("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'");
-      if (redirectBase) return reply.redirect(`${redirectBase}/${token}`, 302);
-      const data: InterviewPageData = {
-        candidateName: row.candidateName,
-        status: row.status as InterviewStatus,
-        position: { name: row.name, department: row.department, location: row.location, roleDescription: row.roleDescription, acceptedLanguages: row.acceptedLanguages },
-      };
-      return reply.type("text/html; charset=utf-8").send(interviewPage(data));
-    },
-  );
+  app.get("/interview/:token", { schema: { hide: true, params: Type.Object({ token: Type.String() }) } }, async (request, reply) => {
+    const { token } = request.params as { token: string };
+    if (!TOKEN.test(token)) throw notFound("No interview at this link");
+    const links = [...new Set([`${ownBase}/${token}`, `${ctx.interviewBaseUrl.replace(/\/+$/, "")}/${token}`])];
+    const [row] = await ctx.db
+      .select({
+        status: interviews.status,
+        candidateName: candidates.name,
+        name: positions.name,
+        department: positions.department,
+        location: positions.location,
+        roleDescription: positions.roleDescription,
+        acceptedLanguages: positions.acceptedLanguages,
+      })
+      .from(interviews)
+      .innerJoin(candidates, eq(candidates.id, interviews.candidateId))
+      .innerJoin(positions, eq(positions.id, candidates.positionId))
+      .where(inArray(interviews.interviewLink, links))
+      .limit(1);
+    if (!row) throw notFound("No interview at this link");
+    // A link is a bearer secret: never cached, never sent on as a referrer, never indexed.
+    reply
+      .header("cache-control", "no-store")
+      .header("referrer-policy", "no-referrer")
+      .header("x-robots-tag", "noindex")
+      .header("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'");
+    if (redirectBase) return reply.redirect(`${redirectBase}/${token}`, 302);
+    const data: InterviewPageData = {
+      candidateName: row.candidateName,
+      status: row.status as InterviewStatus,
+      position: {
+        name: row.name,
+        department: row.department,
+        location: row.location,
+        roleDescription: row.roleDescription,
+        acceptedLanguages: row.acceptedLanguages,
+      },
+    };
+    return reply.type("text/html; charset=utf-8").send(interviewPage(data));
+  });
 };

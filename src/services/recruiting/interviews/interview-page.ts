@@ -9,7 +9,13 @@ import { escapeHtml } from "../../../shared/http/html.js";
 export type InterviewPageData = {
   candidateName: string;
   status: InterviewStatus;
-  position: { name: string; department: string | null; location: string | null; roleDescription: string | null; acceptedLanguages: string[] };
+  position: {
+    name: string;
+    department: string | null;
+    location: string | null;
+    roleDescription: string | null;
+    acceptedLanguages: string[];
+  };
 };
 
 const esc = escapeHtml;
@@ -17,10 +23,19 @@ const esc = escapeHtml;
 /** Where the interview stands, in the candidate's terms. */
 const STATE: Record<InterviewStatus, { label: string; text: string }> = {
   not_started: { label: "Ready when you are", text: "Your interview has not started yet. You can take it whenever it suits you." },
-  errored: { label: "Interrupted", text: "Your last attempt was interrupted by a technical problem. You can start again; nothing is held against you." },
-  cancelled: { label: "Cancelled", text: "This interview was cancelled. If you think this is a mistake, reply to the email that brought you here." },
+  errored: {
+    label: "Interrupted",
+    text: "Your last attempt was interrupted by a technical problem. You can start again; nothing is held against you.",
+  },
+  cancelled: {
+    label: "Cancelled",
+    text: "This interview was cancelled. If you think this is a mistake, reply to the email that brought you here.",
+  },
   completed: { label: "Completed", text: "Thank you: your interview is complete and is being reviewed. The hiring team will contact you." },
-  graded: { label: "Reviewed", text: "Thank you: your interview has been reviewed and the hiring team has the results. They will contact you about next steps." },
+  graded: {
+    label: "Reviewed",
+    text: "Thank you: your interview has been reviewed and the hiring team has the results. They will contact you about next steps.",
+  },
 };
 
 const LANGUAGE_NAMES = new Intl.DisplayNames(["en"], { type: "language" });
@@ -40,7 +55,10 @@ h1{font-size:22px;margin:0 0 4px}.meta{color:#666;margin:0 0 16px}.state{border-
 export function interviewPage(data: InterviewPageData): string {
   const { position } = data;
   const state = STATE[data.status];
-  const meta = [position.department, position.location].filter((v): v is string => !!v).map(esc).join(" · ");
+  const meta = [position.department, position.location]
+    .filter((v): v is string => !!v)
+    .map(esc)
+    .join(" · ");
   const languages = position.acceptedLanguages.length ? position.acceptedLanguages.map(languageName).map(esc).join(", ") : null;
   const firstName = data.candidateName.trim().split(/\s+/)[0] ?? "";
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">

@@ -87,11 +87,7 @@ export async function findInterview(
   return found?.interview ?? null;
 }
 
-export async function updateInterviewColumns(
-  q: Queryable,
-  id: string,
-  columns: Partial<InterviewInsert>,
-): Promise<InterviewRow> {
+export async function updateInterviewColumns(q: Queryable, id: string, columns: Partial<InterviewInsert>): Promise<InterviewRow> {
   const [row] = await q
     .update(interviews)
     .set({ ...columns, updatedAt: sql`now()` })

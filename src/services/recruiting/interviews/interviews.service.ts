@@ -31,12 +31,7 @@ export type CandidateRef = { orgId: string; positionId: string; candidateId: str
  * Applies the runner's report under a row lock: checks the transition, stores the fields sent, and
  * when the interview is graded makes the candidate's score, feedback and completed_at follow it.
  */
-export async function reportInterview(
-  db: Db,
-  hooks: RecruitingHooks,
-  ref: CandidateRef,
-  body: InterviewUpdate,
-): Promise<InterviewRow> {
+export async function reportInterview(db: Db, hooks: RecruitingHooks, ref: CandidateRef, body: InterviewUpdate): Promise<InterviewRow> {
   return db.transaction(async (tx) => {
     const current = await findInterview(tx, ref.orgId, ref.positionId, ref.candidateId, true);
     if (!current) throw notFound("Candidate not found");

@@ -27,9 +27,6 @@ export const interviews = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [
-    uniqueIndex("interviews_candidate_key").on(t.candidateId),
-    uniqueIndex("interviews_link_key").on(t.interviewLink),
-  ],
+  (t) => [uniqueIndex("interviews_candidate_key").on(t.candidateId), uniqueIndex("interviews_link_key").on(t.interviewLink)],
 );
 export type InterviewRow = typeof interviews.$inferSelect;

@@ -12,7 +12,8 @@ export const orgRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ["organization"],
         summary: "The caller's organization id",
-        description: "The `org_id` claim of the access token: the `{org_id}` every other path of this API takes. 403 when the token carries none.",
+        description:
+          "The `org_id` claim of the access token: the `{org_id}` every other path of this API takes. 403 when the token carries none.",
         security: [{ bearer: [] }],
         response: { 200: OrgIdResponseSchema, 401: errorResponses[401], 403: errorResponses[403] },
       },

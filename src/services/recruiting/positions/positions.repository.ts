@@ -121,12 +121,7 @@ export async function listPositions(
 }
 
 /** Sets only the fields present in `body` in one statement (so parallel updates of different fields both land). */
-export async function updatePosition(
-  q: Queryable,
-  orgId: string,
-  id: string,
-  body: PositionUpdate,
-): Promise<PositionRow | null> {
+export async function updatePosition(q: Queryable, orgId: string, id: string, body: PositionUpdate): Promise<PositionRow | null> {
   const [row] = await q
     .update(positions)
     .set({ ...positionColumns(body), updatedAt: sql`now()` })

@@ -67,7 +67,8 @@ export const positionRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext 
       schema: {
         ...common,
         summary: "Get a position",
-        description: "One position of the organization; 404 when it does not exist or belongs to another organization. Its candidates are at `GET /org/{org_id}/positions/{position_id}/` (plural, with a trailing slash).",
+        description:
+          "One position of the organization; 404 when it does not exist or belongs to another organization. Its candidates are at `GET /org/{org_id}/positions/{position_id}/` (plural, with a trailing slash).",
         params: PositionParamsSchema,
         response: responses(PositionSchema, 401, 403, 404, 422),
       },

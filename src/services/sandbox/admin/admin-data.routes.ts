@@ -19,7 +19,10 @@ function stageOf(data: Dataset, job: JobRow, pick: { stage_id?: string | undefin
   const stage = pick.stage_id
     ? data.stageOfJob(job, pick.stage_id)
     : job.stageIds.map((id) => data.stages.get(id)!).find((s) => s.name.toLowerCase() === pick.stage_name?.toLowerCase());
-  if (!stage) throw inputInvalid(`No stage ${JSON.stringify(pick.stage_id ?? pick.stage_name)} on job ${job.id}; its stages: ${job.stageIds.map((id) => data.stages.get(id)!.name).join(", ")}`);
+  if (!stage)
+    throw inputInvalid(
+      `No stage ${JSON.stringify(pick.stage_id ?? pick.stage_name)} on job ${job.id}; its stages: ${job.stageIds.map((id) => data.stages.get(id)!.name).join(", ")}`,
+    );
   return stage;
 }
 
@@ -31,32 +34,40 @@ export function registerAdminDataRoutes(app: App, ctx: SandboxContext): void {
     return reply.status(201).send(renderJob(integration.data, job));
   });
 
-  app.post("/sandbox/integrations/:id/applications", { schema: { params: IntegrationParams, body: AdminApplicationSchema } }, async (request, reply) => {
-    const integration = findIntegration(ctx, request.params.id);
-    const data = integration.data;
-    const body = request.body;
-    const job = data.jobs.get(body.job_id);
-    if (!job || job.deletedAt !== null) throw recordNotFound("job", body.job_id);
-    const stage = body.stage_id || body.stage_name ? stageOf(data, job, body) : data.stages.get(job.stageIds[0]!)!;
-    try {
-      const created = createApplication(data, job, { candidate: body.candidate, stage, source: body.source });
-      announceChange(ctx, integration, ["ats_applications", "ats_candidates"]);
-      return reply.status(201).send(renderApplication(data, created));
-    } catch (err) {
-      if (err instanceof WriteConflict) throw new SandboxError(409, "ATS.APPLICATION_ALREADY_EXISTS", err.message);
-      throw err;
-    }
-  });
+  app.post(
+    "/sandbox/integrations/:id/applications",
+    { schema: { params: IntegrationParams, body: AdminApplicationSchema } },
+    async (request, reply) => {
+      const integration = findIntegration(ctx, request.params.id);
+      const data = integration.data;
+      const body = request.body;
+      const job = data.jobs.get(body.job_id);
+      if (!job || job.deletedAt !== null) throw recordNotFound("job", body.job_id);
+      const stage = body.stage_id || body.stage_name ? stageOf(data, job, body) : data.stages.get(job.stageIds[0]!)!;
+      try {
+        const created = createApplication(data, job, { candidate: body.candidate, stage, source: body.source });
+        announceChange(ctx, integration, ["ats_applications", "ats_candidates"]);
+        return reply.status(201).send(renderApplication(data, created));
+      } catch (err) {
+        if (err instanceof WriteConflict) throw new SandboxError(409, "ATS.APPLICATION_ALREADY_EXISTS", err.message);
+        throw err;
+      }
+    },
+  );
 
-  app.put("/sandbox/integrations/:id/applications/:app_id/stage", { schema: { params: ApplicationParams, body: AdminMoveSchema } }, async (request) => {
-    const integration = findIntegration(ctx, request.params.id);
-    const data = integration.data;
-    const application = data.applications.get(request.params.app_id);
-    if (!application) throw recordNotFound("application", request.params.app_id);
-    data.moveToStage(application, stageOf(data, data.jobs.get(application.jobId)!, request.body));
-    announceChange(ctx, integration, ["ats_applications"]);
-    return renderApplication(data, application);
-  });
+  app.put(
+    "/sandbox/integrations/:id/applications/:app_id/stage",
+    { schema: { params: ApplicationParams, body: AdminMoveSchema } },
+    async (request) => {
+      const integration = findIntegration(ctx, request.params.id);
+      const data = integration.data;
+      const application = data.applications.get(request.params.app_id);
+      if (!application) throw recordNotFound("application", request.params.app_id);
+      data.moveToStage(application, stageOf(data, data.jobs.get(application.jobId)!, request.body));
+      announceChange(ctx, integration, ["ats_applications"]);
+      return renderApplication(data, application);
+    },
+  );
 
   app.get("/sandbox/integrations/:id/applications/:app_id", { schema: { params: ApplicationParams } }, async (request) => {
     const integration = findIntegration(ctx, request.params.id);

@@ -46,7 +46,10 @@ export function registerAdminIntegrationRoutes(app: App, ctx: SandboxContext): v
 
   app.get("/sandbox/integrations/:id", { schema: { params: IntegrationParams } }, async (request) => {
     const i = findIntegration(ctx, request.params.id);
-    return { ...integrationSummary(i), sync: { pending: i.sync.pending && { id: i.sync.pending.id, type: i.sync.pending.type }, history: i.sync.history } };
+    return {
+      ...integrationSummary(i),
+      sync: { pending: i.sync.pending && { id: i.sync.pending.id, type: i.sync.pending.type }, history: i.sync.history },
+    };
   });
 
   app.post("/sandbox/integrations", { schema: { body: CreateIntegrationSchema } }, async (request, reply) => {

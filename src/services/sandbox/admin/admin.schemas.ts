@@ -40,7 +40,9 @@ export const AdminJobSchema = Type.Object(
     name: Str(),
     department: Type.Optional(Str()),
     status: Type.Optional(Type.Union(["OPEN", "CLOSED", "DRAFT", "ARCHIVED"].map((s) => Type.Literal(s)))),
-    employment_type: Type.Optional(Type.Union(["FULL_TIME", "PART_TIME", "CONTRACT", "SEASONAL", "INTERNSHIP"].map((s) => Type.Literal(s)))),
+    employment_type: Type.Optional(
+      Type.Union(["FULL_TIME", "PART_TIME", "CONTRACT", "SEASONAL", "INTERNSHIP"].map((s) => Type.Literal(s))),
+    ),
     city: Type.Optional(Str()),
     country: Type.Optional(Str({ maxLength: 2, minLength: 2 })),
     stages: Type.Optional(Type.Array(Str(), { minItems: 1, maxItems: 30 })),

@@ -30,7 +30,14 @@ export function registerFileRoutes(app: App, ctx: SandboxContext): void {
 
   app.get(
     "/sandbox/assets/:tool/:file",
-    { schema: { params: Type.Object({ tool: Type.String(), file: Type.Union(["logo.svg", "icon.svg", "icon-black.svg"].map((f) => Type.Literal(f))) }) } },
+    {
+      schema: {
+        params: Type.Object({
+          tool: Type.String(),
+          file: Type.Union(["logo.svg", "icon.svg", "icon-black.svg"].map((f) => Type.Literal(f))),
+        }),
+      },
+    },
     async (request, reply) => {
       const tool = TOOLS.find((t) => t.id === request.params.tool);
       if (!tool) throw notFound();

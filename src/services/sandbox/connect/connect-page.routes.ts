@@ -43,7 +43,11 @@ export function registerConnectPageRoutes(app: App, ctx: SandboxContext): void {
     const found = ctx.store.link(request.params.token);
     reply.header("cache-control", "no-store").header("referrer-policy", "no-referrer").type("text/html; charset=utf-8");
     if ("error" in found) return reply.status(LINK_PROBLEM[found.error][0]).send(linkProblemPage(found.error));
-    return connectPage(request.params.token, found.grant, TOOLS.filter((t) => t.category === found.grant.category));
+    return connectPage(
+      request.params.token,
+      found.grant,
+      TOOLS.filter((t) => t.category === found.grant.category),
+    );
   });
 
   app.post("/connect/link/:token/confirm", { schema: { params: TokenParams, body: ChoiceBody } }, async (request) => {

@@ -67,6 +67,10 @@ document.getElementById("fail").addEventListener("click", async () => {
 }
 
 export function linkProblemPage(problem: "unknown" | "expired" | "used"): string {
-  const text = { unknown: "This link is not valid.", expired: "This link has expired. Ask for a new one.", used: "This link was already used." }[problem];
+  const text = {
+    unknown: "This link is not valid.",
+    expired: "This link has expired. Ask for a new one.",
+    used: "This link was already used.",
+  }[problem];
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Link problem · Hirebridge sandbox</title><style>${STYLE}</style></head><body><main><h1>${esc(text)}</h1></main></body></html>`;
 }

@@ -49,20 +49,40 @@ export function generateDataset(opts: GenerateOptions): Dataset {
     const firstName = rnd.pick(FIRST_NAMES);
     const lastName = rnd.pick(LAST_NAMES);
     users.push({
-      id: rnd.id(), remoteId: String(5000 + i), firstName, lastName,
+      id: rnd.id(),
+      remoteId: String(5000 + i),
+      firstName,
+      lastName,
       email: `${slug(firstName)}.${slug(lastName)}${i}@hiring.example.com`,
-      active: rnd.chance(0.92), admin: i === 0,
-      changedAt: seen(anchor - rnd.int(1, 300) * DAY), deletedAt: null, seq: 0,
+      active: rnd.chance(0.92),
+      admin: i === 0,
+      changedAt: seen(anchor - rnd.int(1, 300) * DAY),
+      deletedAt: null,
+      seq: 0,
     });
   }
   data.users.load(users);
 
-  data.tags.load(TAG_NAMES.map((name, i) => ({
-    id: rnd.id(), remoteId: String(700 + i), name, changedAt: seen(anchor - rnd.int(100, 400) * DAY), deletedAt: null, seq: 0,
-  })));
-  data.rejectionReasons.load(REJECTION_REASONS.map((name, i) => ({
-    id: rnd.id(), remoteId: String(900 + i), name, changedAt: seen(anchor - rnd.int(100, 400) * DAY), deletedAt: null, seq: 0,
-  })));
+  data.tags.load(
+    TAG_NAMES.map((name, i) => ({
+      id: rnd.id(),
+      remoteId: String(700 + i),
+      name,
+      changedAt: seen(anchor - rnd.int(100, 400) * DAY),
+      deletedAt: null,
+      seq: 0,
+    })),
+  );
+  data.rejectionReasons.load(
+    REJECTION_REASONS.map((name, i) => ({
+      id: rnd.id(),
+      remoteId: String(900 + i),
+      name,
+      changedAt: seen(anchor - rnd.int(100, 400) * DAY),
+      deletedAt: null,
+      seq: 0,
+    })),
+  );
 
   const jobs: JobRow[] = [];
   const stages: StageRow[] = [];
@@ -75,27 +95,50 @@ export function generateDataset(opts: GenerateOptions): Dataset {
     const status = i < 3 ? "OPEN" : rnd.weighted(["OPEN", "CLOSED", "DRAFT", "ARCHIVED"] as const, [80, 10, 5, 5]);
     const salaryFrom = rnd.int(35, 110) * 1000;
     const job: JobRow = {
-      id: rnd.id(), remoteId: String(40000 + i), name: title.name, jobCode: `JOB-${1000 + i}`,
+      id: rnd.id(),
+      remoteId: String(40000 + i),
+      name: title.name,
+      jobCode: `JOB-${1000 + i}`,
       description: `<p>We are looking for a ${title.name} to join our ${title.department} team.</p>`,
-      department: title.department, category: title.category,
-      employmentType: rnd.pick(EMPLOYMENT_TYPES), status, visibility: rnd.weighted(["PUBLIC", "INTERNAL"] as const, [85, 15]),
+      department: title.department,
+      category: title.category,
+      employmentType: rnd.pick(EMPLOYMENT_TYPES),
+      status,
+      visibility: rnd.weighted(["PUBLIC", "INTERNAL"] as const, [85, 15]),
       remoteWorkStatus: rnd.pick(["REMOTE", "HYBRID", "ON_SITE"] as const),
-      city: rnd.pick(CITIES), country: place.country, salaryFrom, salaryTo: salaryFrom + rnd.int(10, 40) * 1000,
-      weeklyHours: 40, experienceLevel: title.level,
-      openedAt: createdAt + rnd.int(0, 3) * DAY, closedAt: status === "CLOSED" || status === "ARCHIVED" ? anchor - rnd.int(1, 15) * DAY : null,
-      createdAt, updatedAt: seen(createdAt + rnd.int(1, 19) * DAY), stageIds: [],
+      city: rnd.pick(CITIES),
+      country: place.country,
+      salaryFrom,
+      salaryTo: salaryFrom + rnd.int(10, 40) * 1000,
+      weeklyHours: 40,
+      experienceLevel: title.level,
+      openedAt: createdAt + rnd.int(0, 3) * DAY,
+      closedAt: status === "CLOSED" || status === "ARCHIVED" ? anchor - rnd.int(1, 15) * DAY : null,
+      createdAt,
+      updatedAt: seen(createdAt + rnd.int(1, 19) * DAY),
+      stageIds: [],
       hiringTeam: [
         { userId: rnd.pick(users).id, role: "RECRUITER" },
         { userId: rnd.pick(users).id, role: "HIRING_MANAGER" },
       ],
-      changedAt: 0, deletedAt: i > 3 && rnd.chance(0.01) ? anchor - rnd.int(1, 10) * DAY : null, seq: 0,
+      changedAt: 0,
+      deletedAt: i > 3 && rnd.chance(0.01) ? anchor - rnd.int(1, 10) * DAY : null,
+      seq: 0,
     };
     job.changedAt = job.updatedAt;
     const pipeline = rnd.pick(PIPELINES);
-    const own = pipeline.map((name, index): StageRow => ({
-      id: rnd.id(), remoteId: `${job.remoteId}-${index + 1}`, jobId: job.id, name, index,
-      changedAt: job.updatedAt, deletedAt: null, seq: 0,
-    }));
+    const own = pipeline.map(
+      (name, index): StageRow => ({
+        id: rnd.id(),
+        remoteId: `${job.remoteId}-${index + 1}`,
+        jobId: job.id,
+        name,
+        index,
+        changedAt: job.updatedAt,
+        deletedAt: null,
+        seq: 0,
+      }),
+    );
     job.stageIds = own.map((s) => s.id);
     jobStages.set(job.id, own);
     stages.push(...own);
@@ -123,13 +166,24 @@ export function generateDataset(opts: GenerateOptions): Dataset {
       const lastName = rnd.pick(LAST_NAMES);
       const place = rnd.pick(COUNTRIES);
       candidate = {
-        id: rnd.id(), remoteId: String(200000 + candidates.length), firstName, lastName,
+        id: rnd.id(),
+        remoteId: String(200000 + candidates.length),
+        firstName,
+        lastName,
         email: `${slug(firstName)}.${slug(lastName)}.${candidates.length}@${rnd.pick(["example.com", "example.org", "example.net"])}`,
         phone: rnd.chance(0.7) ? `+49 15${rnd.int(1, 9)} ${rnd.int(1000000, 9999999)}` : null,
-        company: rnd.chance(0.6) ? rnd.pick(COMPANIES) : null, title: rnd.chance(0.6) ? rnd.pick(JOB_TITLES).name : null,
-        city: rnd.pick(CITIES), country: place.country, source: rnd.pick(SOURCES),
-        createdAt, updatedAt: createdAt, tagIds: rnd.chance(0.3) ? [rnd.pick(tagIds)] : [], applicationIds: [],
-        changedAt: createdAt, deletedAt: null, seq: 0,
+        company: rnd.chance(0.6) ? rnd.pick(COMPANIES) : null,
+        title: rnd.chance(0.6) ? rnd.pick(JOB_TITLES).name : null,
+        city: rnd.pick(CITIES),
+        country: place.country,
+        source: rnd.pick(SOURCES),
+        createdAt,
+        updatedAt: createdAt,
+        tagIds: rnd.chance(0.3) ? [rnd.pick(tagIds)] : [],
+        applicationIds: [],
+        changedAt: createdAt,
+        deletedAt: null,
+        seq: 0,
       };
       candidates.push(candidate);
     }
@@ -137,11 +191,21 @@ export function generateDataset(opts: GenerateOptions): Dataset {
     const updatedAt = seen(between(createdAt, anchor));
     const outcome = stage.name === "Hired" ? "HIRED" : stage.name === "Rejected" ? "DECLINED" : "PENDING";
     const app: ApplicationRow = {
-      id: rnd.id(), remoteId: String(300000 + i), jobId: job.id, candidateId: candidate.id, stageId: stage.id, outcome,
+      id: rnd.id(),
+      remoteId: String(300000 + i),
+      jobId: job.id,
+      candidateId: candidate.id,
+      stageId: stage.id,
+      outcome,
       rejectionReasonId: outcome === "DECLINED" ? rnd.pick(reasonIds) : null,
       rejectedAt: outcome === "DECLINED" ? updatedAt : null,
-      createdAt, updatedAt, interviewIds: [], offerIds: [],
-      changedAt: updatedAt, deletedAt: rnd.chance(0.01) ? updatedAt : null, seq: 0,
+      createdAt,
+      updatedAt,
+      interviewIds: [],
+      offerIds: [],
+      changedAt: updatedAt,
+      deletedAt: rnd.chance(0.01) ? updatedAt : null,
+      seq: 0,
     };
     candidate.applicationIds.push(app.id);
     appJob.set(app.id, job.id);
@@ -157,7 +221,12 @@ export function generateDataset(opts: GenerateOptions): Dataset {
 
 /** ATS interviews for applications at or past an interview stage; offers at Offer/Hired. */
 function generateInterviewsAndOffers(
-  data: Dataset, rnd: Random, jobStages: Map<string, StageRow[]>, users: UserRow[], seen: (t: number) => number, anchor: number,
+  data: Dataset,
+  rnd: Random,
+  jobStages: Map<string, StageRow[]>,
+  users: UserRow[],
+  seen: (t: number) => number,
+  anchor: number,
 ): void {
   const interviews: InterviewRow[] = [];
   const offers: OfferRow[] = [];
@@ -171,21 +240,39 @@ function generateInterviewsAndOffers(
     if (s && (past || (s.name !== "AI Interview" && INTERVIEW_STAGE.test(s.name)))) {
       const startingAt = between(rnd, app.createdAt, app.updatedAt);
       const interview: InterviewRow = {
-        id: rnd.id(), remoteId: String(600000 + interviews.length), applicationId: app.id, jobId: app.jobId, stageId: s.id,
-        title: s.name, startingAt, endingAt: startingAt + 45 * 60_000,
-        city: rnd.chance(0.3) ? "Berlin" : null, videoUrl: rnd.chance(0.7) ? `https://meet.example.com/${rnd.id().slice(0, 10)}` : null,
-        canceled: rnd.chance(0.05), userIds: [rnd.pick(users).id], createdAt: startingAt - DAY, updatedAt: startingAt,
-        changedAt: app.changedAt, deletedAt: null, seq: 0,
+        id: rnd.id(),
+        remoteId: String(600000 + interviews.length),
+        applicationId: app.id,
+        jobId: app.jobId,
+        stageId: s.id,
+        title: s.name,
+        startingAt,
+        endingAt: startingAt + 45 * 60_000,
+        city: rnd.chance(0.3) ? "Berlin" : null,
+        videoUrl: rnd.chance(0.7) ? `https://meet.example.com/${rnd.id().slice(0, 10)}` : null,
+        canceled: rnd.chance(0.05),
+        userIds: [rnd.pick(users).id],
+        createdAt: startingAt - DAY,
+        updatedAt: startingAt,
+        changedAt: app.changedAt,
+        deletedAt: null,
+        seq: 0,
       };
       interviews.push(interview);
       app.interviewIds.push(interview.id);
     }
     if (stage.name === "Offer" || stage.name === "Hired") {
       const offer: OfferRow = {
-        id: rnd.id(), remoteId: String(800000 + offers.length), applicationId: app.id,
+        id: rnd.id(),
+        remoteId: String(800000 + offers.length),
+        applicationId: app.id,
         status: stage.name === "Hired" ? "ACCEPTED" : rnd.pick(["DRAFT", "APPROVED", "SENT"] as const),
-        startDate: anchor + rnd.int(14, 90) * DAY, createdAt: app.updatedAt, updatedAt: app.updatedAt,
-        changedAt: seen(app.changedAt), deletedAt: null, seq: 0,
+        startDate: anchor + rnd.int(14, 90) * DAY,
+        createdAt: app.updatedAt,
+        updatedAt: app.updatedAt,
+        changedAt: seen(app.changedAt),
+        deletedAt: null,
+        seq: 0,
       };
       offers.push(offer);
       app.offerIds.push(offer.id);
@@ -200,5 +287,10 @@ function between(rnd: Random, from: number, to: number): number {
 }
 
 function slug(s: string): string {
-  return s.normalize("NFKD").replace(/[^A-Za-z]/g, "").toLowerCase() || "x";
+  return (
+    s
+      .normalize("NFKD")
+      .replace(/[^A-Za-z]/g, "")
+      .toLowerCase() || "x"
+  );
 }

@@ -40,7 +40,11 @@ export const ATS_WRITE_ACTIONS: readonly { id: string; label: string; fields: st
   { id: "ats_add_application_result_link", label: "Add result link to application", fields: ["label", "url"] },
   { id: "ats_add_candidate_tag", label: "Add tag to candidate", fields: ["tag.name"] },
   { id: "ats_remove_candidate_tag", label: "Remove tag from candidate", fields: ["tag.name"] },
-  { id: "ats_create_application", label: "Create application", fields: ["candidate.first_name", "candidate.last_name", "candidate.email_address"] },
+  {
+    id: "ats_create_application",
+    label: "Create application",
+    fields: ["candidate.first_name", "candidate.last_name", "candidate.email_address"],
+  },
 ];
 
 export function assetUrls(origin: string, toolId: string) {

@@ -52,16 +52,38 @@ export const COUNTRIES: readonly { country: string; currency: string }[] = [
 export const SOURCES = ["LinkedIn", "Company Website", "Referral", "Indeed", "Agency", "StepStone", "Career Fair"];
 
 export const TAG_NAMES = [
-  "Top Talent", "Relocation", "Visa Required", "Silver Medalist", "Remote Only", "Internal",
-  "Re-apply", "Fast Track", "Bilingual", "Former Employee",
+  "Top Talent",
+  "Relocation",
+  "Visa Required",
+  "Silver Medalist",
+  "Remote Only",
+  "Internal",
+  "Re-apply",
+  "Fast Track",
+  "Bilingual",
+  "Former Employee",
 ];
 
 export const REJECTION_REASONS = [
-  "Insufficient experience", "Salary expectations too high", "Position filled", "Withdrew application",
-  "Failed assessment", "Culture add not evident", "Location mismatch", "No response from candidate",
+  "Insufficient experience",
+  "Salary expectations too high",
+  "Position filled",
+  "Withdrew application",
+  "Failed assessment",
+  "Culture add not evident",
+  "Location mismatch",
+  "No response from candidate",
 ];
 
 export const COMPANIES = [
-  "Acme GmbH", "Globex", "Initech", "Umbrella Logistics", "Stark Industries", "Wayne Enterprises",
-  "Hooli", "Vandelay Industries", "Soylent Corp", "Tyrell Systems",
+  "Acme GmbH",
+  "Globex",
+  "Initech",
+  "Umbrella Logistics",
+  "Stark Industries",
+  "Wayne Enterprises",
+  "Hooli",
+  "Vandelay Industries",
+  "Soylent Corp",
+  "Tyrell Systems",
 ];

@@ -74,7 +74,11 @@ function plain(schema: unknown): unknown {
   const nulls = branches.filter((b) => b["type"] === "null");
   const others = branches.filter((b) => !literals.includes(b) && !nulls.includes(b));
   if (literals.length && !others.length) {
-    return { ...rest, type: nulls.length ? ["string", "null"] : "string", enum: [...literals.map((b) => b["const"]), ...(nulls.length ? [null] : [])] };
+    return {
+      ...rest,
+      type: nulls.length ? ["string", "null"] : "string",
+      enum: [...literals.map((b) => b["const"]), ...(nulls.length ? [null] : [])],
+    };
   }
   const [other] = others;
   if (nulls.length === 1 && others.length === 1 && other && typeof other["type"] === "string") {

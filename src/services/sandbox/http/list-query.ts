@@ -22,7 +22,10 @@ export type RawQuery = Record<string, unknown>;
 export function listParam(raw: unknown): string[] | undefined {
   if (raw === undefined || raw === null) return undefined;
   const joined = Array.isArray(raw) ? raw.map(String).join(",") : String(raw);
-  return joined.split(",").map((s) => s.trim()).filter(Boolean);
+  return joined
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 export function dateParam(raw: unknown, name: string): number | undefined {
@@ -44,7 +47,12 @@ export function listPage<T extends BaseRow, R>(
 }
 
 /** The page's rows and next cursor (for callers that serialize the rows themselves). */
-export function pageRows<T extends BaseRow>(collection: Collection<T>, query: RawQuery, spec: FilterSpec<T>, defaultPageSize = 100): Page<T> {
+export function pageRows<T extends BaseRow>(
+  collection: Collection<T>,
+  query: RawQuery,
+  spec: FilterSpec<T>,
+  defaultPageSize = 100,
+): Page<T> {
   const ignoreUnsupported = query["ignore_unsupported_filters"] === "true";
   if (!ignoreUnsupported && (spec.unsupported ?? []).some((name) => query[name] !== undefined)) {
     return { next: null, rows: [] };

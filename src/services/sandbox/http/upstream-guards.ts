@@ -69,18 +69,28 @@ function resolveIntegration(ctx: SandboxContext, request: FastifyRequest): Integ
   if (!integration) throw integrationNotFound(id);
   const isAts = request.url.startsWith("/v1/ats/");
   if (isAts && integration.category !== "ATS") {
-    throw new SandboxError(403, "INTEGRATION.MODEL_NOT_AVAILABLE", `Integration ${id} is a ${integration.category} integration; ATS models are not available.`);
+    throw new SandboxError(
+      403,
+      "INTEGRATION.MODEL_NOT_AVAILABLE",
+      `Integration ${id} is a ${integration.category} integration; ATS models are not available.`,
+    );
   }
   // The general endpoints (force-sync) only know PLATFORM.* codes; the integration's own state
   // errors are ATS codes, so they apply to /ats/* only.
   if (isAts) {
-    if (integration.status === "INACTIVE") throw new SandboxError(403, "INTEGRATION.INACTIVE", "The integration is inactive.", { title: "Integration inactive" });
+    if (integration.status === "INACTIVE")
+      throw new SandboxError(403, "INTEGRATION.INACTIVE", "The integration is inactive.", { title: "Integration inactive" });
     if (integration.status === "INVALID") {
-      throw new SandboxError(403, "INTEGRATION.AUTHENTICATION_INVALID", "The integration's credentials are invalid; relink it.", { title: "Integration credentials invalid" });
+      throw new SandboxError(403, "INTEGRATION.AUTHENTICATION_INVALID", "The integration's credentials are invalid; relink it.", {
+        title: "Integration credentials invalid",
+      });
     }
-    if (integration.setupStatus === "INCOMPLETE") throw new SandboxError(409, "INTEGRATION.SETUP_INCOMPLETE", "The integration's setup is incomplete.");
-    if (integration.setupStatus === "FINAL_SYNC_PENDING") throw new SandboxError(409, "INTEGRATION.SETUP_SYNC_PENDING", "The integration's first sync is still running.");
-    if (integration.qaStatus === "FAILED") throw new SandboxError(409, "INTEGRATION.QA_FAILED", "The integration failed its quality check.");
+    if (integration.setupStatus === "INCOMPLETE")
+      throw new SandboxError(409, "INTEGRATION.SETUP_INCOMPLETE", "The integration's setup is incomplete.");
+    if (integration.setupStatus === "FINAL_SYNC_PENDING")
+      throw new SandboxError(409, "INTEGRATION.SETUP_SYNC_PENDING", "The integration's first sync is still running.");
+    if (integration.qaStatus === "FAILED")
+      throw new SandboxError(409, "INTEGRATION.QA_FAILED", "The integration failed its quality check.");
   }
   return integration;
 }
@@ -101,4 +111,3 @@ function acquireSlot(ctx: SandboxContext, integration: Integration, reply: Fasti
     reply.header("concurrency-remaining", String(Math.max(0, limit - ctx.concurrency.inFlight(integration.id))));
   }
 }
-

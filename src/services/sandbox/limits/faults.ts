@@ -39,16 +39,24 @@ export class FaultInjector {
     request.log.info({ fault: kind }, "injecting fault");
     switch (kind) {
       case "500":
-        sendSandboxError(reply, new SandboxError(500, "PLATFORM.UNKNOWN_ERROR", "Injected fault: internal error.", { title: "Internal server error" }));
+        sendSandboxError(
+          reply,
+          new SandboxError(500, "PLATFORM.UNKNOWN_ERROR", "Injected fault: internal error.", { title: "Internal server error" }),
+        );
         return;
       case "503":
         // REMOTE.* exists only in the ATS error list; the general endpoints get the platform code.
         sendSandboxError(
           reply,
-          new SandboxError(503, atsScope ? "REMOTE.SERVICE_UNAVAILABLE" : "PLATFORM.UNKNOWN_ERROR", "Injected fault: service unavailable.", {
-            title: "Service unavailable",
-            headers: { "retry-after": "1" },
-          }),
+          new SandboxError(
+            503,
+            atsScope ? "REMOTE.SERVICE_UNAVAILABLE" : "PLATFORM.UNKNOWN_ERROR",
+            "Injected fault: service unavailable.",
+            {
+              title: "Service unavailable",
+              headers: { "retry-after": "1" },
+            },
+          ),
         );
         return;
       case "502":
@@ -65,7 +73,10 @@ export class FaultInjector {
         // this one must close itself after the answer or the close waits for keep-alive to expire.
         if (this.#closing) reply.header("connection", "close");
         if (!request.raw.socket.destroyed) {
-          sendSandboxError(reply, new SandboxError(504, "PLATFORM.TASK_TIMED_OUT", "Injected fault: the request timed out.", { title: "Timed out" }));
+          sendSandboxError(
+            reply,
+            new SandboxError(504, "PLATFORM.TASK_TIMED_OUT", "Injected fault: the request timed out.", { title: "Timed out" }),
+          );
         }
         return;
     }

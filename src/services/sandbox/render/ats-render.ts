@@ -3,24 +3,9 @@
  * (a candidate's tags inside an application) is always current. Jobs, applications and candidates
  * here; the records they reference in ats-reference-render.ts.
  */
-import type {
-  Application,
-  Candidate,
-  CreatedApplication,
-  Job,
-  JobRef,
-  StageRef,
-  TagRef,
-} from "../../../contracts/upstream/index.js";
+import type { Application, Candidate, CreatedApplication, Job, JobRef, StageRef, TagRef } from "../../../contracts/upstream/index.js";
 import type { Dataset } from "../store/dataset.js";
-import type {
-  ApplicationRow,
-  CandidateRow,
-  JobRow,
-  StageRow,
-  TagRow,
-  UserRow,
-} from "../store/rows.js";
+import type { ApplicationRow, CandidateRow, JobRow, StageRow, TagRow, UserRow } from "../store/rows.js";
 
 export const iso = (ms: number) => new Date(ms).toISOString();
 export const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
@@ -30,7 +15,10 @@ const stageRef = (s: StageRow | undefined): StageRef | null =>
   s ? { id: s.id, remote_id: s.remoteId, name: s.name, index: s.index } : null;
 export const jobRef = (j: JobRow | undefined): JobRef | null => (j ? { id: j.id, remote_id: j.remoteId, name: j.name } : null);
 const tagRefs = (data: Dataset, c: CandidateRow): TagRef[] =>
-  c.tagIds.map((id) => data.tags.get(id)).filter((t): t is TagRow => !!t).map((t) => ({ id: t.id, remote_id: t.remoteId, name: t.name }));
+  c.tagIds
+    .map((id) => data.tags.get(id))
+    .filter((t): t is TagRow => !!t)
+    .map((t) => ({ id: t.id, remote_id: t.remoteId, name: t.name }));
 const emails = (c: CandidateRow) => [{ email_address: c.email, type: "PRIVATE" }];
 const phones = (c: CandidateRow) => (c.phone ? [{ phone_number: c.phone, type: "MOBILE" }] : []);
 export const personRef = (c: CandidateRow | undefined) =>
@@ -91,7 +79,14 @@ export function renderJob(data: Dataset, j: JobRow): Job {
         last_name: u.lastName,
         email: u.email,
         hiring_team_roles: [m.role],
-        job_roles: [{ remote_id: m.role.toLowerCase(), remote_label: m.role === "RECRUITER" ? "Recruiter" : "Hiring Manager", scope: "JOB", unified_type: m.role }],
+        job_roles: [
+          {
+            remote_id: m.role.toLowerCase(),
+            remote_label: m.role === "RECRUITER" ? "Recruiter" : "Hiring Manager",
+            scope: "JOB",
+            unified_type: m.role,
+          },
+        ],
       })),
   };
 }
@@ -124,39 +119,75 @@ export function renderApplication(data: Dataset, a: ApplicationRow): Application
     ...applicationBase(data, a),
     candidate: c
       ? {
-          id: c.id, remote_id: c.remoteId, first_name: c.firstName, last_name: c.lastName,
-          email_addresses: emails(c), phone_numbers: phones(c), social_media: [],
-          source: c.source, remote_url: `${ATS_WEB}/candidates/${c.remoteId}`, tags: tagRefs(data, c),
+          id: c.id,
+          remote_id: c.remoteId,
+          first_name: c.firstName,
+          last_name: c.lastName,
+          email_addresses: emails(c),
+          phone_numbers: phones(c),
+          social_media: [],
+          source: c.source,
+          remote_url: `${ATS_WEB}/candidates/${c.remoteId}`,
+          tags: tagRefs(data, c),
         }
       : null,
-    interviews: a.interviewIds.map((id) => data.interviews.get(id)!).map((i) => ({
-      id: i.id, remote_id: i.remoteId, title: i.title, starting_at: iso(i.startingAt), ending_at: iso(i.endingAt),
-      location: i.city ? { city: i.city } : null, canceled: i.canceled,
-    })),
+    interviews: a.interviewIds
+      .map((id) => data.interviews.get(id)!)
+      .map((i) => ({
+        id: i.id,
+        remote_id: i.remoteId,
+        title: i.title,
+        starting_at: iso(i.startingAt),
+        ending_at: iso(i.endingAt),
+        location: i.city ? { city: i.city } : null,
+        canceled: i.canceled,
+      })),
     offers: a.offerIds.map((id) => data.offers.get(id)!).map((o) => ({ id: o.id, remote_id: o.remoteId, status: o.status })),
   };
 }
 
 function candidateBase(data: Dataset, c: CandidateRow): Omit<Candidate, "applications"> {
   return {
-    id: c.id, remote_id: c.remoteId, first_name: c.firstName, last_name: c.lastName, company: c.company, title: c.title,
-    confidential: false, source: c.source, phone_numbers: phones(c), email_addresses: emails(c), social_media: [],
-    location: { city: c.city, country: c.country }, custom_fields: {},
-    remote_url: `${ATS_WEB}/candidates/${c.remoteId}`, remote_created_at: iso(c.createdAt), remote_updated_at: iso(c.updatedAt),
-    changed_at: iso(c.changedAt), remote_deleted_at: isoOrNull(c.deletedAt), tags: tagRefs(data, c),
+    id: c.id,
+    remote_id: c.remoteId,
+    first_name: c.firstName,
+    last_name: c.lastName,
+    company: c.company,
+    title: c.title,
+    confidential: false,
+    source: c.source,
+    phone_numbers: phones(c),
+    email_addresses: emails(c),
+    social_media: [],
+    location: { city: c.city, country: c.country },
+    custom_fields: {},
+    remote_url: `${ATS_WEB}/candidates/${c.remoteId}`,
+    remote_created_at: iso(c.createdAt),
+    remote_updated_at: iso(c.updatedAt),
+    changed_at: iso(c.changedAt),
+    remote_deleted_at: isoOrNull(c.deletedAt),
+    tags: tagRefs(data, c),
   };
 }
 
 export function renderCandidate(data: Dataset, c: CandidateRow): Candidate {
   return {
     ...candidateBase(data, c),
-    applications: c.applicationIds.map((id) => data.applications.get(id)!).map((a) => ({
-      id: a.id, remote_id: a.remoteId, outcome: a.outcome,
-      rejection_reason_name: a.rejectionReasonId ? (data.rejectionReasons.get(a.rejectionReasonId)?.name ?? null) : null,
-      rejected_at: isoOrNull(a.rejectedAt), remote_url: `${ATS_WEB}/applications/${a.remoteId}`, changed_at: iso(a.changedAt),
-      remote_created_at: iso(a.createdAt), remote_updated_at: iso(a.updatedAt),
-      current_stage: stageRef(data.stages.get(a.stageId)), job: jobRef(data.jobs.get(a.jobId)),
-    })),
+    applications: c.applicationIds
+      .map((id) => data.applications.get(id)!)
+      .map((a) => ({
+        id: a.id,
+        remote_id: a.remoteId,
+        outcome: a.outcome,
+        rejection_reason_name: a.rejectionReasonId ? (data.rejectionReasons.get(a.rejectionReasonId)?.name ?? null) : null,
+        rejected_at: isoOrNull(a.rejectedAt),
+        remote_url: `${ATS_WEB}/applications/${a.remoteId}`,
+        changed_at: iso(a.changedAt),
+        remote_created_at: iso(a.createdAt),
+        remote_updated_at: iso(a.updatedAt),
+        current_stage: stageRef(data.stages.get(a.stageId)),
+        job: jobRef(data.jobs.get(a.jobId)),
+      })),
   };
 }
 

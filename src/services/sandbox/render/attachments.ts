@@ -37,7 +37,16 @@ export function attachmentsOf(data: Dataset, app: ApplicationRow): AttachmentRow
 
 export function renderAttachment(a: AttachmentRow, url: string): Attachment {
   const at = new Date(a.createdAt).toISOString();
-  return { type: a.type, id: a.id, remote_id: a.remoteId, data_url: url, file_name: a.fileName, content_type: a.contentType, remote_created_at: at, remote_updated_at: at };
+  return {
+    type: a.type,
+    id: a.id,
+    remote_id: a.remoteId,
+    data_url: url,
+    file_name: a.fileName,
+    content_type: a.contentType,
+    remote_created_at: at,
+    remote_updated_at: at,
+  };
 }
 
 /** A minimal valid PDF with one page of Helvetica text lines. */

@@ -20,24 +20,50 @@ export function renderIntegrationDetails(i: Integration, origin: string): Integr
     created_at: new Date(i.createdAt).toISOString(),
     beta: false,
     read_models: ATS_READ_MODELS.map((m) => ({
-      id: m.id, label: m.label, is_available: available, coverage_status: coverage, scope_config_setting: "ENABLED", opted_out_by_customer: false,
-      fields: m.fields.map((f) => ({ id: f, is_available: available, coverage_status: coverage, scope_config_setting: "ENABLED", opted_out_by_customer: false })),
+      id: m.id,
+      label: m.label,
+      is_available: available,
+      coverage_status: coverage,
+      scope_config_setting: "ENABLED",
+      opted_out_by_customer: false,
+      fields: m.fields.map((f) => ({
+        id: f,
+        is_available: available,
+        coverage_status: coverage,
+        scope_config_setting: "ENABLED",
+        opted_out_by_customer: false,
+      })),
     })),
     write_actions: ATS_WRITE_ACTIONS.map((a) => ({
-      id: a.id, label: a.label, is_available: available, coverage_status: coverage, scope_config_setting: "ENABLED", opted_out_by_customer: false,
+      id: a.id,
+      label: a.label,
+      is_available: available,
+      coverage_status: coverage,
+      scope_config_setting: "ENABLED",
+      opted_out_by_customer: false,
       fields: a.fields.map((f) => ({ id: f, is_available: available, coverage_status: coverage })),
     })),
   };
 }
 
 export const renderIntegrationField = (f: IntegrationFieldRow): IntegrationField => ({
-  id: f.id, key: f.key, model: f.model, type: f.type, label: f.label, is_passthrough_enabled: f.passthrough, is_writable: false,
+  id: f.id,
+  key: f.key,
+  model: f.model,
+  type: f.type,
+  label: f.label,
+  is_passthrough_enabled: f.passthrough,
+  is_writable: false,
 });
 
 export function renderCustomField(fields: FieldSet, c: CustomFieldRow): CustomField {
   const f = c.integrationFieldId ? fields.fields.get(c.integrationFieldId) : undefined;
   return {
-    id: c.id, key: c.key, model: c.model, label: c.label, description: c.description,
+    id: c.id,
+    key: c.key,
+    model: c.model,
+    label: c.label,
+    description: c.description,
     integration_field: f ? { id: f.id, key: f.key, type: f.type, label: f.label } : null,
   };
 }

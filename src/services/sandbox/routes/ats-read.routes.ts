@@ -26,14 +26,19 @@ import type { Collection } from "../store/collection.js";
 import type { Dataset } from "../store/dataset.js";
 import type { ApplicationRow, BaseRow, CandidateRow, InterviewRow, JobRow, OfferRow, StageRow, UserRow } from "../store/rows.js";
 
-const by = <T>(get: (row: T) => string | null) => (values: Set<string>) => (row: T) => {
-  const v = get(row);
-  return v !== null && values.has(v);
-};
-const byLower = <T>(get: (row: T) => string) => (values: Set<string>) => {
-  const lower = new Set([...values].map((v) => v.toLowerCase()));
-  return (row: T) => lower.has(get(row).toLowerCase());
-};
+const by =
+  <T>(get: (row: T) => string | null) =>
+  (values: Set<string>) =>
+  (row: T) => {
+    const v = get(row);
+    return v !== null && values.has(v);
+  };
+const byLower =
+  <T>(get: (row: T) => string) =>
+  (values: Set<string>) => {
+    const lower = new Set([...values].map((v) => v.toLowerCase()));
+    return (row: T) => lower.has(get(row).toLowerCase());
+  };
 const createdAfter = <T extends { createdAt: number }>(query: RawQuery, name = "remote_created_after") => {
   const after = dateParam(query[name], name);
   return after === undefined ? undefined : (row: T) => row.createdAt >= after;
@@ -113,7 +118,12 @@ const config = { upstream: { xi: true } };
 
 /** Serialized records per dataset and list (see http/json-cache.ts); gone with the dataset. */
 const caches = new WeakMap<Dataset, Map<string, unknown>>();
-function cacheFor<T extends BaseRow, S extends TSchema>(data: Dataset, name: string, render: (row: T) => Static<S>, schema: S): JsonCache<T, S> {
+function cacheFor<T extends BaseRow, S extends TSchema>(
+  data: Dataset,
+  name: string,
+  render: (row: T) => Static<S>,
+  schema: S,
+): JsonCache<T, S> {
   let byName = caches.get(data);
   if (!byName) {
     byName = new Map();
@@ -140,17 +150,75 @@ export function registerAtsReadRoutes(app: App, _ctx: SandboxContext): void {
       const query = request.query as RawQuery;
       const page = pageRows(collection(data), query, filters(data, query));
       const cache = cacheFor(data, path, render(data), record);
-      return reply.type("application/json; charset=utf-8").send(listEnvelope(page.next, page.rows.map((row) => cache.json(row))));
+      return reply.type("application/json; charset=utf-8").send(
+        listEnvelope(
+          page.next,
+          page.rows.map((row) => cache.json(row)),
+        ),
+      );
     });
 
-  list("/ats/applications", ApplicationSchema, (d) => d.applications, applicationFilters, (d) => (a) => renderApplication(d, a));
-  list("/ats/candidates", CandidateSchema, (d) => d.candidates, (d) => candidateFilters(d), (d) => (c) => renderCandidate(d, c));
-  list("/ats/jobs", JobSchema, (d) => d.jobs, (_d, q) => jobFilters(q), (d) => (j) => renderJob(d, j));
-  list("/ats/application-stages", ApplicationStageSchema, (d) => d.stages, () => stageFilters, () => renderStage);
-  list("/ats/tags", TagSchema, (d) => d.tags, () => noFilters, () => renderTag);
-  list("/ats/users", UserSchema, (d) => d.users, () => userFilters, () => renderUser);
-  list("/ats/offers", OfferSchema, (d) => d.offers, () => offerFilters, (d) => (o) => renderOffer(d, o));
-  list("/ats/rejection-reasons", RejectionReasonSchema, (d) => d.rejectionReasons, () => noFilters, () => renderRejectionReason);
-  list("/ats/interviews", InterviewSchema, (d) => d.interviews, () => interviewFilters, (d) => (i) => renderInterview(d, i));
+  list(
+    "/ats/applications",
+    ApplicationSchema,
+    (d) => d.applications,
+    applicationFilters,
+    (d) => (a) => renderApplication(d, a),
+  );
+  list(
+    "/ats/candidates",
+    CandidateSchema,
+    (d) => d.candidates,
+    (d) => candidateFilters(d),
+    (d) => (c) => renderCandidate(d, c),
+  );
+  list(
+    "/ats/jobs",
+    JobSchema,
+    (d) => d.jobs,
+    (_d, q) => jobFilters(q),
+    (d) => (j) => renderJob(d, j),
+  );
+  list(
+    "/ats/application-stages",
+    ApplicationStageSchema,
+    (d) => d.stages,
+    () => stageFilters,
+    () => renderStage,
+  );
+  list(
+    "/ats/tags",
+    TagSchema,
+    (d) => d.tags,
+    () => noFilters,
+    () => renderTag,
+  );
+  list(
+    "/ats/users",
+    UserSchema,
+    (d) => d.users,
+    () => userFilters,
+    () => renderUser,
+  );
+  list(
+    "/ats/offers",
+    OfferSchema,
+    (d) => d.offers,
+    () => offerFilters,
+    (d) => (o) => renderOffer(d, o),
+  );
+  list(
+    "/ats/rejection-reasons",
+    RejectionReasonSchema,
+    (d) => d.rejectionReasons,
+    () => noFilters,
+    () => renderRejectionReason,
+  );
+  list(
+    "/ats/interviews",
+    InterviewSchema,
+    (d) => d.interviews,
+    () => interviewFilters,
+    (d) => (i) => renderInterview(d, i),
+  );
 }
-

@@ -91,7 +91,10 @@ export function registerIntegrationRoutes(app: App, ctx: SandboxContext): void {
     { schema: { params: IntegrationParams, querystring: PagingQuerySchema } },
     async (request) => {
       const set = find(request.params.integration_id).fields;
-      return { status: "success", data: listPage(set.customFields, request.query as RawQuery, { filters: {} }, (c) => renderCustomField(set, c)) };
+      return {
+        status: "success",
+        data: listPage(set.customFields, request.query as RawQuery, { filters: {} }, (c) => renderCustomField(set, c)),
+      };
     },
   );
 

@@ -168,18 +168,13 @@ export class Collection<T extends BaseRow> {
   /** The smallest sequence of rows that can hold every match. */
   #source(req: PageRequest<T>): { source: Source; seqs?: number[] } {
     if (req.ids || req.remoteIds) {
-      const rows = [
-        ...(req.ids ?? []).map((id) => this.#byId.get(id)),
-        ...(req.remoteIds ?? []).map((id) => this.byRemoteId(id)),
-      ];
+      const rows = [...(req.ids ?? []).map((id) => this.#byId.get(id)), ...(req.remoteIds ?? []).map((id) => this.byRemoteId(id))];
       const seqs = [...new Set(rows.filter((r): r is T => r !== undefined).map((r) => r.seq))].sort((a, b) => a - b);
       // ids and remote_ids are ANDed: a row must match both lists when both are given.
       const both = req.ids && req.remoteIds;
       return {
         source: "ids",
-        seqs: both
-          ? seqs.filter((s) => req.ids!.includes(this.rows[s]!.id) && req.remoteIds!.includes(this.rows[s]!.remoteId))
-          : seqs,
+        seqs: both ? seqs.filter((s) => req.ids!.includes(this.rows[s]!.id) && req.remoteIds!.includes(this.rows[s]!.remoteId)) : seqs,
       };
     }
     if (req.index) {
@@ -213,9 +208,12 @@ function decodeCursor(raw: string): Cursor {
   try {
     const c = JSON.parse(Buffer.from(raw, "base64url").toString("utf8")) as Partial<Cursor>;
     if (
-      typeof c === "object" && c !== null &&
+      typeof c === "object" &&
+      c !== null &&
       ["seq", "log", "ids", "idx"].includes(c.s as string) &&
-      Number.isInteger(c.p) && (c.p as number) >= 0 && typeof c.f === "string"
+      Number.isInteger(c.p) &&
+      (c.p as number) >= 0 &&
+      typeof c.f === "string"
     ) {
       return c as Cursor;
     }

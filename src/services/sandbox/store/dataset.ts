@@ -105,7 +105,14 @@ export class Dataset {
     const existing = this.tags.rows.find((t) => t.deletedAt === null && t.name.toLowerCase() === wanted);
     if (existing) return existing;
     const at = this.tick();
-    return this.tags.insert({ id: newId(), remoteId: String(100000 + this.tags.size), name: name.trim(), changedAt: at, deletedAt: null, seq: 0 });
+    return this.tags.insert({
+      id: newId(),
+      remoteId: String(100000 + this.tags.size),
+      name: name.trim(),
+      changedAt: at,
+      deletedAt: null,
+      seq: 0,
+    });
   }
 
   addTag(candidate: CandidateRow, tag: TagRow): void {

@@ -48,21 +48,49 @@ export function generateFields(seed: string, createdAt: number): FieldSet {
   const rows: IntegrationFieldRow[] = [];
   for (const [model, keys] of Object.entries(DEFAULT_FIELDS)) {
     for (const key of keys) {
-      rows.push({ id: rnd.id(), remoteId: `${model}.${key}`, key, model, type: "DEFAULT", label: humanize(key), passthrough: false, changedAt: createdAt, deletedAt: null, seq: 0 });
+      rows.push({
+        id: rnd.id(),
+        remoteId: `${model}.${key}`,
+        key,
+        model,
+        type: "DEFAULT",
+        label: humanize(key),
+        passthrough: false,
+        changedAt: createdAt,
+        deletedAt: null,
+        seq: 0,
+      });
     }
   }
   for (const c of CUSTOM_FIELDS) {
-    rows.push({ id: rnd.id(), remoteId: `${c.model}.custom.${c.key}`, key: c.key, model: c.model, type: "CUSTOM", label: c.label, passthrough: false, changedAt: createdAt, deletedAt: null, seq: 0 });
+    rows.push({
+      id: rnd.id(),
+      remoteId: `${c.model}.custom.${c.key}`,
+      key: c.key,
+      model: c.model,
+      type: "CUSTOM",
+      label: c.label,
+      passthrough: false,
+      changedAt: createdAt,
+      deletedAt: null,
+      seq: 0,
+    });
   }
   fields.load(rows);
   const customFields = new Collection<CustomFieldRow>();
   // The customer's own custom fields; the first two come pre-mapped to the tool's custom fields.
   customFields.load(
     CUSTOM_FIELDS.map((c, i) => ({
-      id: rnd.id(), remoteId: `cf-${i + 1}`, key: c.key, model: c.model, label: c.label,
+      id: rnd.id(),
+      remoteId: `cf-${i + 1}`,
+      key: c.key,
+      model: c.model,
+      label: c.label,
       description: `${c.label} (set by the customer)`,
       integrationFieldId: i < 2 ? rows.find((r) => r.type === "CUSTOM" && r.key === c.key)!.id : null,
-      changedAt: createdAt, deletedAt: null, seq: 0,
+      changedAt: createdAt,
+      deletedAt: null,
+      seq: 0,
     })),
   );
   return { fields, customFields };

@@ -27,7 +27,17 @@ export const sandboxStateFile = (dataDir: string) => `${sandboxStateDir(dataDir)
 /** Changes close together are written once. */
 const SAVE_DELAY_MS = 50;
 
-const DATA_COLLECTIONS = ["jobs", "stages", "candidates", "applications", "users", "tags", "rejectionReasons", "offers", "interviews"] as const;
+const DATA_COLLECTIONS = [
+  "jobs",
+  "stages",
+  "candidates",
+  "applications",
+  "users",
+  "tags",
+  "rejectionReasons",
+  "offers",
+  "interviews",
+] as const;
 const FIELD_COLLECTIONS = ["fields", "customFields"] as const;
 
 type SavedAttachment = Omit<AttachmentRow, "content"> & { content: string };
@@ -64,7 +74,11 @@ function snapshot(store: SandboxStore, demoIntegrationId: string): SavedState {
       toolId: tool.id,
       history: sync.history,
       changedSinceSync: [...sync.changedSinceSync],
-      rows: Object.fromEntries(collectionsOf(i).filter(([, c]) => c.changed.size > 0).map(([name, c]) => [name, [...c.changed]])),
+      rows: Object.fromEntries(
+        collectionsOf(i)
+          .filter(([, c]) => c.changed.size > 0)
+          .map(([name, c]) => [name, [...c.changed]]),
+      ),
       notes: [...data.notes],
       resultLinks: [...data.resultLinks],
       attachments: [...data.attachments].map(([id, list]) => [id, list.map((a) => ({ ...a, content: a.content.toString("base64") }))]),
@@ -103,7 +117,11 @@ function restoreIntegration(store: SandboxStore, saved: SavedIntegration): void 
   data.settle(latest);
   for (const [id, list] of notes) data.notes.set(id, list);
   for (const [id, list] of resultLinks) data.resultLinks.set(id, list);
-  for (const [id, list] of attachments) data.attachments.set(id, list.map((a) => ({ ...a, content: Buffer.from(a.content, "base64") })));
+  for (const [id, list] of attachments)
+    data.attachments.set(
+      id,
+      list.map((a) => ({ ...a, content: Buffer.from(a.content, "base64") })),
+    );
 }
 
 export type SandboxPersistence = {
@@ -131,7 +149,8 @@ export function loadSandboxState(store: SandboxStore, file: string, logger: Logg
   } catch (err) {
     throw new Error(`${file} is not a sandbox state (${(err as Error).message}); \`hirebridge reset\` starts over`, { cause: err });
   }
-  if (saved.version !== VERSION) throw new Error(`${file}: sandbox state version ${saved.version} is not ${VERSION}; run \`hirebridge reset\``);
+  if (saved.version !== VERSION)
+    throw new Error(`${file}: sandbox state version ${saved.version} is not ${VERSION}; run \`hirebridge reset\``);
   for (const i of saved.integrations) restoreIntegration(store, i);
   store.createdCount = saved.created;
   store.restoreGrants(saved.grants);

@@ -149,7 +149,11 @@ export class SandboxStore {
 
   createLink(grant: Omit<LinkGrant, "expiresAt" | "usedAt">, linkType: "EMBEDDED" | "MAGIC_LINK" = "EMBEDDED"): string {
     const token = randomBytes(24).toString("base64url");
-    this.#links.set(token, { ...grant, expiresAt: this.clock() + (linkType === "MAGIC_LINK" ? MAGIC_LINK_TTL_MS : LINK_TTL_MS), usedAt: null });
+    this.#links.set(token, {
+      ...grant,
+      expiresAt: this.clock() + (linkType === "MAGIC_LINK" ? MAGIC_LINK_TTL_MS : LINK_TTL_MS),
+      usedAt: null,
+    });
     return token;
   }
 

@@ -64,6 +64,14 @@ export function syncFinished(
 
 /** Every ATS model a full sync reports as changed. */
 export const ALL_ATS_MODELS: AtsModelName[] = [
-  "ats_jobs", "ats_application_stages", "ats_candidates", "ats_applications", "ats_users",
-  "ats_tags", "ats_offers", "ats_interviews", "ats_rejection_reasons", "ats_join_candidates_tags",
+  "ats_jobs",
+  "ats_application_stages",
+  "ats_candidates",
+  "ats_applications",
+  "ats_users",
+  "ats_tags",
+  "ats_offers",
+  "ats_interviews",
+  "ats_rejection_reasons",
+  "ats_join_candidates_tags",
 ];

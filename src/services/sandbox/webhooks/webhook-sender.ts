@@ -8,7 +8,12 @@
 import { request } from "undici";
 import type { TSchema } from "@sinclair/typebox";
 import type { Logger } from "pino";
-import { WEBHOOK_EVENT_SCHEMAS, type WebhookDataByType, type WebhookEvent, type WebhookEventType } from "../../../contracts/upstream/index.js";
+import {
+  WEBHOOK_EVENT_SCHEMAS,
+  type WebhookDataByType,
+  type WebhookEvent,
+  type WebhookEventType,
+} from "../../../contracts/upstream/index.js";
 import { serializerOf } from "../http/json-cache.js";
 import { newId } from "../data/random.js";
 import { signWebhookBody } from "./sign.js";
@@ -131,7 +136,10 @@ export class WebhookSender {
     }
     if (record.attempts >= retry.maxAttempts || this.#closed) {
       record.state = "failed";
-      logger.warn({ event_id: record.event_id, type: record.type, attempts: record.attempts, error: record.last_error }, "webhook delivery failed");
+      logger.warn(
+        { event_id: record.event_id, type: record.type, attempts: record.attempts, error: record.last_error },
+        "webhook delivery failed",
+      );
       return;
     }
     record.state = "retrying";

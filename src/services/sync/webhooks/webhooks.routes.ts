@@ -97,7 +97,13 @@ export const webhookRoutes: SyncRoutes = async (app, { deps }) => {
             properties: { "x-upstream-signature": { type: ["string", "null"] }, "x-kombo-signature": { type: ["string", "null"] } },
           },
           body: { type: "object", additionalProperties: true, description: "The upstream's `{id, type, data}` event." },
-          response: { 200: WebhookResponseSchema, 401: ErrorDetailSchema, 404: ErrorDetailSchema, 422: HTTPValidationErrorSchema, 429: ErrorDetailSchema },
+          response: {
+            200: WebhookResponseSchema,
+            401: ErrorDetailSchema,
+            404: ErrorDetailSchema,
+            422: HTTPValidationErrorSchema,
+            429: ErrorDetailSchema,
+          },
         },
         // Authenticity comes first: no rate limit and no shared input check before it (parseEvent checks the event after).
         config: { rateLimit: false, checksOwnInput: true },
@@ -110,7 +116,10 @@ export const webhookRoutes: SyncRoutes = async (app, { deps }) => {
         const signature = header(request, "x-upstream-signature") ?? header(request, "x-kombo-signature");
         if (!isAuthentic(raw, { signature, querySecret: webhook_secret ?? undefined }, deps.config.UPSTREAM_WEBHOOK_SECRET)) {
           const wait = unauthentic.hit(request.ip);
-          if (wait) throw new AppError("RATE_LIMITED", `Too many unauthentic webhook deliveries; retry in ${wait} s`, { headers: { "retry-after": String(wait) } });
+          if (wait)
+            throw new AppError("RATE_LIMITED", `Too many unauthentic webhook deliveries; retry in ${wait} s`, {
+              headers: { "retry-after": String(wait) },
+            });
           throw new AppError("UNAUTHORIZED", "Invalid or missing webhook signature");
         }
         const event = parseEvent(raw, kind);

@@ -85,7 +85,14 @@ export function usersRoutes(ctx: TokenContext, authOrigin: string): FastifyPlugi
 
     app.put(
       "/users/:id",
-      { schema: { summary: "Update a user", params: UserParams, body: UserRepresentationInputSchema, response: { 204: NoContent, ...errors } } },
+      {
+        schema: {
+          summary: "Update a user",
+          params: UserParams,
+          body: UserRepresentationInputSchema,
+          response: { 204: NoContent, ...errors },
+        },
+      },
       async (request, reply) => {
         const realm = requireRealm(ctx.realms, request.params.realm);
         await updateUser(ctx, realm.name, userId(request.params.id), request.body);
@@ -93,15 +100,26 @@ export function usersRoutes(ctx: TokenContext, authOrigin: string): FastifyPlugi
       },
     );
 
-    app.delete("/users/:id", { schema: { summary: "Delete a user", params: UserParams, response: { 204: NoContent, ...errors } } }, async (request, reply) => {
-      const realm = requireRealm(ctx.realms, request.params.realm);
-      await deleteUser(ctx, realm.name, userId(request.params.id));
-      return reply.status(204).send();
-    });
+    app.delete(
+      "/users/:id",
+      { schema: { summary: "Delete a user", params: UserParams, response: { 204: NoContent, ...errors } } },
+      async (request, reply) => {
+        const realm = requireRealm(ctx.realms, request.params.realm);
+        await deleteUser(ctx, realm.name, userId(request.params.id));
+        return reply.status(204).send();
+      },
+    );
 
     app.put(
       "/users/:id/reset-password",
-      { schema: { summary: "Set a user's password", params: UserParams, body: CredentialRepresentationSchema, response: { 204: NoContent, ...errors } } },
+      {
+        schema: {
+          summary: "Set a user's password",
+          params: UserParams,
+          body: CredentialRepresentationSchema,
+          response: { 204: NoContent, ...errors },
+        },
+      },
       async (request, reply) => {
         const realm = requireRealm(ctx.realms, request.params.realm);
         await resetPassword(ctx, realm.name, userId(request.params.id), request.body);

@@ -30,7 +30,8 @@ export async function refreshGrant(ctx: TokenContext, realm: Realm, client: Clie
     idleBefore: new Date(now - ctx.config.REFRESH_TOKEN_LIFESPAN * 1000),
     startedBefore: new Date(now - ctx.config.SESSION_MAX_LIFESPAN * 1000),
   });
-  if (rotated) return issueTokens(ctx, { realm, clientId: client.clientId, user: rotated.user, session: rotated.session, refreshJti: nextJti });
+  if (rotated)
+    return issueTokens(ctx, { realm, clientId: client.clientId, user: rotated.user, session: rotated.session, refreshJti: nextJti });
 
   // Not rotated: say why, with Keycloak's messages.
   const session = await liveSession(ctx, realm, claims);

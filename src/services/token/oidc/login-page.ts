@@ -5,8 +5,7 @@ import { createHash } from "node:crypto";
  * the form's own `action`) and its error page. No script at all, and the one stylesheet is inline
  * but pinned by its hash in the Content-Security-Policy, so nothing else can run or load.
  */
-const esc = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
 const STYLE = `body{font-family:system-ui,sans-serif;background:#f4f5f7;color:#1d2330;margin:0;display:flex;justify-content:center}
 main{background:#fff;margin:48px 16px;padding:32px;border-radius:12px;max-width:400px;width:100%;box-shadow:0 2px 12px #0002}

@@ -87,7 +87,13 @@ export function loginRoutes(ctx: TokenContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       "/protocol/openid-connect/auth",
-      { schema: { summary: "Authorization endpoint (authorization code with PKCE S256): the login page", params: RealmParamsSchema, querystring: AuthQuerySchema } },
+      {
+        schema: {
+          summary: "Authorization endpoint (authorization code with PKCE S256): the login page",
+          params: RealmParamsSchema,
+          querystring: AuthQuerySchema,
+        },
+      },
       async (request, reply) => {
         const realm = requireRealm(ctx.realms, request.params.realm);
         const q = request.query;
@@ -105,7 +111,7 @@ export function loginRoutes(ctx: TokenContext): FastifyPluginAsyncTypebox {
         try {
           scope = grantedScope(q.scope);
         } catch {
-          return fail("invalid_scope", "Invalid scopes: " + (q.scope ?? ""));
+          return fail("invalid_scope", `Invalid scopes: ${q.scope ?? ""}`);
         }
         const browser = randomBytes(32).toString("base64url");
         const signed = await signAuthRequest(ctx, realm, {
@@ -121,13 +127,25 @@ export function loginRoutes(ctx: TokenContext): FastifyPluginAsyncTypebox {
           "set-cookie",
           `${BROWSER_COOKIE}=${browser}; Path=/realms/${realm.name}/; HttpOnly; SameSite=Lax; Max-Age=${LOGIN_LIFESPAN_SECONDS}`,
         );
-        return html(reply, 200, loginPage({ realm: realm.name, action: `${realm.issuer}/login-actions/authenticate`, authRequest: signed }), originOf(redirectUri));
+        return html(
+          reply,
+          200,
+          loginPage({ realm: realm.name, action: `${realm.issuer}/login-actions/authenticate`, authRequest: signed }),
+          originOf(redirectUri),
+        );
       },
     );
 
     app.post(
       "/login-actions/authenticate",
-      { schema: { summary: "The login form's target", consumes: ["application/x-www-form-urlencoded"], params: RealmParamsSchema, body: LoginFormSchema } },
+      {
+        schema: {
+          summary: "The login form's target",
+          consumes: ["application/x-www-form-urlencoded"],
+          params: RealmParamsSchema,
+          body: LoginFormSchema,
+        },
+      },
       async (request, reply) => {
         const realm = requireRealm(ctx.realms, request.params.realm);
         const form = request.body;
@@ -141,7 +159,13 @@ export function loginRoutes(ctx: TokenContext): FastifyPluginAsyncTypebox {
           html(
             reply,
             200,
-            loginPage({ realm: realm.name, action: `${realm.issuer}/login-actions/authenticate`, authRequest: form.auth_request!, username: form.username ?? "", error }),
+            loginPage({
+              realm: realm.name,
+              action: `${realm.issuer}/login-actions/authenticate`,
+              authRequest: form.auth_request!,
+              username: form.username ?? "",
+              error,
+            }),
             originOf(auth.redirect_uri),
           );
         if (!form.username || !form.password) return again("Invalid username or password.");
@@ -152,7 +176,11 @@ export function loginRoutes(ctx: TokenContext): FastifyPluginAsyncTypebox {
           if (!(err instanceof KeycloakError)) throw err;
           // Keycloak's login page words: locked, unknown and wrong password all read the same.
           if (err.statusCode === 401) return again("Invalid username or password.");
-          return again(err.body["error_description"] === "Account disabled" ? "Account is disabled, contact your administrator." : "Account is not fully set up. Contact your administrator.");
+          return again(
+            err.body["error_description"] === "Account disabled"
+              ? "Account is disabled, contact your administrator."
+              : "Account is not fully set up. Contact your administrator.",
+          );
         }
         const code = randomBytes(32).toString("base64url");
         const now = ctx.now();
@@ -178,11 +206,19 @@ export function loginRoutes(ctx: TokenContext): FastifyPluginAsyncTypebox {
 function checkAuthRequest(client: Client, q: Record<string, string | undefined>): [string, string] | null {
   if (!q["response_type"]) return ["invalid_request", "Missing parameter: response_type"];
   if (q["response_type"] !== "code") {
-    return ["unsupported_response_type", "Client is not allowed to initiate browser login with given response_type. Only 'code' is supported."];
+    return [
+      "unsupported_response_type",
+      "Client is not allowed to initiate browser login with given response_type. Only 'code' is supported.",
+    ];
   }
-  if (!client.standardFlow) return ["unauthorized_client", "Client is not allowed to initiate browser login with given response_type. Standard flow is disabled for the client."];
+  if (!client.standardFlow)
+    return [
+      "unauthorized_client",
+      "Client is not allowed to initiate browser login with given response_type. Standard flow is disabled for the client.",
+    ];
   if (!q["code_challenge_method"]) return ["invalid_request", "Missing parameter: code_challenge_method"];
-  if (q["code_challenge_method"] !== "S256") return ["invalid_request", "Invalid parameter: code challenge method is not matching the configured one"];
+  if (q["code_challenge_method"] !== "S256")
+    return ["invalid_request", "Invalid parameter: code challenge method is not matching the configured one"];
   if (!q["code_challenge"]) return ["invalid_request", "Missing parameter: code_challenge"];
   if (!isS256Challenge(q["code_challenge"])) return ["invalid_request", "Invalid parameter: code_challenge"];
   return null;

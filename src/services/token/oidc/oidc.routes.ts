@@ -28,7 +28,20 @@ function discovery(realm: Realm) {
     userinfo_signing_alg_values_supported: ["none"],
     token_endpoint_auth_methods_supported: ["none", "client_secret_basic", "client_secret_post"],
     scopes_supported: ["openid", "profile", "email"],
-    claims_supported: ["sub", "iss", "aud", "exp", "iat", "preferred_username", "email", "email_verified", "name", "given_name", "family_name", "org_id"],
+    claims_supported: [
+      "sub",
+      "iss",
+      "aud",
+      "exp",
+      "iat",
+      "preferred_username",
+      "email",
+      "email_verified",
+      "name",
+      "given_name",
+      "family_name",
+      "org_id",
+    ],
     backchannel_logout_supported: false,
   };
 }

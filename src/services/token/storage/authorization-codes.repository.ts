@@ -33,7 +33,10 @@ export function authorizationCodesRepository(db: Queryable) {
 
     /** Remembers the session an exchange started, so a replay of the code can end it. */
     async attachSession(code: string, sessionId: string): Promise<void> {
-      await db.update(tokenAuthorizationCodes).set({ sessionId }).where(eq(tokenAuthorizationCodes.codeHash, hashCode(code)));
+      await db
+        .update(tokenAuthorizationCodes)
+        .set({ sessionId })
+        .where(eq(tokenAuthorizationCodes.codeHash, hashCode(code)));
     },
 
     /** Removes codes that expired before `before` (used or not): they can never be exchanged. */

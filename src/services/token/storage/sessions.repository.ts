@@ -31,7 +31,12 @@ export function sessionsRepository(db: Queryable) {
   // this user, neither idle nor too old, and its user enabled; returns the user for the claims.
   const rotateLive = db
     .update(tokenSessions)
-    .set({ previousJti: sql`${p("presentedJti")}::uuid`, refreshJti: sql`${p("nextJti")}::uuid`, lastRefreshAt: sql`${p("now")}::timestamptz`, refreshCount: sql`${tokenSessions.refreshCount} + 1` })
+    .set({
+      previousJti: sql`${p("presentedJti")}::uuid`,
+      refreshJti: sql`${p("nextJti")}::uuid`,
+      lastRefreshAt: sql`${p("now")}::timestamptz`,
+      refreshCount: sql`${tokenSessions.refreshCount} + 1`,
+    })
     .from(tokenUsers)
     .where(
       and(
@@ -46,7 +51,12 @@ export function sessionsRepository(db: Queryable) {
         eq(tokenUsers.enabled, true),
       ),
     )
-    .returning({ ...getTableColumns(tokenUsers), sessionId: tokenSessions.id, sessionStartedAt: tokenSessions.startedAt, sessionScope: tokenSessions.scope })
+    .returning({
+      ...getTableColumns(tokenUsers),
+      sessionId: tokenSessions.id,
+      sessionStartedAt: tokenSessions.startedAt,
+      sessionScope: tokenSessions.scope,
+    })
     .prepare("token_refresh_rotate");
 
   return {
@@ -55,7 +65,12 @@ export function sessionsRepository(db: Queryable) {
      * is off: the caller then reads the session to say what (and ends it on reuse).
      */
     async rotateLive(input: RotateInput): Promise<Rotated | null> {
-      const [row] = await rotateLive.execute({ ...input, now: input.now.toISOString(), idleBefore: input.idleBefore.toISOString(), startedBefore: input.startedBefore.toISOString() });
+      const [row] = await rotateLive.execute({
+        ...input,
+        now: input.now.toISOString(),
+        idleBefore: input.idleBefore.toISOString(),
+        startedBefore: input.startedBefore.toISOString(),
+      });
       if (!row) return null;
       const { sessionId, sessionStartedAt, sessionScope, ...user } = row;
       return { session: { id: sessionId, startedAt: sessionStartedAt, scope: sessionScope }, user };

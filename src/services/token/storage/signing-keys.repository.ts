@@ -11,7 +11,10 @@ export function signingKeysRepository(db: Queryable) {
     },
 
     async insert(row: Omit<SigningKeyRow, "retiredAt" | "publishUntil">, tx: Queryable = db): Promise<void> {
-      await tx.insert(tokenSigningKeys).values({ ...row, retiredAt: null, publishUntil: null }).onConflictDoNothing();
+      await tx
+        .insert(tokenSigningKeys)
+        .values({ ...row, retiredAt: null, publishUntil: null })
+        .onConflictDoNothing();
     },
 
     /** Retires every key still active except `keep`, publishing them until `publishUntil`. */
@@ -28,10 +31,7 @@ export function signingKeysRepository(db: Queryable) {
 
     /** Drops retired keys whose tokens have all expired. */
     async deleteUnpublished(now: Date, tx: Queryable = db): Promise<number> {
-      const rows = await tx
-        .delete(tokenSigningKeys)
-        .where(lt(tokenSigningKeys.publishUntil, now))
-        .returning({ kid: tokenSigningKeys.kid });
+      const rows = await tx.delete(tokenSigningKeys).where(lt(tokenSigningKeys.publishUntil, now)).returning({ kid: tokenSigningKeys.kid });
       return rows.length;
     },
   };

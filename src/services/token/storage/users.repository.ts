@@ -36,7 +36,10 @@ export function usersRepository(db: Queryable) {
     },
 
     async findById(realm: string, id: string, tx: Queryable = db): Promise<UserRow | null> {
-      const rows = await tx.select().from(tokenUsers).where(and(eq(tokenUsers.realm, realm), eq(tokenUsers.id, id)));
+      const rows = await tx
+        .select()
+        .from(tokenUsers)
+        .where(and(eq(tokenUsers.realm, realm), eq(tokenUsers.id, id)));
       return rows[0] ?? null;
     },
 
@@ -80,7 +83,12 @@ export function usersRepository(db: Queryable) {
     async update(
       realm: string,
       id: string,
-      patch: Partial<Pick<UserRow, "email" | "emailVerified" | "firstName" | "lastName" | "enabled" | "attributes" | "passwordHash" | "passwordTemporary">>,
+      patch: Partial<
+        Pick<
+          UserRow,
+          "email" | "emailVerified" | "firstName" | "lastName" | "enabled" | "attributes" | "passwordHash" | "passwordTemporary"
+        >
+      >,
       tx: Queryable = db,
     ): Promise<boolean> {
       if (Object.keys(patch).length === 0) return (await this.findById(realm, id, tx)) !== null;

@@ -1,12 +1,11 @@
 import type { Logger } from "pino";
-import type { Application, Job, JobStage } from "../../contracts/upstream/index.js";
+import type { JobStage } from "../../contracts/upstream/index.js";
 import type { Db } from "../../shared/db/database.js";
 import { mapApplication, mapJob } from "./mapping.js";
 import {
   isRetryableUpstreamError,
   type AtsReader,
   type IntegrationLookup,
-  type LinkedPosition,
   type PositionedMappedApplication,
   type RecruitingStore,
   type SyncQueue,
@@ -27,11 +26,7 @@ import {
   transitionSyncRun,
 } from "./sync-runs.repository.js";
 import { matchStage } from "./stage-match.js";
-
-/** Records per upstream page (the upstream's maximum). */
-const PAGE_SIZE = 250;
-/** Jobs whose stages are read in one request (keeps the `ids` filter, and the URL, short). */
-const JOBS_PER_LISTING = 50;
+import { createPageReader, readAhead } from "./upstream-pages.js";
 
 export type SyncRequest = {
   integrationId: string;
@@ -62,46 +57,13 @@ export type SyncEngineDeps = {
   now?: () => Date;
 };
 
-/** A position whose candidate stage's applications are listed: position, job, stage (null: not a stage of the job), language. */
-type ChunkEntry = { p: string; j: string; s: string | null; l: string };
-/**
- * Resume point of an applications run, stored as the run's page cursor: `after` the last position
- * of the chunk being (or last) listed; while a chunk is listed, the chunk itself and the cursor of
- * its next page, so a resumed run repeats exactly the same query.
- */
-type ApplicationsCursor = { after: string; chunk?: ChunkEntry[]; cursor?: string };
-
-/** A page read ahead of the writes, with what its transaction stores besides. */
-type ReadPage<T> = { results: T[]; resume: string | null };
-
-/**
- * Reads one item ahead of the consumer: while it writes a page, the next one is already being
- * fetched (the engine's two halves, upstream reads and database writes, overlap).
- */
-async function* readAhead<T>(source: AsyncGenerator<T>): AsyncGenerator<T> {
-  let next = source.next();
-  try {
-    for (;;) {
-      const item = await next;
-      if (item.done) return;
-      next = source.next();
-      next.catch(() => {}); // awaited on the next turn; a failure is handled there
-      yield item.value;
-    }
-  } finally {
-    // The consumer stopped early (cancelled or failed): let the read in flight settle, then close the source.
-    await next.catch(() => undefined);
-    await source.return(undefined);
-  }
-}
-
 export class SyncCancelled extends Error {
   override name = "SyncCancelled";
 }
 
 export function createSyncEngine(deps: SyncEngineDeps) {
   const now = deps.now ?? (() => new Date());
-  const pageSize = String(deps.pageSize ?? PAGE_SIZE);
+  const { jobPages, applicationPages, changedApplicationPages } = createPageReader(deps);
 
   /**
    * Queues a sync of the first model (the others follow it, in order). Under a per-(integration,
@@ -218,10 +180,6 @@ export function createSyncEngine(deps: SyncEngineDeps) {
     }
   }
 
-  function baseQuery(r: SyncRunRow): Record<string, string> {
-    return { page_size: pageSize, ...(r.updatedAfter ? { updated_after: r.updatedAfter.toISOString() } : {}) };
-  }
-
   /**
    * Writes one page in one transaction with the run's counts and resume point; a run cancelled
    * meanwhile (deletion, pause) rolls the page back and stops.
@@ -237,122 +195,10 @@ export function createSyncEngine(deps: SyncEngineDeps) {
     });
   }
 
-  async function* jobPages(r: SyncRunRow): AsyncGenerator<ReadPage<Job>> {
-    // Deleted jobs are read too: their positions become inactive.
-    const query = { ...baseQuery(r), include_deleted: "true" };
-    let cursor = r.pageCursor;
-    for (;;) {
-      const page = await deps.reader.page<Job>(r.integrationId, "/ats/jobs", cursor ? { ...query, cursor } : query);
-      yield { results: page.results, resume: page.next };
-      if (!page.next) return;
-      cursor = page.next;
-    }
-  }
-
   async function syncJobs(r: SyncRunRow): Promise<void> {
     for await (const page of readAhead(jobPages(r))) {
       const mapped = page.results.map((job) => mapJob(job, deps.defaultCandidateStage));
       await writePage(r, page.resume, (tx) => deps.store.upsertPositions(tx, r.orgId, r.integrationId, mapped));
-    }
-  }
-
-  /** The upstream stage id of each position's candidate stage (null when the job has no such stage or is gone). */
-  async function candidateStages(
-    r: SyncRunRow,
-    positions: { id: string; upstreamJobIdId: string; candidateStage: string | null }[],
-  ): Promise<Map<string, string | null>> {
-    const stages = new Map<string, string | null>();
-    const byJob = new Map(positions.map((p) => [p.upstreamJobIdId, p]));
-    let cursor: string | null = null;
-    do {
-      const page: { results: Job[]; next: string | null } = await deps.reader.page<Job>(r.integrationId, "/ats/jobs", {
-        ids: [...byJob.keys()].join(","),
-        include_deleted: "true",
-        page_size: String(PAGE_SIZE),
-        ...(cursor ? { cursor } : {}),
-      });
-      for (const job of page.results) {
-        const p = byJob.get(job.id);
-        if (p) stages.set(p.id, job.remote_deleted_at ? null : (matchStage(job.stages ?? [], p.candidateStage)?.id ?? null));
-      }
-      cursor = page.next;
-    } while (cursor);
-    return stages;
-  }
-
-  /** The next chunk of linked positions after `after`, with their candidate stages. */
-  async function nextChunk(r: SyncRunRow, after: string | null): Promise<ChunkEntry[]> {
-    const positions = await deps.store.linkedPositions(deps.db, r.orgId, r.integrationId, { after, limit: JOBS_PER_LISTING });
-    if (!positions.length) return [];
-    const stages = await candidateStages(r, positions);
-    return positions.map((p) => ({ p: p.id, j: p.upstreamJobIdId, s: stages.get(p.id) ?? null, l: p.acceptedLanguages[0] ?? "en" }));
-  }
-
-  /**
-   * The applications in the candidate stages of the linked positions, chunk by chunk (positions
-   * ordered by id, `JOBS_PER_LISTING` at a time, never all of them at once): one listing per chunk
-   * filtered by its jobs and stages, page by page. Each page carries the resume point its
-   * transaction stores: the chunk and the next page's cursor, or the chunk's end.
-   */
-  async function* applicationPages(
-    r: SyncRunRow,
-  ): AsyncGenerator<ReadPage<Application> & { chunk: ChunkEntry[]; skippedPositions: number }> {
-    const resume = parseApplicationsCursor(r.pageCursor);
-    let after = resume?.after ?? null;
-    let chunk = resume?.chunk ?? null;
-    let cursor = resume?.cursor ?? null;
-    for (;;) {
-      let skippedPositions = 0;
-      if (!chunk) {
-        chunk = await nextChunk(r, after);
-        if (!chunk.length) return;
-        // A candidate stage that is not a stage of its job (or a job gone): counted as skipped, once.
-        skippedPositions = chunk.filter((c) => !c.s).length;
-        cursor = null;
-      }
-      const last = chunk[chunk.length - 1]!.p;
-      const listed = chunk.filter((c) => c.s);
-      const query = {
-        ...baseQuery(r),
-        job_ids: [...new Set(listed.map((c) => c.j))].join(","),
-        current_stage_ids: [...new Set(listed.map((c) => c.s!))].join(","),
-      };
-      for (;;) {
-        const page = listed.length
-          ? await deps.reader.page<Application>(r.integrationId, "/ats/applications", cursor ? { ...query, cursor } : query)
-          : { results: [], next: null };
-        const next: ApplicationsCursor = page.next ? { after: last, chunk, cursor: page.next } : { after: last };
-        yield { results: page.results, resume: JSON.stringify(next), chunk, skippedPositions };
-        skippedPositions = 0;
-        if (!page.next) break;
-        cursor = page.next;
-      }
-      after = last;
-      chunk = null;
-    }
-  }
-
-  /**
-   * An incremental run's applications: only those changed since `updated_after`, in one listing
-   * across all jobs (no walk over every position), each page with the linked positions of the jobs
-   * it names. Resume point: the next page's cursor.
-   */
-  async function* changedApplicationPages(
-    r: SyncRunRow,
-  ): AsyncGenerator<ReadPage<Application> & { positions: Map<string, LinkedPosition> }> {
-    const query = baseQuery(r);
-    let cursor = parseChangedCursor(r.pageCursor);
-    for (;;) {
-      const page = await deps.reader.page<Application>(r.integrationId, "/ats/applications", cursor ? { ...query, cursor } : query);
-      const jobIds = [...new Set(page.results.map((a) => a.job_id).filter((j): j is string => !!j))];
-      const positions = await deps.store.positionsOfJobs(deps.db, r.orgId, r.integrationId, jobIds);
-      yield {
-        results: page.results,
-        resume: page.next ? JSON.stringify({ changed: page.next }) : null,
-        positions: new Map(positions.map((p) => [p.upstreamJobIdId, p])),
-      };
-      if (!page.next) return;
-      cursor = page.next;
     }
   }
 
@@ -406,25 +252,3 @@ export function createSyncEngine(deps: SyncEngineDeps) {
   return { start, run };
 }
 export type SyncEngine = ReturnType<typeof createSyncEngine>;
-
-/** An applications resume point; one of an older shape starts the run over (its writes are idempotent). */
-function parseApplicationsCursor(raw: string | null): ApplicationsCursor | null {
-  if (!raw) return null;
-  try {
-    const parsed = JSON.parse(raw) as Partial<ApplicationsCursor>;
-    return typeof parsed.after === "string" ? (parsed as ApplicationsCursor) : null;
-  } catch {
-    return null;
-  }
-}
-
-/** An incremental applications run's resume point: the cursor of the next page of changes. */
-function parseChangedCursor(raw: string | null): string | null {
-  if (!raw) return null;
-  try {
-    const parsed = JSON.parse(raw) as { changed?: unknown };
-    return typeof parsed.changed === "string" ? parsed.changed : null;
-  } catch {
-    return null;
-  }
-}

@@ -11,7 +11,6 @@ import { silentLogger, testConfig } from "../../helpers/config.js";
 test("`serve sandbox` starts it from the configuration, with the demo integration of DEMO_ORG_ID", async (t) => {
   const port = await freePort();
   const dataDir = await mkdtemp(join(tmpdir(), "hirebridge-sandbox-service-"));
-  t.after(() => rm(dataDir, { recursive: true, force: true }));
   const config = testConfig({
     DATA_DIR: dataDir,
     SANDBOX_PORT: port,
@@ -21,7 +20,11 @@ test("`serve sandbox` starts it from the configuration, with the demo integratio
     DEMO_ORG_ID: "11111111-2222-4333-8444-555555555555",
   });
   const stack = await startStack(config, ["sandbox"], silentLogger());
-  t.after(() => stack.close());
+  // Closed before its data directory goes: the sandbox writes its state once more on close.
+  t.after(async () => {
+    await stack.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
   assert.deepEqual(
     stack.services.map((s) => s.name),
     ["sandbox"],

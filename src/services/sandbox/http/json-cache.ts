@@ -41,12 +41,23 @@ export class JsonCache<T extends BaseRow, S extends TSchema = TSchema> {
   json(row: T): string {
     const hit = this.#entries.get(row.id);
     if (hit && hit.at === row.changedAt) return hit.json;
-    const json = this.#serialize(this.render(row));
+    const json = flat(this.#serialize(this.render(row)));
     if (hit) this.#entries.delete(row.id);
     else if (this.#entries.size >= MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
     this.#entries.set(row.id, { at: row.changedAt, json });
     return json;
   }
+}
+
+/**
+ * fast-json-stringify builds its output by concatenation, which V8 keeps as a rope; a cached rope
+ * would be walked again by every page that joins it (the sandbox bench: 35% fewer list pages per
+ * second than with JSON.stringify's flat strings). Converting it to a number makes V8 flatten it
+ * once, in place (the technique of the `flatstr` package).
+ */
+function flat(s: string): string {
+  Number(s);
+  return s;
 }
 
 /** The list envelope around already-serialized records. */

@@ -30,5 +30,5 @@ export function assertWriteBackTransition(from: WriteBackState, to: WriteBackSta
 
 export const isFinalWriteBack = (s: WriteBackState) => TRANSITIONS[s].length === 0;
 
-/** The states that may move to `to` (the `where` of a bulk transition). */
-export const writeBackStatesBefore = (to: WriteBackState): WriteBackState[] => WRITE_BACK_STATES.filter((s) => TRANSITIONS[s].includes(to));
+/** The states of a write-back still to go out (not final): pending and paused. */
+export const OPEN_WRITE_BACK_STATES: readonly WriteBackState[] = WRITE_BACK_STATES.filter((s) => !isFinalWriteBack(s));

@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Queryable } from "../../shared/db/database.js";
 import { writeBacks, type WriteBackRow } from "./sync.tables.js";
-import { writeBackStatesBefore } from "./write-back.states.js";
+import { OPEN_WRITE_BACK_STATES } from "./write-back.states.js";
 
 export type NewWriteBack = typeof writeBacks.$inferInsert;
 export type WriteBackPatch = Partial<Omit<WriteBackRow, "id" | "eventKey" | "createdAt" | "updatedAt">>;
@@ -47,20 +47,20 @@ export async function failOpenWriteBacks(q: Queryable, integrationId: string, re
   await q
     .update(writeBacks)
     .set({ state: "failed", lastError: reason, updatedAt: at })
-    .where(and(eq(writeBacks.integrationId, integrationId), inArray(writeBacks.state, writeBackStatesBefore("failed"))));
+    .where(and(eq(writeBacks.integrationId, integrationId), inArray(writeBacks.state, [...OPEN_WRITE_BACK_STATES])));
 }
 
 export async function listWriteBacks(q: Queryable, integrationId: string, limit = 20): Promise<WriteBackRow[]> {
   return q.select().from(writeBacks).where(eq(writeBacks.integrationId, integrationId)).orderBy(desc(writeBacks.createdAt)).limit(limit);
 }
 
-/** How many write-backs of each of these integrations are still to go out (pending or paused). */
+/** How many write-backs of each of these integrations are still to go out (not final). */
 export async function countOpenWriteBacks(q: Queryable, integrationIds: string[]): Promise<Map<string, number>> {
   if (integrationIds.length === 0) return new Map();
   const rows = await q
     .select({ integrationId: writeBacks.integrationId, count: sql<number>`count(*)::int` })
     .from(writeBacks)
-    .where(and(inArray(writeBacks.integrationId, integrationIds), inArray(writeBacks.state, ["pending", "paused"])))
+    .where(and(inArray(writeBacks.integrationId, integrationIds), inArray(writeBacks.state, [...OPEN_WRITE_BACK_STATES])))
     .groupBy(writeBacks.integrationId);
   return new Map(rows.map((r) => [r.integrationId, r.count]));
 }

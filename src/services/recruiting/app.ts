@@ -6,6 +6,7 @@ import type { Database } from "../../shared/db/database.js";
 import { createApp, type App } from "../../shared/http/create-app.js";
 import { registerProtection } from "../../shared/http/protection.js";
 import { docsOAuth, registerOpenApi } from "../../shared/http/openapi.js";
+import { CANDIDATE_LIST_CACHE_BYTES, CandidateListCache } from "./candidates/candidate-list-cache.js";
 import { candidateRoutes } from "./candidates/candidates.routes.js";
 import type { RecruitingContext } from "./context.js";
 import { reportValidation, strictInput } from "./http/strict-input.js";
@@ -24,6 +25,8 @@ export type RecruitingDeps = {
   verify: Verify;
   /** Extension points for the sync engine's write-back. */
   hooks?: RecruitingHooks;
+  /** Budget of the candidate list answers kept in memory (0 keeps none); tests make it small. */
+  candidateListCacheBytes?: number;
 };
 
 export const API_PREFIX = "/api/v1";
@@ -63,6 +66,7 @@ export async function buildRecruitingApp(deps: RecruitingDeps): Promise<App> {
     db: deps.database.db,
     interviewBaseUrl: configuredBase ?? ownBase,
     hooks: deps.hooks ?? {},
+    candidateLists: new CandidateListCache(deps.candidateListCacheBytes ?? CANDIDATE_LIST_CACHE_BYTES),
   };
   // The candidate's side of interview_link: a page here, or a redirect to the configured front end.
   await app.register(interviewPageRoutes, {

@@ -1,4 +1,5 @@
 import type { Db } from "../../shared/db/database.js";
+import type { CandidateListCache } from "./candidates/candidate-list-cache.js";
 import type { RecruitingHooks } from "./interviews/interviews.service.js";
 
 /** What the route modules need, built once by `buildRecruitingApp`. */
@@ -7,4 +8,6 @@ export type RecruitingContext = {
   /** Base of new interview links (INTERVIEW_BASE_URL, or the API's origin + /interview). */
   interviewBaseUrl: string;
   hooks: RecruitingHooks;
+  /** The candidate list answers of this process, each checked against the database's version. */
+  candidateLists: CandidateListCache;
 };

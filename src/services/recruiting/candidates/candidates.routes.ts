@@ -12,7 +12,7 @@ import { notFound } from "../../../shared/errors.js";
 import type { RecruitingContext } from "../context.js";
 import { sendJsonText } from "../http/raw-json.js";
 import { tenantOf } from "../org/tenant-guard.js";
-import { findCandidate, listCandidatesJson, toCandidate } from "./candidates.repository.js";
+import { findCandidate, toCandidate } from "./candidates.repository.js";
 import { bulkUpdateCandidates, createCandidate, updateCandidate } from "./candidates.service.js";
 
 const common = { tags: ["candidates"], security: [{ bearer: [] }] };
@@ -31,10 +31,12 @@ export const candidateRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext
       },
     },
     async (request, reply) => {
-      // One round trip; already the answer's JSON (see listCandidatesJson): a string payload skips re-serialization.
-      const json = await listCandidatesJson(ctx.db, tenantOf(request), request.params.position_id);
-      if (json === null) throw notFound("Position not found");
-      return sendJsonText(reply, json);
+      // One round trip; the answer's bytes as built by the database (or kept at the current version): no re-serialization.
+      const body = await ctx.candidateLists.answer(ctx.db, tenantOf(request), request.params.position_id, (err) =>
+        request.log.warn({ err }, "folding the candidate list's changes failed"),
+      );
+      if (body === null) throw notFound("Position not found");
+      return sendJsonText(reply, body);
     },
   );
 

@@ -1,10 +1,10 @@
-import { and, asc, eq, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
 import { keysetPage, keysetTimestamp, type KeysetCursor } from "../../../shared/db/keyset-cursor.js";
 import type { Position, PositionState, PositionUpdate } from "../../../contracts/recruiting/positions.js";
-import type { Queryable } from "../../../shared/db/database.js";
+import type { Db, Queryable } from "../../../shared/db/database.js";
 import { toColumns, type FieldsOf } from "../columns.js";
 import { positions, type PositionRow } from "./positions.tables.js";
-import { prepared } from "../../../shared/db/prepared.js";
+import { namedStatement } from "../../../shared/db/named-statement.js";
 
 type PositionInsert = typeof positions.$inferInsert;
 type WritableKey = Exclude<keyof PositionUpdate, "id" | "created_at" | "updated_at">;
@@ -66,18 +66,23 @@ export async function createPosition(q: Queryable, orgId: string, body: Position
   return row!;
 }
 
-const findStatement = prepared((q) =>
-  q
-    .select()
-    .from(positions)
-    .where(and(eq(positions.organizationId, sql.placeholder("orgId")), eq(positions.id, sql.placeholder("id"))))
-    .prepare("recruiting_find_position"),
+const POSITION_COLUMNS = Object.entries(getTableColumns(positions)).map(([key, column]) => [key, column.name] as const);
+
+const findStatement = namedStatement<Record<string, unknown>>(
+  "recruiting_find_position",
+  `select ${POSITION_COLUMNS.map(([, name]) => `"${name}"`).join(", ")} from positions where organization_id = $1::uuid and id = $2::uuid`,
 );
 
-/** The org's position; a named prepared statement, since every client page load asks for one. */
-export async function findPosition(q: Queryable, orgId: string, id: string): Promise<PositionRow | null> {
-  const [row] = await findStatement(q).execute({ orgId, id });
-  return row ?? null;
+/**
+ * The org's position; a named prepared statement, since every client page load asks for one (on
+ * PGlite that took GET position from 405 to ~105 µs of database call, see namedStatement).
+ */
+export async function findPosition(db: Db, orgId: string, id: string): Promise<PositionRow | null> {
+  const [row] = await findStatement(db, [orgId, id]);
+  if (!row) return null;
+  const position: Record<string, unknown> = {};
+  for (const [key, name] of POSITION_COLUMNS) position[key] = row[name];
+  return position as PositionRow;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { RouteOptions } from "fastify";
 import type { Logger } from "pino";
 import { bearerAuth } from "../../shared/auth/bearer.plugin.js";
 import type { Verify } from "../../shared/auth/verify-jwt.js";
@@ -5,11 +6,12 @@ import { corsOriginsOf, serviceUrls, type Config } from "../../shared/config.js"
 import type { Database } from "../../shared/db/database.js";
 import { createApp, type App } from "../../shared/http/create-app.js";
 import { registerProtection } from "../../shared/http/protection.js";
+import { appendRouteHook } from "../../shared/http/route-hooks.js";
 import { docsOAuth, registerOpenApi } from "../../shared/http/openapi.js";
 import { CANDIDATE_LIST_CACHE_BYTES, CandidateListCache } from "./candidates/candidate-list-cache.js";
 import { candidateRoutes } from "./candidates/candidates.routes.js";
 import type { RecruitingContext } from "./context.js";
-import { reportValidation, strictInput } from "./http/strict-input.js";
+import { reportValidation, strictInputFor } from "./http/strict-input.js";
 import { interviewPageRoutes } from "./interviews/interview-page.routes.js";
 import { interviewRoutes } from "./interviews/interviews.routes.js";
 import type { RecruitingHooks } from "./interviews/interviews.service.js";
@@ -80,9 +82,10 @@ export async function buildRecruitingApp(deps: RecruitingDeps): Promise<App> {
       // Validation errors are collected (not thrown) so strict-input can merge its own findings into one 422.
       api.addHook("onRoute", (route) => {
         route.attachValidation = true;
+        const strictInput = strictInputFor(route.schema);
+        if (strictInput) appendRouteHook(route as RouteOptions, "preValidation", strictInput);
       });
       api.addHook("onRequest", bearerAuth(deps.verify));
-      api.addHook("preValidation", strictInput);
       api.addHook("preHandler", reportValidation);
       await api.register(orgRoutes);
       await api.register(async (org) => {

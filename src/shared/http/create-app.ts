@@ -1,13 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from "fastify";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RawServerDefault, type RouteOptions } from "fastify";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { installErrorHandler } from "./error-handler.js";
 import { installAccessLog } from "./logger.js";
 import { installMetrics } from "./metrics.js";
-import { refuseUnstorable, utf8Text } from "./storable-input.js";
+import { appendRouteHook } from "./route-hooks.js";
+import { markChecksOwnInput, refuseUnstorable, utf8Text } from "./storable-input.js";
 import type {} from "@fastify/swagger"; // adds `hide` to route schemas
 
 export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
@@ -96,6 +97,13 @@ export function createApp(opts: CreateAppOptions): App {
         return done(err as Error, undefined);
       }
       parseJson(request, text, done);
+    });
+    // Instance-wide, so it runs before any plugin's own preValidation (which may read the input).
+    // Whether a route checks its own input is decided at registration and read per request as a
+    // flag, not through request.routeOptions (a getter that builds an object on every read).
+    app.decorateRequest("checksOwnInput", false);
+    app.addHook("onRoute", (route) => {
+      if (route.config?.checksOwnInput) appendRouteHook(route as RouteOptions, "onRequest", markChecksOwnInput);
     });
     app.addHook("preValidation", refuseUnstorable);
   }

@@ -1,5 +1,6 @@
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from "pino";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { appendRouteHook } from "./route-hooks.js";
 
 /** Query parameters and path segments whose values are secrets and must never reach a log line. */
 const SECRET_QUERY = /^(webhook_secret|token|access_token|refresh_token|password|api_key|code)$/i;
@@ -58,27 +59,38 @@ const QUIET_ROUTES = new Set(["/healthz", "/readyz", "/metrics"]);
 
 /**
  * One line per request, when it is answered: method, route template (the raw URL, redacted, too),
- * status and duration. Replaces Fastify's two lines (incoming, completed), so it costs no more.
+ * status and duration. Replaces Fastify's two lines (incoming, completed), so it costs no more. The
+ * route and its level are fixed per route at registration (appendRouteHook); requests that match
+ * no route (404) are logged by one instance-wide hook that checks only `is404`.
  */
 export function installAccessLog(app: FastifyInstance): void {
+  app.addHook("onRoute", (route) => {
+    const url = route.url;
+    const level = QUIET_ROUTES.has(url) ? "debug" : "info";
+    appendRouteHook(route, "onResponse", (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      logRequest(request, reply, url, level);
+      done();
+    });
+  });
   app.addHook("onResponse", (request, reply, done) => {
-    const route = request.routeOptions.url;
-    const level = route !== undefined && QUIET_ROUTES.has(route) ? "debug" : "info";
-    if ((request.log as unknown as Logger).isLevelEnabled(level)) {
-      request.log[level](
-        {
-          method: request.method,
-          route: route ?? null,
-          url: redactUrl(request.url),
-          status: reply.statusCode,
-          ms: Math.round(reply.elapsedTime * 10) / 10,
-          remote: request.ip,
-        },
-        "request",
-      );
-    }
+    if (request.is404) logRequest(request, reply, null, "info");
     done();
   });
+}
+
+function logRequest(request: FastifyRequest, reply: FastifyReply, route: string | null, level: "debug" | "info"): void {
+  if (!(request.log as unknown as Logger).isLevelEnabled(level)) return;
+  request.log[level](
+    {
+      method: request.method,
+      route,
+      url: redactUrl(request.url),
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 10) / 10,
+      remote: request.ip,
+    },
+    "request",
+  );
 }
 
 const LEVELS: Record<number, string> = { 10: "TRACE", 20: "DEBUG", 30: "INFO ", 40: "WARN ", 50: "ERROR", 60: "FATAL" };

@@ -31,6 +31,19 @@ declare module "fastify" {
   }
 }
 
+declare module "fastify" {
+  interface FastifyRequest {
+    /** Set by the route's onRequest hook when its config says `checksOwnInput` (see createApp). */
+    checksOwnInput: boolean;
+  }
+}
+
+/** onRequest hook of the routes whose config says `checksOwnInput`. */
+export function markChecksOwnInput(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
+  request.checksOwnInput = true;
+  done();
+}
+
 type Found = { path: (string | number)[]; message: string };
 
 function describe(s: string): string {
@@ -149,13 +162,13 @@ function undecodableQuery(url: string): Found[] {
 }
 
 /**
- * preValidation hook of every storage-backed service: path parameters, query (its raw text too),
+ * preValidation hook of every storage-backed service (routes that check their own input are skipped): path parameters, query (its raw text too),
  * and the parsed body at any depth (a raw Buffer body, the webhook receivers', is checked by its route after it has
  * been authenticated). Header values need nothing here: Node's parser refuses NUL and control
  * characters in them, and they are Latin-1, so they hold no surrogates.
  */
 export async function refuseUnstorable(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-  if (request.routeOptions.config.checksOwnInput) return;
+  if (request.checksOwnInput) return;
   const badQuery = undecodableQuery(request.raw.url ?? "");
   if (badQuery.length) throw refused("querystring", badQuery);
   for (const context of ["params", "querystring", "body"] as const) {

@@ -16,7 +16,7 @@ const asConflict = <T>(what: string, work: () => Promise<T>) => withConflicts(co
 
 /** Creates the candidate and its interview record (not_started, with a fresh link), atomically. */
 export async function createCandidate(
-  q: Queryable,
+  db: Db,
   interviewBaseUrl: string,
   orgId: string,
   positionId: string,
@@ -24,7 +24,7 @@ export async function createCandidate(
 ): Promise<CandidateRow> {
   const row = await asConflict("Candidate not created", () =>
     insertCandidateWithInterview(
-      q,
+      db,
       orgId,
       positionId,
       {

@@ -10,7 +10,7 @@ import { toValidationIssues } from "../../../shared/http/error-handler.js";
  * or Postgres cannot represent. (NUL characters and unpaired surrogates are refused for every
  * service before this runs: shared/http/storable-input.ts.)
  *
- * `strictInput` runs these checks on the raw body and path before Ajv, and the route's Ajv errors
+ * `strictInputFor` gives each route a hook that runs these checks on the raw body and path before Ajv, and the route's Ajv errors
  * (collected with `attachValidation`) are merged in, so the client sees one complete 422.
  */
 type JsonSchema = {
@@ -89,14 +89,21 @@ export function strictIssues(schema: JsonSchema, value: unknown, loc: (string | 
 
 const strictFindings = new WeakMap<FastifyRequest, ValidationIssue[]>();
 
-/** preValidation: the raw path and body against the route's schemas. */
-export async function strictInput(request: FastifyRequest): Promise<void> {
-  const schema = request.routeOptions.schema as { params?: JsonSchema; body?: JsonSchema } | undefined;
-  const issues = [
-    ...(schema?.params ? strictIssues(schema.params, request.params, ["path"]) : []),
-    ...(schema?.body && request.body !== undefined ? strictIssues(schema.body, request.body, ["body"]) : []),
-  ];
-  if (issues.length) strictFindings.set(request, issues);
+/**
+ * The preValidation hook of a route: its raw path and body against its schemas, fixed at
+ * registration (null for a route with neither, which then runs no hook).
+ */
+export function strictInputFor(schema: { params?: unknown; body?: unknown } | undefined) {
+  const params = schema?.params as JsonSchema | undefined;
+  const body = schema?.body as JsonSchema | undefined;
+  if (!params && !body) return null;
+  return async function strictInput(request: FastifyRequest): Promise<void> {
+    const issues = [
+      ...(params ? strictIssues(params, request.params, ["path"]) : []),
+      ...(body && request.body !== undefined ? strictIssues(body, request.body, ["body"]) : []),
+    ];
+    if (issues.length) strictFindings.set(request, issues);
+  };
 }
 
 /** preHandler: one 422 with the strict findings first, then Ajv's, one entry per `loc`. */

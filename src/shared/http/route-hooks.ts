@@ -1,0 +1,18 @@
+import type { RouteOptions } from "fastify";
+
+type HookName = "onRequest" | "preValidation" | "onResponse";
+
+/**
+ * Adds a hook to one route from an `onRoute` hook, after the route's own hooks of that name.
+ *
+ * Why per route: a hook registered for every request that first reads `request.routeOptions` (a
+ * getter that builds a fresh object of twelve fields on every read) to decide what to do made
+ * every request pay for the decision, three times per request on the API's hot path (storable
+ * input, access log, metrics). Deciding once at registration, with the route's url, config and
+ * schema in the closure, costs nothing per request and leaves routes that need nothing hook-free.
+ */
+export function appendRouteHook(route: RouteOptions, name: HookName, hook: (...args: never[]) => unknown): void {
+  const existing = route[name] as unknown;
+  const list = existing === undefined ? [] : Array.isArray(existing) ? existing : [existing];
+  (route as unknown as Record<HookName, unknown>)[name] = [...list, hook];
+}

@@ -10,6 +10,9 @@
 -- each with its WAL flush). A row is visible once its transaction commits, so the count grows with
 -- every committed change and with nothing else; `fold_candidate_list_changes` moves counted rows
 -- into the base in one statement, which keeps the total and keeps the count cheap.
+--
+-- A later migration that changes candidates' listed values without DML (an ALTER TABLE ... TYPE
+-- ... USING rewrite) fires no trigger: it must insert a change row for every position itself.
 
 alter table positions add column candidate_list_base bigint not null default 0;
 

@@ -27,6 +27,9 @@ export function namedStatement<R>(name: string, text: string): NamedStatement<R>
   return async (db, values) => {
     const client = (db as unknown as { $client: unknown }).$client;
     if (isPglite(client)) return runOnPglite<R>(client, preparedOn, name, text, values);
+    // A transaction handle has no $client (and would need its own connection's statement).
+    if (typeof (client as pg.Pool | undefined)?.query !== "function")
+      throw new Error(`${name}: a named statement runs on the database handle, not in a transaction`);
     const result = await (client as pg.Pool).query<R & pg.QueryResultRow>({ name, text, values });
     return result.rows;
   };

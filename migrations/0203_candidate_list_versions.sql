@@ -51,3 +51,21 @@ create function fold_candidate_list_changes(p_position uuid) returns bigint lang
    where id = p_position
   returning candidate_list_base
 $$;
+
+-- The same for every position, for the positions that are written but not listed (their rows would
+-- otherwise pile up) and for positions deleted since (their rows just go). One instance at a time
+-- (the others skip); answers the number of rows moved.
+create function fold_all_candidate_list_changes() returns bigint language plpgsql as $$
+declare
+  moved bigint;
+begin
+  if not pg_try_advisory_xact_lock(72100418) then
+    return 0;
+  end if;
+  with folded as (delete from candidate_list_changes returning position_id),
+       counts as (select position_id, count(*) as n from folded group by position_id),
+       bumped as (update positions p set candidate_list_base = p.candidate_list_base + c.n
+                    from counts c where p.id = c.position_id returning 1)
+  select count(*) into moved from folded;
+  return moved;
+end $$;

@@ -8,7 +8,12 @@ import { createApp, type App } from "../../shared/http/create-app.js";
 import { registerProtection } from "../../shared/http/protection.js";
 import { appendRouteHook } from "../../shared/http/route-hooks.js";
 import { docsOAuth, registerOpenApi } from "../../shared/http/openapi.js";
-import { CANDIDATE_LIST_CACHE_BYTES, CandidateListCache } from "./candidates/candidate-list-cache.js";
+import {
+  CANDIDATE_LIST_CACHE_BYTES,
+  CandidateListCache,
+  FOLD_ALL_EVERY_MS,
+  startListChangeFolding,
+} from "./candidates/candidate-list-cache.js";
 import { candidateRoutes } from "./candidates/candidates.routes.js";
 import type { RecruitingContext } from "./context.js";
 import { reportValidation, strictInputFor } from "./http/strict-input.js";
@@ -70,6 +75,10 @@ export async function buildRecruitingApp(deps: RecruitingDeps): Promise<App> {
     hooks: deps.hooks ?? {},
     candidateLists: new CandidateListCache(deps.candidateListCacheBytes ?? CANDIDATE_LIST_CACHE_BYTES),
   };
+  const stopFolding = startListChangeFolding(deps.database.db, FOLD_ALL_EVERY_MS, (err) =>
+    app.log.warn({ err }, "folding the candidate lists' changes failed"),
+  );
+  app.addHook("onClose", async () => stopFolding());
   // The candidate's side of interview_link: a page here, or a redirect to the configured front end.
   await app.register(interviewPageRoutes, {
     ctx,

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { before, test } from "node:test";
 import { buildRecruitingApp } from "../../../src/services/recruiting/app.js";
 import { CandidateListCache, FOLD_AFTER } from "../../../src/services/recruiting/candidates/candidate-list-cache.js";
-import { readCandidateList } from "../../../src/services/recruiting/candidates/candidates.repository.js";
+import { foldAllCandidateListChanges, readCandidateList } from "../../../src/services/recruiting/candidates/candidates.repository.js";
 import { silentLogger, testConfig } from "../../helpers/config.js";
 import { describeEachDatabase } from "../../helpers/db.js";
 import { newCandidate, unknownId, useRecruiting, type Caller } from "./recruiting-harness.js";
@@ -95,6 +95,25 @@ describeEachDatabase("candidate list answers kept at the list version", (getDb) 
     assert.equal(await cache.answer(db.db, me.orgId, positionId, failOnFold), kept);
     await db.query("update candidates set score = null where position_id = $1", [positionId]);
     assert.equal(BigInt((await readCandidateList(db.db, me.orgId, positionId, null))!.version), BigInt(before.version) + 1n);
+  });
+
+  test("folding every position moves the changes of unread positions without changing their versions, and drops a deleted position's", async () => {
+    const db = h().database;
+    const newPosition = async (name: string, candidates: number) => {
+      const id = (await me.call("POST", `/org/${me.orgId}/position`, { name })).json().id as string;
+      for (let i = 0; i < candidates; i++)
+        assert.equal((await me.call("POST", `/org/${me.orgId}/positions/${id}/`, newCandidate())).statusCode, 200);
+      return id;
+    };
+    const unread = await newPosition("Never listed", 2);
+    const gone = await newPosition("Deleted", 1);
+    await db.query("delete from positions where id = $1", [gone]);
+    const before = (await readCandidateList(db.db, me.orgId, unread, null))!;
+    assert.equal(before.pending, 2);
+    assert.ok((await foldAllCandidateListChanges(db.db)) >= 4, "two creations, one creation and its cascaded delete");
+    const after = (await readCandidateList(db.db, me.orgId, unread, before.version))!;
+    assert.deepEqual([after.pending, after.version, after.json], [0, before.version, null]);
+    assert.deepEqual(await db.query("select count(*)::int as n from candidate_list_changes where position_id = $1", [gone]), [{ n: 0 }]);
   });
 
   test("a kept answer never crosses orgs: another org's caller gets 404 for the position, and so does an unknown one", async () => {

@@ -1,5 +1,5 @@
 import type { Db } from "../../../shared/db/database.js";
-import { foldCandidateListChanges, readCandidateList } from "./candidates.repository.js";
+import { foldAllCandidateListChanges, foldCandidateListChanges, readCandidateList } from "./candidates.repository.js";
 
 /**
  * The answers of `GET /org/{org_id}/positions/{position_id}/`, kept as the bytes sent, with the
@@ -87,6 +87,19 @@ export class CandidateListCache {
       .finally(() => this.#folding.delete(key));
   }
 }
+
+/**
+ * Folds every position's list changes every `everyMs` (positions written but never listed would
+ * otherwise keep their rows); answers the stop function. One instance folds at a time.
+ */
+export function startListChangeFolding(db: Db, everyMs: number, onError: (err: unknown) => void): () => void {
+  const timer = setInterval(() => void foldAllCandidateListChanges(db).catch(onError), everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/** How often every position's list changes are folded. */
+export const FOLD_ALL_EVERY_MS = 10 * 60_000;
 
 /** Change rows counted per read before they are folded into the base (each is an index entry to count). */
 export const FOLD_AFTER = 32;

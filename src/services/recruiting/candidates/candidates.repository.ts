@@ -203,6 +203,15 @@ export async function foldCandidateListChanges(db: Db, positionId: string): Prom
   await db.execute(sql`select fold_candidate_list_changes(${positionId}::uuid)`);
 }
 
+/** The same for every position (one instance at a time); answers the number of change rows moved. */
+export async function foldAllCandidateListChanges(db: Db): Promise<number> {
+  // Both drivers answer raw SQL with `rows`.
+  const result = (await db.execute(sql`select fold_all_candidate_list_changes()::text as moved`)) as unknown as {
+    rows: { moved: string }[];
+  };
+  return Number(result.rows[0]?.moved ?? 0);
+}
+
 export async function findCandidate(q: Queryable, orgId: string, positionId: string, id: string): Promise<CandidateRow | null> {
   const [row] = await q
     .select()

@@ -148,7 +148,7 @@ const isoText = (column: AnyColumn | SQL) => sql`to_char(${column} at time zone 
  */
 const listStatement = (() => {
   // Inside a select field drizzle writes columns without their table, which a correlated subquery
-  // cannot have: the candidate columns are spelled through the alias `c`, the position's qualified.
+  // cannot have: the candidate columns are spelled through the alias `c`, the position through `p`.
   const c = (column: AnyColumn) => sql.raw(`c.${column.name}`);
   const k = candidates;
   const object = sql`concat(

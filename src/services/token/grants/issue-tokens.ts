@@ -63,24 +63,42 @@ export async function issueTokens(ctx: TokenContext, input: IssueInput): Promise
   const common = { iat: now, iss: realm.issuer, sub: user.id, azp: clientId, sid: session.id };
   const profile = profileClaims(user);
 
-  const accessToken = await ctx.keys.sign({
-    exp: accessExp,
-    ...common,
-    jti: randomUUID(),
-    aud: "account",
-    typ: "Bearer",
-    acr: "1",
-    scope: session.scope,
-    ...profile,
-  });
-  const refreshToken = await ctx.keys.sign({
-    exp: refreshExp,
-    ...common,
-    jti: input.refreshJti,
-    aud: realm.issuer,
-    typ: "Refresh",
-    scope: session.scope,
-  });
+  // The refresh token is only ever read back by this service: HS512 under the refresh token key, as
+  // Keycloak signs it, a few µs. The access and ID tokens are RS256 for the resource servers and the
+  // client; their signatures run on the thread pool side by side.
+  const [refreshToken, accessToken, idToken] = await Promise.all([
+    ctx.refreshKeys.sign({
+      exp: refreshExp,
+      ...common,
+      jti: input.refreshJti,
+      aud: realm.issuer,
+      typ: "Refresh",
+      scope: session.scope,
+    }),
+    ctx.keys.sign({
+      exp: accessExp,
+      ...common,
+      jti: randomUUID(),
+      aud: "account",
+      typ: "Bearer",
+      acr: "1",
+      scope: session.scope,
+      ...profile,
+    }),
+    session.scope.split(" ").includes("openid")
+      ? ctx.keys.sign({
+          exp: accessExp,
+          ...common,
+          auth_time: authTime,
+          jti: randomUUID(),
+          aud: clientId,
+          typ: "ID",
+          acr: "1",
+          ...(input.nonce ? { nonce: input.nonce } : {}),
+          ...profile,
+        })
+      : undefined,
+  ]);
   const response: TokenResponse = {
     access_token: accessToken,
     expires_in: accessExp - now,
@@ -91,19 +109,7 @@ export async function issueTokens(ctx: TokenContext, input: IssueInput): Promise
     session_state: session.id,
     scope: session.scope,
   };
-  if (session.scope.split(" ").includes("openid")) {
-    response.id_token = await ctx.keys.sign({
-      exp: accessExp,
-      ...common,
-      auth_time: authTime,
-      jti: randomUUID(),
-      aud: clientId,
-      typ: "ID",
-      acr: "1",
-      ...(input.nonce ? { nonce: input.nonce } : {}),
-      ...profile,
-    });
-  }
+  if (idToken) response.id_token = idToken;
   return response;
 }
 

@@ -60,6 +60,17 @@ export const tokenSigningKeys = pgTable("token_signing_keys", {
 });
 export type SigningKeyRow = typeof tokenSigningKeys.$inferSelect;
 
+/** migrations/0111_token_refresh_token_keys.sql: the HMAC keys of refresh tokens, never published. */
+export const tokenRefreshTokenKeys = pgTable("token_refresh_token_keys", {
+  kid: text("kid").primaryKey(),
+  alg: text("alg").notNull(),
+  secretJwk: jsonb("secret_jwk").$type<Record<string, unknown>>().notNull(),
+  createdAt: at("created_at").notNull(),
+  retiredAt: at("retired_at"),
+  verifyUntil: at("verify_until"),
+});
+export type RefreshTokenKeyRow = typeof tokenRefreshTokenKeys.$inferSelect;
+
 /** migrations/0110_authorization_codes.sql */
 export const tokenAuthorizationCodes = pgTable("token_authorization_codes", {
   codeHash: text("code_hash").primaryKey(),

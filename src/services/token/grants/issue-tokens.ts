@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { TokenResponse } from "../../../contracts/token.js";
 import type { Realm } from "../realms.js";
-import type { UserRow } from "../storage/token.tables.js";
+import type { ClaimsUser } from "../storage/token.tables.js";
 import type { TokenContext } from "../token-context.js";
 import { oauthError } from "../token-errors.js";
 
@@ -21,10 +21,10 @@ export function grantedScope(requested: string | undefined): string {
 }
 
 /** The first value of the user's `org_id` attribute: the org_id claim. */
-export const orgIdOf = (user: UserRow): string | undefined => user.attributes["org_id"]?.[0];
+export const orgIdOf = (user: ClaimsUser): string | undefined => user.attributes["org_id"]?.[0];
 
 /** Profile claims shared by the access token, the ID token and userinfo (absent fields left out). */
-export function profileClaims(user: UserRow): Record<string, unknown> {
+export function profileClaims(user: ClaimsUser): Record<string, unknown> {
   const name = [user.firstName, user.lastName].filter(Boolean).join(" ");
   const claims: Record<string, unknown> = { email_verified: user.emailVerified, preferred_username: user.username };
   if (name) claims["name"] = name;
@@ -39,7 +39,7 @@ export function profileClaims(user: UserRow): Record<string, unknown> {
 export type IssueInput = {
   realm: Realm;
   clientId: string;
-  user: UserRow;
+  user: ClaimsUser;
   session: { id: string; startedAt: Date; scope: string };
   /** The jti the new refresh token must carry: the session's current refresh token id. */
   refreshJti: string;
@@ -119,7 +119,7 @@ export async function issueTokens(ctx: TokenContext, input: IssueInput): Promise
  */
 export async function startSession(
   ctx: TokenContext,
-  input: { realm: Realm; clientId: string; user: UserRow; scope: string; startedAt: Date },
+  input: { realm: Realm; clientId: string; user: ClaimsUser; scope: string; startedAt: Date },
 ): Promise<Pick<IssueInput, "session" | "refreshJti">> {
   const session = { id: randomUUID(), startedAt: input.startedAt, scope: input.scope };
   const refreshJti = randomUUID();

@@ -24,6 +24,8 @@ export const tokenUsers = pgTable(
   (t) => [unique("token_users_realm_username_key").on(t.realm, t.username)],
 );
 export type UserRow = typeof tokenUsers.$inferSelect;
+/** What the tokens' claims are made of: a user without its password hash and bookkeeping. */
+export type ClaimsUser = Pick<UserRow, "id" | "username" | "email" | "emailVerified" | "firstName" | "lastName" | "attributes">;
 
 export const tokenLoginFailures = pgTable("token_login_failures", {
   userId: uuid("user_id").primaryKey(),

@@ -73,7 +73,7 @@ function parseForm(text: string): Record<string, string | string[]> {
 /**
  * The embedded identity provider: Keycloak's OpenID Connect endpoints under
  * `/realms/{realm}` and the admin API subset under `/admin/realms/{realm}`, each scope with its
- * own error style. Creates the first signing key, the admin and the demo user when missing.
+ * own error style. Creates the first signing and refresh token keys, the admin and the demo user when missing.
  */
 export async function buildTokenApp(deps: TokenAppDeps): Promise<TokenApp> {
   const urls = deps.urls ?? serviceUrls(deps.config);

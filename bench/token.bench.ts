@@ -8,7 +8,8 @@
  *   - token endpoint baseline: an `unsupported_grant_type` POST (same route, form parsing and error
  *     path, no storage, no crypto);
  *   - argon2id verification alone (the password grant's floor, same cost, no HTTP or storage);
- *   - password grant (demo user): argon2id verification, a session insert, two RS256 signatures;
+ *   - password grant (demo user): argon2id verification, a session insert, an RS256 access token
+ *     and an HS512 refresh token;
  *   - refresh grant: each connection follows its own rotation chain, always sending the newest
  *     refresh token (single use), so every request is a real rotation;
  *   - a no-op route without auth vs the same route behind the shared bearer hook (RS256 JWT, JWKS

@@ -28,7 +28,7 @@ export async function verifyRefreshToken(ctx: TokenContext, realm: Realm, client
 /**
  * The claims of a refresh token whose signature and issuer hold and which has not expired.
  * Refresh tokens are HS512 under the refresh token keys. RS256 ones, signed with the published RSA
- * key by the previous release, are still taken until they expire (30 minutes at most): a rolling
+ * key by the previous release, are still taken until they expire (REFRESH_TOKEN_LIFESPAN): a rolling
  * deploy must not log everyone out. Each algorithm is checked only with its own kind of key, so a
  * header cannot make a public key serve as an HMAC secret.
  */
@@ -45,7 +45,7 @@ async function verifiedPayload(ctx: TokenContext, realm: Realm, token: string): 
   if (jws?.header["alg"] !== REFRESH_TOKEN_ALG || !(await ctx.refreshKeys.hasValidSignature(jws)))
     throw invalidGrant("Invalid refresh token");
   // The checks jose's jwtVerify makes for the RS256 path, in its order: issuer, then expiry (no leeway:
-  // the service reads its own clock). A signed token of ours has numeric `exp` and `iat`.
+  // the service reads its own clock). Every token we sign has a numeric `exp`.
   const { payload } = jws;
   if (payload["iss"] !== realm.issuer || typeof payload["exp"] !== "number") throw invalidGrant("Invalid refresh token");
   if (payload["exp"] <= Math.floor(ctx.now() / 1000)) throw invalidGrant("Token is not active");

@@ -8,11 +8,15 @@
  *   - token endpoint baseline: an `unsupported_grant_type` POST (same route, form parsing and error
  *     path, no storage, no crypto);
  *   - argon2id verification alone (the password grant's floor, same cost, no HTTP or storage);
- *   - password grant (demo user): argon2id verification, a session insert, two RS256 signatures;
+ *   - password grant (demo user): argon2id verification, a session insert, an RS256 access token
+ *     and an HS512 refresh token;
  *   - refresh grant: each connection follows its own rotation chain, always sending the newest
  *     refresh token (single use), so every request is a real rotation;
  *   - a no-op route without auth vs the same route behind the shared bearer hook (RS256 JWT, JWKS
  *     cached); the difference is the verification cost per request.
+ * Each HTTP scenario also reports the server process's CPU time per answer (process.cpuUsage of the
+ * child, all its threads, over the measured rounds): unlike the rates, other load on the machine
+ * barely moves it. `--only=<word>` runs just the scenarios whose name contains the word.
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
@@ -66,6 +70,7 @@ async function serve(dbKind: string): Promise<void> {
   await api.listen({ host: "127.0.0.1", port: apiPort });
 
   process.on("message", async (msg) => {
+    if (msg === "cpu") return process.send!({ cpu: process.cpuUsage() });
     if (msg !== "stop") return;
     await api.close();
     await token.app.close();
@@ -79,6 +84,14 @@ async function serve(dbKind: string): Promise<void> {
 }
 
 type Ready = { authUrl: string; apiUrl: string; hash: HashParams };
+
+/** The server child's CPU time so far (user + system, every thread), in µs. */
+async function childCpuUs(child: ChildProcess): Promise<number> {
+  const answer = once(child, "message") as Promise<[{ cpu: NodeJS.CpuUsage }]>;
+  child.send("cpu");
+  const [{ cpu }] = await answer;
+  return cpu.user + cpu.system;
+}
 
 async function passwordGrant(authUrl: string): Promise<{ access_token: string; refresh_token: string }> {
   const res = await fetch(`${authUrl}/protocol/openid-connect/token`, {
@@ -161,14 +174,14 @@ export async function main(args: string[]): Promise<void> {
   try {
     const { access_token } = await passwordGrant(ready.authUrl);
     const tokenUrl = `${ready.authUrl}/protocol/openid-connect/token`;
-    const scenarios: { name: string; expect?: number; run: (seconds: number) => Promise<Result> }[] = [
+    const all: { name: string; expect?: number; inProcess?: true; run: (seconds: number) => Promise<Result> }[] = [
       {
         name: "token endpoint baseline (unsupported_grant_type, 400)",
         expect: 400,
         run: (seconds) =>
           autocannon({ url: tokenUrl, method: "POST", headers: FORM, body: form({ grant_type: "none" }), connections, duration: seconds }),
       },
-      { name: "argon2id verification alone (4 at once, no HTTP)", run: (seconds) => hashRun(ready.hash, seconds) },
+      { name: "argon2id verification alone (4 at once, no HTTP)", inProcess: true, run: (seconds) => hashRun(ready.hash, seconds) },
       {
         name: "password grant",
         run: (seconds) =>
@@ -197,42 +210,57 @@ export async function main(args: string[]): Promise<void> {
           }),
       },
     ];
+    const only = option(args, "only", "");
+    const scenarios = all.filter((s) => s.name.includes(only));
     // Warm-up: JIT, the verifier's JWKS fetch, connection pools.
     for (const s of scenarios) assertAnswers(`${s.name} (warm-up)`, await s.run(warmup), s.expect);
 
     const results = new Map<string, Result[]>(scenarios.map((s) => [s.name, []]));
+    const cpuUs = new Map<string, { us: number; answers: number }>(scenarios.map((s) => [s.name, { us: 0, answers: 0 }]));
     for (let round = 0; round < rounds; round++) {
       for (const s of scenarios) {
+        const before = await childCpuUs(child);
         const r = await s.run(duration);
+        const spent = (await childCpuUs(child)) - before;
         assertAnswers(`${s.name}, round ${round + 1}`, r, s.expect);
         results.get(s.name)!.push(r);
+        const c = cpuUs.get(s.name)!;
+        c.us += spent;
+        c.answers += r.requests.total;
       }
     }
 
     memory.peaks();
     const rows = scenarios.map((s) => {
       const rs = results.get(s.name)!;
+      const c = cpuUs.get(s.name)!;
       return {
         name: s.name,
         rps: median(rs.map((r) => r.requests.average)),
         p50: median(rs.map((r) => r.latency.p50)),
         p99: median(rs.map((r) => r.latency.p99)),
+        cpu: s.inProcess || !c.answers ? "–" : (c.us / c.answers).toFixed(0),
       };
     });
-    const open = results.get(scenarios[4]!.name)!;
-    const guarded = results.get(scenarios[5]!.name)!;
-    const costUs = median(open.map((o, i) => 1e6 / guarded[i]!.requests.average - 1e6 / o.requests.average));
+    const open = results.get(all[4]!.name);
+    const guarded = results.get(all[5]!.name);
+    const bearer =
+      open && guarded
+        ? [
+            `Bearer verification cost: ${median(open.map((o, i) => 1e6 / guarded[i]!.requests.average - 1e6 / o.requests.average)).toFixed(0)} µs of server time per request (median over rounds of 1/rps(verified) - 1/rps(open)); verified/open throughput ${median(open.map((o, i) => guarded[i]!.requests.average / o.requests.average)).toFixed(2)}.`,
+            "",
+          ]
+        : [];
 
     const out = [
       `Token service benchmark: ${rounds} rounds x ${duration} s, ${connections} connections, storage ${dbKind}, argon2id m=${ready.hash.memoryKiB} KiB t=${ready.hash.passes} p=${ready.hash.parallelism}`,
       `Machine: ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}, load average ${loadAtStart.toFixed(1)} at start, ${loadavg()[0]!.toFixed(1)} at end`,
       "",
-      "| scenario | req/s (median) | p50 ms | p99 ms |",
-      "|---|---:|---:|---:|",
-      ...rows.map((r) => `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} |`),
+      "| scenario | req/s (median) | p50 ms | p99 ms | server CPU µs/answer |",
+      "|---|---:|---:|---:|---:|",
+      ...rows.map((r) => `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.cpu} |`),
       "",
-      `Bearer verification cost: ${costUs.toFixed(0)} µs of server time per request (median over rounds of 1/rps(verified) - 1/rps(open)); verified/open throughput ${(median(open.map((o, i) => guarded[i]!.requests.average / o.requests.average))).toFixed(2)}.`,
-      "",
+      ...bearer,
       ...memory.lines(),
     ];
     process.stdout.write(`${out.join("\n")}\n`);

@@ -167,5 +167,12 @@ export type AdminError = Static<typeof AdminErrorSchema>;
 export const KeyRotationResultSchema = Type.Object({
   kid: Type.String({ description: "The key that signs from now on." }),
   retired: Type.Array(Type.String(), { description: "Keys still published until their tokens have expired." }),
+  refresh_token_key: Type.Object(
+    {
+      kid: Type.String({ description: "The HMAC key that signs refresh tokens from now on." }),
+      retired: Type.Array(Type.String(), { description: "HMAC keys still accepted until their refresh tokens have expired." }),
+    },
+    { description: "Refresh tokens are HS512 under a key that is never published; it rotates with the signing key." },
+  ),
 });
 export type KeyRotationResult = Static<typeof KeyRotationResultSchema>;

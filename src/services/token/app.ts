@@ -11,7 +11,7 @@ import { adminAuth } from "./admin/admin-auth.js";
 import { keysRoutes } from "./admin/keys.routes.js";
 import { usersRoutes } from "./admin/users.routes.js";
 import { bootstrap } from "./bootstrap.js";
-import { purgeExpired } from "./maintenance.js";
+import { purgeExpired, rotateKeys } from "./maintenance.js";
 import { loginRoutes } from "./oidc/login.routes.js";
 import { oidcRoutes } from "./oidc/oidc.routes.js";
 import { tokenRoutes } from "./oidc/token.routes.js";
@@ -73,7 +73,7 @@ function parseForm(text: string): Record<string, string | string[]> {
 /**
  * The embedded identity provider: Keycloak's OpenID Connect endpoints under
  * `/realms/{realm}` and the admin API subset under `/admin/realms/{realm}`, each scope with its
- * own error style. Creates the first signing key, the admin and the demo user when missing.
+ * own error style. Creates the first signing and refresh token keys, the admin and the demo user when missing.
  */
 export async function buildTokenApp(deps: TokenAppDeps): Promise<TokenApp> {
   const urls = deps.urls ?? serviceUrls(deps.config);
@@ -137,5 +137,5 @@ export async function buildTokenApp(deps: TokenAppDeps): Promise<TokenApp> {
     },
     { prefix: "/admin/realms/:realm" },
   );
-  return { app, context, rotateKeys: () => context.keys.rotate(), purgeExpired: () => purgeExpired(context) };
+  return { app, context, rotateKeys: () => rotateKeys(context), purgeExpired: () => purgeExpired(context) };
 }

@@ -7,13 +7,14 @@ export const DEMO_USERNAME = "demo";
 export const DEMO_EMAIL = "demo@hirebridge.local";
 
 /**
- * First start (idempotent, safe when several instances start together): a signing key, the
- * `master` realm's `admin` user with ADMIN_PASSWORD, and the demo user of the run contract in the
- * demo organisation. Both users go through the same code path as the admin API. As with Keycloak's
+ * First start (idempotent, safe when several instances start together): a signing key, a refresh
+ * token key, the `master` realm's `admin` user with ADMIN_PASSWORD, and the demo user of the run
+ * contract in the demo organisation. Both users go through the same code path as the admin API. As with Keycloak's
  * bootstrap admin, an existing user is left as it is: changing ADMIN_PASSWORD later does not reset it.
  */
 export async function bootstrap(ctx: TokenContext): Promise<void> {
   await ctx.keys.ensureKey();
+  await ctx.refreshKeys.ensureKey();
   const { config, realms } = ctx;
   await ensureUser(ctx, realms.master.name, ADMIN_USERNAME, {
     username: ADMIN_USERNAME,

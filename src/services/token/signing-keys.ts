@@ -1,15 +1,15 @@
+import { createPrivateKey, type JsonWebKey, type KeyObject } from "node:crypto";
 import {
   calculateJwkThumbprint,
   createLocalJWKSet,
   exportJWK,
   generateKeyPair,
-  importJWK,
   jwtVerify,
-  SignJWT,
   type JSONWebKeySet,
   type JWK,
   type JWTPayload,
 } from "jose";
+import { encodePart, signRs256 } from "./compact-jws.js";
 import type { SigningKeysRepository } from "./storage/signing-keys.repository.js";
 import type { SigningKeyRow } from "./storage/token.tables.js";
 
@@ -24,9 +24,12 @@ export type KeyStoreOptions = {
   cacheTtlMs?: number;
 };
 
+/** The key that signs, as node:crypto uses it, and the encoded JWS header of every token it signs. */
+type Signing = { kid: string; key: KeyObject; header: string };
+
 type Loaded = {
   at: number;
-  signing: { kid: string; key: CryptoKey } | null;
+  signing: Signing | null;
   jwks: JSONWebKeySet;
   verifyKeys: ReturnType<typeof createLocalJWKSet>;
 };
@@ -48,7 +51,7 @@ export function createKeyStore(opts: KeyStoreOptions) {
 
   // The key table is re-read every `cacheTtl` (another instance may rotate), but a key is imported
   // once: the signing key by kid, the verification key set while the published kids stay the same.
-  let signing: { kid: string; key: CryptoKey } | null = null;
+  let signing: Signing | null = null;
   let published: { kids: string; jwks: JSONWebKeySet; verifyKeys: ReturnType<typeof createLocalJWKSet> } | undefined;
 
   async function build(rows: SigningKeyRow[]): Promise<Loaded> {
@@ -57,7 +60,11 @@ export function createKeyStore(opts: KeyStoreOptions) {
     const active = rows.filter((r) => r.retiredAt === null).at(-1);
     if (!active) signing = null;
     else if (signing?.kid !== active.kid)
-      signing = { kid: active.kid, key: (await importJWK(active.privateJwk as JWK, SIGNING_ALG)) as CryptoKey };
+      signing = {
+        kid: active.kid,
+        key: createPrivateKey({ key: active.privateJwk as JsonWebKey, format: "jwk" }),
+        header: encodePart({ alg: SIGNING_ALG, typ: "JWT", kid: active.kid }),
+      };
     const kids = live.map((r) => r.kid).join(" ");
     if (published?.kids !== kids) {
       const jwks = { keys: live.map((r) => r.publicJwk as JWK) };
@@ -86,7 +93,7 @@ export function createKeyStore(opts: KeyStoreOptions) {
     return kid;
   }
 
-  async function signingKey(): Promise<{ kid: string; key: CryptoKey }> {
+  async function signingKey(): Promise<Signing> {
     const current = await load();
     if (current.signing) return current.signing;
     await generate();
@@ -101,9 +108,10 @@ export function createKeyStore(opts: KeyStoreOptions) {
       await signingKey();
     },
 
+    /** The compact RS256 JWS of `payload`, signed on the thread pool (see compact-jws.ts). */
     async sign(payload: JWTPayload): Promise<string> {
-      const { kid, key } = await signingKey();
-      return new SignJWT(payload).setProtectedHeader({ alg: SIGNING_ALG, typ: "JWT", kid }).sign(key);
+      const { header, key } = await signingKey();
+      return signRs256(`${header}.${encodePart(payload)}`, key);
     },
 
     /** Verifies a token we issued (signature by a published key, `iss`, `exp`) at the service's clock. */

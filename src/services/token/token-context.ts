@@ -3,9 +3,11 @@ import type { Config } from "../../shared/config.js";
 import type { Database } from "../../shared/db/database.js";
 import { dummyHash, hashParams as hashParamsOf, OWASP_ARGON2ID, type HashParams } from "./password-hash.js";
 import { buildRealms, type Realms } from "./realms.js";
+import { createRefreshTokenKeys, type RefreshTokenKeys } from "./refresh-token-keys.js";
 import { createKeyStore, type KeyStore } from "./signing-keys.js";
 import { authorizationCodesRepository, type AuthorizationCodesRepository } from "./storage/authorization-codes.repository.js";
 import { loginFailuresRepository, type LoginFailuresRepository } from "./storage/login-failures.repository.js";
+import { refreshTokenKeysRepository } from "./storage/refresh-token-keys.repository.js";
 import { sessionsRepository, type SessionsRepository } from "./storage/sessions.repository.js";
 import { signingKeysRepository } from "./storage/signing-keys.repository.js";
 import { usersRepository, type UsersRepository } from "./storage/users.repository.js";
@@ -15,7 +17,10 @@ export type TokenContext = {
   config: Config;
   logger: Logger;
   realms: Realms;
+  /** RSA keys: access, ID and login-request tokens (published in the JWKS). */
   keys: KeyStore;
+  /** HMAC keys: refresh tokens (never published). */
+  refreshKeys: RefreshTokenKeys;
   users: UsersRepository;
   sessions: SessionsRepository;
   failures: LoginFailuresRepository;
@@ -41,9 +46,14 @@ export type TokenContextDeps = {
 
 /** Seconds the longest-lived token we sign stays valid: how long a retired key must stay published. */
 export function longestTokenLifetime(config: Config): number {
-  const refresh = Math.min(config.REFRESH_TOKEN_LIFESPAN, config.SESSION_MAX_LIFESPAN);
-  return Math.max(config.ACCESS_TOKEN_LIFESPAN, refresh) + config.AUTH_CLOCK_SKEW_SECONDS;
+  return Math.max(config.ACCESS_TOKEN_LIFESPAN, refreshTokenLifetime(config)) + config.AUTH_CLOCK_SKEW_SECONDS;
 }
+
+/**
+ * Seconds a refresh token stays valid. RS256 refresh tokens of the previous release live at most
+ * this long too, which is why the retired RSA keys' window above already covers them.
+ */
+export const refreshTokenLifetime = (config: Config): number => Math.min(config.REFRESH_TOKEN_LIFESPAN, config.SESSION_MAX_LIFESPAN);
 
 export function createTokenContext(deps: TokenContextDeps): TokenContext {
   const { config, database } = deps;
@@ -64,6 +74,11 @@ export function createTokenContext(deps: TokenContextDeps): TokenContext {
       repo: signingKeysRepository(database.db),
       now,
       publishRetiredFor: () => longestTokenLifetime(config),
+    }),
+    refreshKeys: createRefreshTokenKeys({
+      repo: refreshTokenKeysRepository(database.db),
+      now,
+      verifyRetiredFor: () => refreshTokenLifetime(config) + config.AUTH_CLOCK_SKEW_SECONDS,
     }),
     users: usersRepository(database.db),
     sessions: sessionsRepository(database.db),

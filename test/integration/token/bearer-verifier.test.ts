@@ -145,7 +145,10 @@ describeEachDatabase("shared bearer verifier against the real token service", (g
       "Invalid token: token was issued by an untrusted issuer",
     );
     const { tokens } = await h.login();
-    await expect401(app, logs, `Bearer ${tokens.refresh_token}`, "Invalid token: token is not an access token");
+    // Refresh tokens are HS512 under a key no resource server has (as Keycloak's): refused on the
+    // algorithm before anything else. An RS256 one (the previous release's) fails on its `typ`.
+    await expect401(app, logs, `Bearer ${tokens.refresh_token}`, "Invalid token: token algorithm is not allowed");
+    await expect401(app, logs, `Bearer ${await signed({ typ: "Refresh" })}`, "Invalid token: token is not an access token");
 
     const forClient = protectedApp({ issuer, audience: "hirebridge" });
     assert.equal((await call(forClient.app, `Bearer ${tokens.access_token}`)).statusCode, 200, "azp names the client");

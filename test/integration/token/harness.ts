@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { decodeJwt, decodeProtectedHeader, type JWTPayload } from "jose";
+import type { Logger } from "pino";
 import type { TokenResponse } from "../../../src/contracts/token.js";
 import { buildTokenApp, type TokenApp } from "../../../src/services/token/app.js";
 import type { Config } from "../../../src/shared/config.js";
@@ -43,11 +44,11 @@ export const kidOf = (jwt: string): string | undefined => decodeProtectedHeader(
 
 export async function buildHarness(
   database: Database,
-  opts: { overrides?: Record<string, string | number>; clock?: Clock } = {},
+  opts: { overrides?: Record<string, string | number>; clock?: Clock; logger?: Logger } = {},
 ): Promise<Harness> {
   const config = testConfig({ PASSWORD_HASH_MEMORY_KIB: 1024, PASSWORD_HASH_PASSES: 1, ...opts.overrides });
   const clock = opts.clock ?? testClock();
-  const built = await buildTokenApp({ config, logger: silentLogger(), database, now: clock.now });
+  const built = await buildTokenApp({ config, logger: opts.logger ?? silentLogger(), database, now: clock.now });
   const { app } = built;
   const realmBase = (realm = config.AUTH_REALM) => `/realms/${realm}/protocol/openid-connect`;
 

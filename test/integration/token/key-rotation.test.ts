@@ -32,6 +32,7 @@ describeEachDatabase("signing key rotation", (getDb) => {
     const verify = createVerifier({ issuer, jwksCooldownMs: 0 });
     const before = await h.login();
     const oldKid = kidOf(before.tokens.access_token)!;
+    const oldRefreshKid = kidOf(before.tokens.refresh_token)!;
     assert.equal((await verify(before.tokens.access_token)).sub, before.user.id); // caches the JWKS with the old key only
 
     const res = await h.admin("POST", "/hirebridge/keys/rotate");
@@ -39,16 +40,19 @@ describeEachDatabase("signing key rotation", (getDb) => {
     assert.notEqual(res.body.kid, oldKid);
     assert.ok(res.body.retired.includes(oldKid));
     assert.deepEqual((await jwksKids()).sort(), [oldKid, res.body.kid].sort());
+    assert.notEqual(res.body.refresh_token_key.kid, oldRefreshKid);
+    assert.ok(res.body.refresh_token_key.retired.includes(oldRefreshKid));
+    assert.ok(!(await jwksKids()).includes(res.body.refresh_token_key.kid), "the HMAC key is never published");
 
     const afterLogin = await h.login();
     assert.equal(kidOf(afterLogin.tokens.access_token), res.body.kid);
-    assert.equal(kidOf(afterLogin.tokens.refresh_token), res.body.kid);
+    assert.equal(kidOf(afterLogin.tokens.refresh_token), res.body.refresh_token_key.kid);
     // The verifier meets an unknown kid, refetches the JWKS and accepts the token.
     assert.equal((await verify(afterLogin.tokens.access_token)).sub, afterLogin.user.id);
     assert.equal((await verify(before.tokens.access_token)).sub, before.user.id);
 
     const refreshed = await h.refresh(before.tokens.refresh_token);
-    assert.equal(refreshed.status, 200, "a refresh token signed by the retired key still works");
+    assert.equal(refreshed.status, 200, "a refresh token signed by the retired HMAC key still works");
     assert.equal(kidOf(refreshed.body.access_token), res.body.kid);
   });
 
@@ -63,9 +67,9 @@ describeEachDatabase("signing key rotation", (getDb) => {
       assert.equal((await restarted.refresh(tokens.refresh_token)).status, 200, "tokens of the old process still refresh");
 
       // Rotation on one instance: the other sees the new kid on first use (unknown kid → reload).
-      const { kid: newKid } = await restarted.rotateKeys();
+      const { refresh_token_key: newKey } = await restarted.rotateKeys();
       const fresh = await restarted.login();
-      assert.equal(kidOf(fresh.tokens.refresh_token), newKid);
+      assert.equal(kidOf(fresh.tokens.refresh_token), newKey.kid);
       assert.equal((await h.refresh(fresh.tokens.refresh_token)).status, 200);
     } finally {
       await restarted.app.close();
@@ -78,6 +82,7 @@ describeEachDatabase("signing key rotation", (getDb) => {
     try {
       const { tokens } = await timed.login();
       const oldKid = kidOf(tokens.access_token)!;
+      const oldRefreshKid = kidOf(tokens.refresh_token)!;
       const { kid } = await timed.rotateKeys();
       assert.ok((await jwksKids(timed.app)).includes(oldKid));
 
@@ -87,9 +92,11 @@ describeEachDatabase("signing key rotation", (getDb) => {
       clock.advance(120); // past the window (+ the 30 s instance cache)
       assert.deepEqual(await jwksKids(timed.app), [kid]);
       const purged = await timed.purgeExpired();
-      assert.ok(purged.keys >= 1);
+      assert.ok(purged.keys >= 2);
       const rows = await getDb().query<{ kid: string }>("select kid from token_signing_keys where kid = $1", [oldKid]);
       assert.deepEqual(rows, []);
+      const hmac = await getDb().query<{ kid: string }>("select kid from token_refresh_token_keys where kid = $1", [oldRefreshKid]);
+      assert.deepEqual(hmac, [], "the retired HMAC key is purged with it");
     } finally {
       await timed.app.close();
     }

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { TokenResponse } from "../../../contracts/token.js";
 import type { Realm } from "../realms.js";
-import type { UserRow } from "../storage/token.tables.js";
+import type { ClaimsUser } from "../storage/token.tables.js";
 import type { TokenContext } from "../token-context.js";
 import { oauthError } from "../token-errors.js";
 
@@ -21,10 +21,10 @@ export function grantedScope(requested: string | undefined): string {
 }
 
 /** The first value of the user's `org_id` attribute: the org_id claim. */
-export const orgIdOf = (user: UserRow): string | undefined => user.attributes["org_id"]?.[0];
+export const orgIdOf = (user: ClaimsUser): string | undefined => user.attributes["org_id"]?.[0];
 
 /** Profile claims shared by the access token, the ID token and userinfo (absent fields left out). */
-export function profileClaims(user: UserRow): Record<string, unknown> {
+export function profileClaims(user: ClaimsUser): Record<string, unknown> {
   const name = [user.firstName, user.lastName].filter(Boolean).join(" ");
   const claims: Record<string, unknown> = { email_verified: user.emailVerified, preferred_username: user.username };
   if (name) claims["name"] = name;
@@ -39,7 +39,7 @@ export function profileClaims(user: UserRow): Record<string, unknown> {
 export type IssueInput = {
   realm: Realm;
   clientId: string;
-  user: UserRow;
+  user: ClaimsUser;
   session: { id: string; startedAt: Date; scope: string };
   /** The jti the new refresh token must carry: the session's current refresh token id. */
   refreshJti: string;
@@ -63,24 +63,42 @@ export async function issueTokens(ctx: TokenContext, input: IssueInput): Promise
   const common = { iat: now, iss: realm.issuer, sub: user.id, azp: clientId, sid: session.id };
   const profile = profileClaims(user);
 
-  const accessToken = await ctx.keys.sign({
-    exp: accessExp,
-    ...common,
-    jti: randomUUID(),
-    aud: "account",
-    typ: "Bearer",
-    acr: "1",
-    scope: session.scope,
-    ...profile,
-  });
-  const refreshToken = await ctx.keys.sign({
-    exp: refreshExp,
-    ...common,
-    jti: input.refreshJti,
-    aud: realm.issuer,
-    typ: "Refresh",
-    scope: session.scope,
-  });
+  // The refresh token is only ever read back by this service: HS512 under the refresh token key, as
+  // Keycloak signs it, a few µs. The access and ID tokens are RS256 for the resource servers and the
+  // client; their signatures run on the thread pool side by side.
+  const [refreshToken, accessToken, idToken] = await Promise.all([
+    ctx.refreshKeys.sign({
+      exp: refreshExp,
+      ...common,
+      jti: input.refreshJti,
+      aud: realm.issuer,
+      typ: "Refresh",
+      scope: session.scope,
+    }),
+    ctx.keys.sign({
+      exp: accessExp,
+      ...common,
+      jti: randomUUID(),
+      aud: "account",
+      typ: "Bearer",
+      acr: "1",
+      scope: session.scope,
+      ...profile,
+    }),
+    session.scope.split(" ").includes("openid")
+      ? ctx.keys.sign({
+          exp: accessExp,
+          ...common,
+          auth_time: authTime,
+          jti: randomUUID(),
+          aud: clientId,
+          typ: "ID",
+          acr: "1",
+          ...(input.nonce ? { nonce: input.nonce } : {}),
+          ...profile,
+        })
+      : undefined,
+  ]);
   const response: TokenResponse = {
     access_token: accessToken,
     expires_in: accessExp - now,
@@ -91,19 +109,7 @@ export async function issueTokens(ctx: TokenContext, input: IssueInput): Promise
     session_state: session.id,
     scope: session.scope,
   };
-  if (session.scope.split(" ").includes("openid")) {
-    response.id_token = await ctx.keys.sign({
-      exp: accessExp,
-      ...common,
-      auth_time: authTime,
-      jti: randomUUID(),
-      aud: clientId,
-      typ: "ID",
-      acr: "1",
-      ...(input.nonce ? { nonce: input.nonce } : {}),
-      ...profile,
-    });
-  }
+  if (idToken) response.id_token = idToken;
   return response;
 }
 
@@ -113,7 +119,7 @@ export async function issueTokens(ctx: TokenContext, input: IssueInput): Promise
  */
 export async function startSession(
   ctx: TokenContext,
-  input: { realm: Realm; clientId: string; user: UserRow; scope: string; startedAt: Date },
+  input: { realm: Realm; clientId: string; user: ClaimsUser; scope: string; startedAt: Date },
 ): Promise<Pick<IssueInput, "session" | "refreshJti">> {
   const session = { id: randomUUID(), startedAt: input.startedAt, scope: input.scope };
   const refreshJti = randomUUID();

@@ -1,9 +1,9 @@
-import { and, eq, getTableColumns, gt, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
+import { and, eq, gt, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import type { Queryable } from "../../../shared/db/database.js";
-import { tokenSessions, tokenUsers, type SessionEndReason, type SessionRow, type UserRow } from "./token.tables.js";
+import { tokenSessions, tokenUsers, type ClaimsUser, type SessionEndReason, type SessionRow } from "./token.tables.js";
 
 /** What a refresh needs back from its compare-and-set: the session's fields for the new tokens and its user, for their claims. */
-export type Rotated = { session: { id: string; startedAt: Date; scope: string }; user: UserRow };
+export type Rotated = { session: { id: string; startedAt: Date; scope: string }; user: ClaimsUser };
 
 export type RotateInput = {
   sid: string;
@@ -51,8 +51,15 @@ export function sessionsRepository(db: Queryable) {
         eq(tokenUsers.enabled, true),
       ),
     )
+    // Only the claims' columns: not the password hash, which a refresh has no business reading.
     .returning({
-      ...getTableColumns(tokenUsers),
+      id: tokenUsers.id,
+      username: tokenUsers.username,
+      email: tokenUsers.email,
+      emailVerified: tokenUsers.emailVerified,
+      firstName: tokenUsers.firstName,
+      lastName: tokenUsers.lastName,
+      attributes: tokenUsers.attributes,
       sessionId: tokenSessions.id,
       sessionStartedAt: tokenSessions.startedAt,
       sessionScope: tokenSessions.scope,

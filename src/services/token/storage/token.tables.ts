@@ -24,6 +24,8 @@ export const tokenUsers = pgTable(
   (t) => [unique("token_users_realm_username_key").on(t.realm, t.username)],
 );
 export type UserRow = typeof tokenUsers.$inferSelect;
+/** What the tokens' claims are made of: a user without its password hash and bookkeeping. */
+export type ClaimsUser = Pick<UserRow, "id" | "username" | "email" | "emailVerified" | "firstName" | "lastName" | "attributes">;
 
 export const tokenLoginFailures = pgTable("token_login_failures", {
   userId: uuid("user_id").primaryKey(),
@@ -59,6 +61,17 @@ export const tokenSigningKeys = pgTable("token_signing_keys", {
   publishUntil: at("publish_until"),
 });
 export type SigningKeyRow = typeof tokenSigningKeys.$inferSelect;
+
+/** migrations/0111_token_refresh_token_keys.sql: the HMAC keys of refresh tokens, never published. */
+export const tokenRefreshTokenKeys = pgTable("token_refresh_token_keys", {
+  kid: text("kid").primaryKey(),
+  alg: text("alg").notNull(),
+  secretJwk: jsonb("secret_jwk").$type<Record<string, unknown>>().notNull(),
+  createdAt: at("created_at").notNull(),
+  retiredAt: at("retired_at"),
+  verifyUntil: at("verify_until"),
+});
+export type RefreshTokenKeyRow = typeof tokenRefreshTokenKeys.$inferSelect;
 
 /** migrations/0110_authorization_codes.sql */
 export const tokenAuthorizationCodes = pgTable("token_authorization_codes", {

@@ -52,17 +52,14 @@ export function createSyncStore(opts: { interviewBaseUrl: string }) {
     },
 
     async upsertCandidates(q: Queryable, orgId: string, apps: (UpstreamApplication & { positionId: string })[]) {
-      const { candidates, skipped } = await upsertPositionedCandidates(
+      const { written, skipped } = await upsertPositionedCandidates(
         q,
         orgId,
         apps.map(({ positionId, ...a }) => ({ ...a, position_id: positionId })),
         opts.interviewBaseUrl,
       );
-      return {
-        created: candidates.filter((c) => c.inserted).length,
-        updated: candidates.filter((c) => !c.inserted && c.changed).length,
-        skipped: skipped.length,
-      };
+      const created = written.filter((c) => c.inserted).length;
+      return { created, updated: written.length - created, skipped: skipped.length };
     },
 
     unlink: (q: Queryable, orgId: string, integrationId: string) => unlinkIntegration(q, orgId, integrationId),

@@ -24,7 +24,14 @@ export type UpsertedPosition = PositionRow & { inserted: boolean; changed: boole
 
 /** Upstream text longer than a column allows is cut rather than failing the whole page. */
 export const clip = (value: string | null | undefined, max: number): string | null =>
-  value === null || value === undefined ? null : [...value].slice(0, max).join("");
+  value === null || value === undefined
+    ? null
+    : value.length <= max // UTF-16 units: never fewer than code points, so nothing to cut
+      ? value
+      : [...value].slice(0, max).join("");
+
+/** The rows of a raw statement's result (node-postgres and PGlite both answer `{ rows }`). */
+export const rowsOf = <R>(result: unknown): R[] => (result as { rows: R[] }).rows;
 
 /**
  * Upserts a page of jobs as positions of `orgId` on (org, integration, job id), in one statement.

@@ -217,6 +217,13 @@ export function generateDataset(opts: GenerateOptions): Dataset {
   data.candidates.load(candidates);
   data.applications.load(applications);
   generateInterviewsAndOffers(data, rnd, jobStages, users, seen, anchor);
+  // Arrays grown by push keep room for 17 ids: copies hold exactly theirs (~128 bytes less per
+  // array; ~17 MB over 100,000 applications).
+  for (const c of candidates) c.applicationIds = c.applicationIds.slice();
+  for (const a of applications) {
+    if (a.interviewIds.length) a.interviewIds = a.interviewIds.slice();
+    if (a.offerIds.length) a.offerIds = a.offerIds.slice();
+  }
   data.settle(latest);
   return data;
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Queryable } from "../../../shared/db/database.js";
+import { uuidv7s } from "../../../shared/db/uuid7.js";
 import { candidates, type CandidateRow } from "../candidates/candidates.tables.js";
 import { clip, rowsOf } from "./upstream-positions.repository.js";
 
@@ -33,6 +34,9 @@ export type CandidatesWritten = { written: { id: string; inserted: boolean }[]; 
 /** The statement's input rows, one jsonb parameter (field names kept short: it is sent per page). */
 type InputRow = {
   n: number;
+  /** Ids for a new candidate and its interview (time-ordered, see uuid7.ts); unused for existing ones. */
+  cid: string;
+  iid: string;
   p: string;
   a: string;
   name: string;
@@ -54,7 +58,7 @@ type InputRow = {
 const PAGE_WRITE = (org: string, base: string, input: string) => sql`
   with i as (
     select * from jsonb_to_recordset(${input}::jsonb)
-      as i(n int, p uuid, a text, name text, email text, phone text, lang text, tags text[], link text)
+      as i(n int, cid uuid, iid uuid, p uuid, a text, name text, email text, phone text, lang text, tags text[], link text)
   ), m as (
     select i.*, c.id as mail_id, c.upstream_application_id as mail_app
       from i left join lateral (
@@ -65,16 +69,16 @@ const PAGE_WRITE = (org: string, base: string, input: string) => sql`
          where c.position_id = i.p and lower(c.email) = lower(i.email) limit 1
       ) c on true
   ), up as (
-    insert into candidates as c (organization_id, position_id, upstream_application_id, name, email, phone, language, tags)
-    select ${org}::uuid, p, a, name, email, phone, lang, tags from m where mail_id is null or mail_app = a
+    insert into candidates as c (id, organization_id, position_id, upstream_application_id, name, email, phone, language, tags)
+    select cid, ${org}::uuid, p, a, name, email, phone, lang, tags from m where mail_id is null or mail_app = a
     on conflict (position_id, upstream_application_id) do update
        set name = excluded.name, email = excluded.email, phone = excluded.phone, updated_at = now()
      where (c.name, c.email, c.phone) is distinct from (excluded.name, excluded.email, excluded.phone)
     returning c.id, c.position_id as p, c.upstream_application_id as a, (c.xmax = 0) as inserted
   ), iv as (
-    insert into interviews (organization_id, candidate_id, interview_link)
-    select ${org}::uuid, up.id, ${base} || '/' || m.link from up join m on m.p = up.p and m.a = up.a where up.inserted
-    on conflict (candidate_id) do nothing
+    -- Candidates new in this statement: none has an interview yet (no ON CONFLICT to check).
+    insert into interviews (id, organization_id, candidate_id, interview_link)
+    select m.iid, ${org}::uuid, up.id, ${base} || '/' || m.link from up join m on m.p = up.p and m.a = up.a where up.inserted
   )
   select up.id, up.inserted, null::int as n, null::uuid as mail_id, null::text as mail_app from up
   union all
@@ -114,8 +118,11 @@ export async function upsertPositionedCandidates(
 
   // One draw of random bytes for the page's interview links (192 bits each; used for new candidates only).
   const random = randomBytes(24 * apps.length);
+  const newIds = uuidv7s(2 * apps.length);
   const input: InputRow[] = apps.map((a, n) => ({
     n,
+    cid: newIds[2 * n]!,
+    iid: newIds[2 * n + 1]!,
     p: a.position_id,
     a: a.upstream_application_id,
     name: clip(a.name, 200)!,

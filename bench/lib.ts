@@ -137,9 +137,13 @@ export async function waitHealthy(url: string, child?: ChildProcess, timeoutMs =
   throw new Error(`${url} not healthy in time`);
 }
 
-/** `hirebridge serve <services>` in a child process with `env`; stopped with SIGTERM (it drains). */
-export function serveChild(services: string[], env: Record<string, string>): { child: ChildProcess; stop(): Promise<void> } {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve", ...services], {
+/** `hirebridge serve <services>` in a child process with `env` (and Node `flags`); stopped with SIGTERM (it drains). */
+export function serveChild(
+  services: string[],
+  env: Record<string, string>,
+  flags: string[] = [],
+): { child: ChildProcess; stop(): Promise<void> } {
+  const child = spawn(process.execPath, [...flags, "--import", "tsx", "src/cli/main.ts", "serve", ...services], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: "warn", NODE_NO_WARNINGS: "1", ...env },
     stdio: ["ignore", "ignore", "inherit"],

@@ -23,54 +23,21 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Application } from "../src/contracts/upstream/index.js";
-import { createSyncStore } from "../src/services/recruiting/upstream/index.js";
 import { buildProxyWithSync } from "../src/runtime/wiring.js";
-import { findIntegration, recordIntegration } from "../src/services/proxy/integrations/integrations.repository.js";
-import { createAtsReader } from "../src/services/sync/ats-reader.js";
-import type { AtsReader, LinkedPosition, RecruitingStore } from "../src/services/sync/ports.js";
-import { createSyncEngine } from "../src/services/sync/sync-engine.js";
+import { recordIntegration } from "../src/services/proxy/integrations/integrations.repository.js";
 import { advanceCheckpoint } from "../src/services/sync/sync-runs.repository.js";
 import { signWebhookBody } from "../src/services/sync/webhooks/verify-signature.js";
 import { createVerifier } from "../src/shared/auth/verify-jwt.js";
 import { ConfigSchema, loadConfig } from "../src/shared/config.js";
-import { openDatabase, type Database } from "../src/shared/db/database.js";
-import { migrate } from "../src/shared/db/migrate.js";
-import { dropSchemas } from "../src/shared/db/pg-schemas.js";
 import { createLogger } from "../src/shared/http/logger.js";
 import { openJobQueue } from "../src/shared/jobs/queue.js";
-import { createUpstreamClient } from "../src/shared/upstream/upstream-client.js";
 import { autocannon, freePort, machine, median, option, ROOT, serveChild, waitHealthy } from "./lib.js";
+import { API_KEY, storage, syncOnce, type ChildJob, type ChildResult, type PageRequest } from "./sync-child.js";
 
-const API_KEY = "bench-api-key";
 const SECRET = "bench-webhook-secret";
-const DB_URL = process.env["BENCH_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
 const logger = createLogger("silent");
-
-async function storage(kind: string): Promise<{ database: Database; dispose(): Promise<void> }> {
-  if (kind === "pglite") {
-    const dir = mkdtempSync(join(tmpdir(), "hirebridge-bench-"));
-    const database = await openDatabase({ dataDir: dir });
-    await migrate(database);
-    return {
-      database,
-      dispose: async () => {
-        await database.close();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
-  }
-  const schema = `bench_${randomBytes(4).toString("hex")}`;
-  const database = await openDatabase({ url: DB_URL, schema, poolSize: 10 });
-  await migrate(database);
-  return {
-    database,
-    dispose: async () => {
-      await database.close();
-      await dropSchemas(DB_URL, schema);
-    },
-  };
-}
+/** How production runs Node (package.json `start`, the image): see docs/operations.md. */
+const NODE_FLAGS = ["--max-semi-space-size=8"];
 
 /** Resident memory of a process, MB (Linux /proc). */
 function rssMb(pid: number | undefined): number {
@@ -83,24 +50,6 @@ function rssMb(pid: number | undefined): number {
   }
 }
 
-type PageRequest = { path: string; query: Record<string, string> };
-
-/** Records every page the engine reads, to page through the same ones again with plain HTTP. */
-function recording(reader: AtsReader) {
-  const requests: PageRequest[] = [];
-  let records = 0;
-  const recorded: AtsReader = {
-    ...reader,
-    page: async (integrationId, path, query, requestId) => {
-      requests.push({ path, query });
-      const page = await reader.page(integrationId, path, query, requestId);
-      records += page.results.length;
-      return page as never;
-    },
-  };
-  return { reader: recorded, requests, records: () => records };
-}
-
 /** The baseline: the same pages, fetched one after the other and parsed, nothing else. */
 async function plainPaging(sandbox: string, integrationId: string, requests: PageRequest[]): Promise<number> {
   const headers = { authorization: `Bearer ${API_KEY}`, "x-integration-id": integrationId };
@@ -111,123 +60,6 @@ async function plainPaging(sandbox: string, integrationId: string, requests: Pag
     if (res.status !== 200) throw new Error(`plain paging: ${r.path} answered ${res.status}`);
   }
   return (performance.now() - t0) / 1000;
-}
-
-type SyncSetup = { database: Database; dispose(): Promise<void>; orgId: string; close(): Promise<void> };
-
-/**
- * One full sync with a fresh database: `write` the real store, else a store that keeps the linked
- * positions in memory and writes nothing. Answers its figures, its database (close it) and an
- * engine factory for an incremental run after it.
- */
-async function syncOnce(kind: string, sandbox: string, integrationId: string, write: boolean) {
-  const { database, dispose } = await storage(kind);
-  const orgId = randomUUID();
-  await recordIntegration(database.db, { id: integrationId, orgId, tool: "greenhouse", category: "ATS", status: "ACTIVE" });
-  const queue = await openJobQueue(database, logger);
-  const upstream = createUpstreamClient({
-    baseUrl: sandbox,
-    apiKey: API_KEY,
-    timeoutMs: 60_000,
-    retry: { retries: 3, baseDelayMs: 50, maxTotalWaitMs: 5000 },
-    logger,
-  });
-  const real: RecruitingStore = createSyncStore({ interviewBaseUrl: "http://127.0.0.1:8001/interview" });
-  const linked: LinkedPosition[] = [];
-  const noWrites: RecruitingStore = {
-    ...real,
-    upsertPositions: async (_q, _org, _int, jobs) => {
-      for (const j of jobs)
-        if (j.candidate_stage)
-          linked.push({
-            id: randomUUID(),
-            upstreamJobIdId: j.upstream_job_id_id,
-            candidateStage: j.candidate_stage,
-            acceptedLanguages: [],
-          });
-      linked.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-      return { created: jobs.length, updated: 0 };
-    },
-    linkedPositions: async (_q, _o, _i, page) => linked.filter((p) => !page.after || p.id > page.after).slice(0, page.limit),
-    positionsOfJobs: async (_q, _o, _i, jobIds) => linked.filter((p) => jobIds.includes(p.upstreamJobIdId)),
-    upsertCandidates: async (_q, _o, apps) => ({ created: apps.length, updated: 0, skipped: 0 }),
-  };
-  const engineFor = (reader: AtsReader) =>
-    createSyncEngine({
-      db: database.db,
-      queue,
-      reader,
-      store: write ? real : noWrites,
-      integrations: { find: (id) => findIntegration(database.db, id) },
-      logger,
-      defaultCandidateStage: "AI Interview",
-      checkpointMarginSeconds: 300,
-    });
-  const base = createAtsReader(upstream, logger);
-  const rec = recording(base);
-  const t0 = performance.now();
-  const engine = engineFor(rec.reader);
-  await engine.start({ integrationId, orgId, models: ["jobs", "applications"], type: "FULL", trigger: "bench" });
-  await engine.run({ integrationId, model: "jobs" }, { last: true });
-  await engine.run({ integrationId, model: "applications" }, { last: true });
-  const seconds = (performance.now() - t0) / 1000;
-  await assertSucceeded(database);
-  const written = write
-    ? Number((await database.query<{ n: string }>("select count(*)::text as n from candidates"))[0]!.n)
-    : (await database.query<{ n: number }>("select created_count as n from sync_runs where model = 'applications'"))[0]!.n;
-  const setup: SyncSetup = {
-    database,
-    dispose,
-    orgId,
-    close: async () => {
-      await queue.stop();
-      await upstream.close();
-      await dispose();
-    },
-  };
-  return { seconds, requests: rec.requests, records: rec.records(), written, setup, engineFor, base };
-}
-
-async function assertSucceeded(database: Database): Promise<void> {
-  const runs = await database.query<{ model: string; state: string; last_error: string | null }>(
-    "select model, state, last_error from sync_runs",
-  );
-  const failed = runs.find((r) => r.state !== "succeeded");
-  if (failed) throw new Error(`sync ${failed.model} ${failed.state}: ${failed.last_error}`);
-}
-
-/** Moves `count` applications not in "AI Interview" into it upstream (the sandbox's admin surface); answers when it started. */
-async function changeApplications(origin: string, integrationId: string, count: number): Promise<number> {
-  const headers = { authorization: `Bearer ${API_KEY}`, "x-integration-id": integrationId };
-  let moved = 0;
-  let cursor: string | null = null;
-  while (moved < count) {
-    const url: string = `${origin}/v1/ats/applications?page_size=250${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
-    const page = ((await (await fetch(url, { headers })).json()) as { data: { results: Application[]; next: string | null } }).data;
-    const candidates = page.results.filter(
-      (a) => a.current_stage?.name !== "AI Interview" && a.candidate?.email_addresses?.length && !a.remote_deleted_at,
-    );
-    for (let i = 0; i < candidates.length && moved < count; i += 8) {
-      const batch = candidates.slice(i, i + Math.min(8, count - moved));
-      const answers = await Promise.all(
-        batch.map((a) =>
-          fetch(`${origin}/sandbox/integrations/${encodeURIComponent(integrationId)}/applications/${a.id}/stage`, {
-            method: "PUT",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify({ stage_name: "AI Interview" }),
-          }).then(async (r) => {
-            await r.arrayBuffer();
-            return r.ok;
-          }),
-        ),
-      );
-      moved += answers.filter(Boolean).length;
-    }
-    if (!page.next) break;
-    cursor = page.next;
-  }
-  if (moved < count) throw new Error(`only ${moved} applications could be moved`);
-  return moved;
 }
 
 async function ingestion(
@@ -306,59 +138,11 @@ async function ingestion(
   return { ...runs, stored, drainSeconds, open, failed };
 }
 
-/** VmHWM: the peak resident memory of this process so far, MB. */
-function ownPeakMb(): number {
-  const kb = /VmHWM:\s+(\d+)/.exec(readFileSync("/proc/self/status", "utf8"))?.[1];
-  return kb ? Number(kb) / 1024 : 0;
-}
-
-type ChildJob = { kind: string; sandbox: string; origin: string; integrationId: string; changes: number };
-type ChildResult = {
-  seconds: number;
-  requests: PageRequest[];
-  records: number;
-  written: number;
-  /** RSS of the syncing process before the sync (its code and, on PGlite, the embedded database), and its peak. */
-  idleRssMb: number;
-  peakRssMb: number;
-  incremental: { moved: number; seconds: number; requests: PageRequest[]; records: number; added: number } | null;
-};
-
-/**
- * The syncing process: a full sync with the real store in a process of its own (so its peak RSS
- * is the sync's, not the bench's), then, when asked, the incremental scenario on the same database.
- */
-async function syncChild(job: ChildJob): Promise<ChildResult> {
-  const idleRssMb = process.memoryUsage().rss / 2 ** 20;
-  const f = await syncOnce(job.kind, job.sandbox, job.integrationId, true);
-  const peakRssMb = ownPeakMb();
-  let incremental: ChildResult["incremental"] = null;
-  if (job.changes > 0) {
-    const moved = await changeApplications(job.origin, job.integrationId, job.changes);
-    const rec = recording(f.base);
-    const engine = f.engineFor(rec.reader);
-    const count = async () => Number((await f.setup.database.query<{ n: string }>("select count(*)::text as n from candidates"))[0]!.n);
-    const before = await count();
-    const t0 = performance.now();
-    await engine.start({
-      integrationId: job.integrationId,
-      orgId: f.setup.orgId,
-      models: ["applications"],
-      type: "DELTA",
-      trigger: "bench",
-    });
-    await engine.run({ integrationId: job.integrationId, model: "applications" }, { last: true });
-    const seconds = (performance.now() - t0) / 1000;
-    await assertSucceeded(f.setup.database);
-    incremental = { moved, seconds, requests: rec.requests, records: rec.records(), added: (await count()) - before };
-  }
-  await f.setup.close();
-  return { seconds: f.seconds, requests: f.requests, records: f.records, written: f.written, idleRssMb, peakRssMb, incremental };
-}
-
 /** Runs syncChild in a child process, sampling the RSS of it + the sandbox (the whole stack) meanwhile. */
 async function syncInChild(job: ChildJob, sandboxPid: number | undefined): Promise<ChildResult & { stackMb: number }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "bench/run.ts", "sync", "--child-sync", JSON.stringify(job)], {
+  // The flags production runs Node with (package.json `start`, the image): a young generation of
+  // at most 8 MB per semi-space instead of one sized from the host's memory.
+  const child = spawn(process.execPath, [...NODE_FLAGS, "--import", "tsx", "bench/sync-child.ts", JSON.stringify(job)], {
     cwd: ROOT,
     env: { ...process.env, NODE_NO_WARNINGS: "1" },
     stdio: ["ignore", "pipe", "inherit"],
@@ -375,12 +159,6 @@ async function syncInChild(job: ChildJob, sandboxPid: number | undefined): Promi
 }
 
 export async function main(args: string[]): Promise<void> {
-  if (args[0] === "--child-sync") {
-    const result = JSON.stringify(await syncChild(JSON.parse(args[1]!) as ChildJob));
-    // run.ts exits when main returns: wait until the pipe has taken the whole line.
-    await new Promise<void>((resolve) => process.stdout.write(`${result}\n`, () => resolve()));
-    return;
-  }
   const smoke = args.includes("--smoke");
   const applications = Number(option(args, "applications", smoke ? "2000" : "100000"));
   const changes = Number(option(args, "changes", smoke ? "100" : "1000"));
@@ -390,13 +168,20 @@ export async function main(args: string[]): Promise<void> {
   const connections = Number(option(args, "connections", "20"));
   const rateLimit = args.includes("--rate-limit") ? option(args, "rate-limit", "0") : undefined;
   const port = await freePort();
-  const sandbox = serveChild(["sandbox"], {
-    SANDBOX_PORT: String(port),
-    SANDBOX_APPLICATIONS: String(applications),
-    UPSTREAM_API_KEY: API_KEY,
-    UPSTREAM_WEBHOOK_SECRET: SECRET,
-    SANDBOX_WEBHOOK_URL: "http://127.0.0.1:9/none",
-  });
+  // A sandbox state of its own: a saved one (DATA_DIR) would keep another size and earlier runs' changes.
+  const sandboxData = mkdtempSync(join(tmpdir(), "hirebridge-bench-sandbox-"));
+  const sandbox = serveChild(
+    ["sandbox"],
+    {
+      DATA_DIR: sandboxData,
+      SANDBOX_PORT: String(port),
+      SANDBOX_APPLICATIONS: String(applications),
+      UPSTREAM_API_KEY: API_KEY,
+      UPSTREAM_WEBHOOK_SECRET: SECRET,
+      SANDBOX_WEBHOOK_URL: "http://127.0.0.1:9/none",
+    },
+    NODE_FLAGS,
+  );
   const problems: string[] = [];
   try {
     await waitHealthy(`http://127.0.0.1:${port}/healthz`, sandbox.child);
@@ -473,6 +258,7 @@ export async function main(args: string[]): Promise<void> {
     }
   } finally {
     await sandbox.stop();
+    rmSync(sandboxData, { recursive: true, force: true });
   }
   if (problems.length) throw new Error(`sync bench failed: ${problems.join("; ")}`);
 }

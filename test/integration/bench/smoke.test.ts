@@ -60,6 +60,14 @@ const BENCHES: { name: string; args?: string[]; expect: RegExp[] }[] = [
     ],
   },
   {
+    name: "sync",
+    expect: [
+      /\| postgres \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \|/,
+      /\| pglite \| 100 \| \d+ \| \d+ \| [\d.]+ \| [\d.]+ \|/,
+      /\| postgres \| \d+ \| \d+ \| [\d.]+ \| \d+ \| \d+ \| \d+ \| 0 \|/,
+    ],
+  },
+  {
     name: "proxy",
     args: ["--load", "autocannon"],
     expect: [/\| Hirebridge proxy \(JWT\) \| \d+/, /\| serve token proxy \(postgres\) \| \d+ \| \d+ \|/],

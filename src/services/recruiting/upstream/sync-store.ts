@@ -2,7 +2,7 @@ import { and, asc, eq, gt, inArray, isNotNull, type SQL } from "drizzle-orm";
 import type { Queryable } from "../../../shared/db/database.js";
 import { positions } from "../positions/positions.tables.js";
 import { upsertPositionedCandidates, type UpstreamApplication } from "./upstream-candidates.repository.js";
-import { unlinkIntegration, upsertUpstreamPositions, type UpstreamJob } from "./upstream-positions.repository.js";
+import { unlinkIntegration, writeUpstreamPositions, type UpstreamJob } from "./upstream-positions.repository.js";
 
 /** A position linked to an upstream job, as the sync engine lists them. */
 export type SyncedPosition = { id: string; upstreamJobIdId: string; candidateStage: string | null; acceptedLanguages: string[] };
@@ -38,8 +38,9 @@ export function createSyncStore(opts: { interviewBaseUrl: string }) {
 
   return {
     async upsertPositions(q: Queryable, orgId: string, integrationId: string, jobs: UpstreamJob[]) {
-      const rows = await upsertUpstreamPositions(q, orgId, integrationId, jobs);
-      return { created: rows.filter((r) => r.inserted).length, updated: rows.filter((r) => !r.inserted && r.changed).length };
+      const written = await writeUpstreamPositions(q, orgId, integrationId, jobs);
+      const created = written.filter((r) => r.inserted).length;
+      return { created, updated: written.length - created };
     },
 
     /** Linked positions with a candidate stage, ordered by id, `limit` of them after the id `after`. */
@@ -52,17 +53,14 @@ export function createSyncStore(opts: { interviewBaseUrl: string }) {
     },
 
     async upsertCandidates(q: Queryable, orgId: string, apps: (UpstreamApplication & { positionId: string })[]) {
-      const { candidates, skipped } = await upsertPositionedCandidates(
+      const { written, skipped } = await upsertPositionedCandidates(
         q,
         orgId,
         apps.map(({ positionId, ...a }) => ({ ...a, position_id: positionId })),
         opts.interviewBaseUrl,
       );
-      return {
-        created: candidates.filter((c) => c.inserted).length,
-        updated: candidates.filter((c) => !c.inserted && c.changed).length,
-        skipped: skipped.length,
-      };
+      const created = written.filter((c) => c.inserted).length;
+      return { created, updated: written.length - created, skipped: skipped.length };
     },
 
     unlink: (q: Queryable, orgId: string, integrationId: string) => unlinkIntegration(q, orgId, integrationId),

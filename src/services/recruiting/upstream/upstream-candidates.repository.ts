@@ -1,9 +1,9 @@
-import { and, eq, getTableColumns, inArray, or, sql } from "drizzle-orm";
+import { randomBytes } from "node:crypto";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Queryable } from "../../../shared/db/database.js";
+import { uuidv7s } from "../../../shared/db/uuid7.js";
 import { candidates, type CandidateRow } from "../candidates/candidates.tables.js";
-import { newInterviewLink } from "../interviews/interview-link.js";
-import { insertInterviews } from "../interviews/interviews.repository.js";
-import { clip } from "./upstream-positions.repository.js";
+import { clip, rowsOf } from "./upstream-positions.repository.js";
 
 /** What the sync engine knows about an upstream application (and its candidate). */
 export type UpstreamApplication = {
@@ -28,39 +28,82 @@ export type SkippedApplication = {
 /** An application to upsert as a candidate of `position_id`. */
 export type PositionedApplication = UpstreamApplication & { position_id: string };
 
-/** Upserts a page of applications as candidates of one position (see upsertPositionedCandidates). */
-export function upsertUpstreamCandidates(
-  q: Queryable,
-  orgId: string,
-  positionId: string,
-  applications: UpstreamApplication[],
-  interviewBaseUrl: string,
-): Promise<{ candidates: UpsertedCandidate[]; skipped: SkippedApplication[] }> {
-  return upsertPositionedCandidates(
-    q,
-    orgId,
-    applications.map((a) => ({ ...a, position_id: positionId })),
-    interviewBaseUrl,
-  );
-}
+/** What a page's upsert did: the candidates written (new or changed) by id, and the applications skipped. */
+export type CandidatesWritten = { written: { id: string; inserted: boolean }[]; skipped: SkippedApplication[] };
+
+/** The statement's input rows, one jsonb parameter (field names kept short: it is sent per page). */
+type InputRow = {
+  n: number;
+  /** Ids for a new candidate and its interview (time-ordered, see uuid7.ts); unused for existing ones. */
+  cid: string;
+  iid: string;
+  p: string;
+  a: string;
+  name: string;
+  email: string;
+  phone: string | null;
+  lang: string;
+  tags: string[];
+  link: string;
+};
+
+/**
+ * The page's write, one statement: the applications (one jsonb parameter) are matched to the
+ * candidate holding their email in their position; those with no such candidate, or whose
+ * candidate is theirs already, are upserted on (position, application) — a row whose upstream
+ * fields did not change is left alone (no new row version) — and every new candidate gets its
+ * interview record in the same statement. Answers the rows written, and the applications whose
+ * email belongs to another candidate (`n` = their index in the input) for the caller to sort out.
+ */
+const PAGE_WRITE = (org: string, base: string, input: string) => sql`
+  with i as (
+    select * from jsonb_to_recordset(${input}::jsonb)
+      as i(n int, cid uuid, iid uuid, p uuid, a text, name text, email text, phone text, lang text, tags text[], link text)
+  ), m as (
+    select i.*, c.id as mail_id, c.upstream_application_id as mail_app
+      from i left join lateral (
+        -- LIMIT keeps this a probe of candidates_position_email_key per row: flattened into a
+        -- join, the planner hashes the whole table on its row estimate of the input (a seq scan
+        -- that grows with every page written).
+        select c.id, c.upstream_application_id from candidates c
+         where c.position_id = i.p and lower(c.email) = lower(i.email) limit 1
+      ) c on true
+  ), up as (
+    insert into candidates as c (id, organization_id, position_id, upstream_application_id, name, email, phone, language, tags)
+    select cid, ${org}::uuid, p, a, name, email, phone, lang, tags from m where mail_id is null or mail_app = a
+    on conflict (position_id, upstream_application_id) do update
+       set name = excluded.name, email = excluded.email, phone = excluded.phone, updated_at = now()
+     where (c.name, c.email, c.phone) is distinct from (excluded.name, excluded.email, excluded.phone)
+    returning c.id, c.position_id as p, c.upstream_application_id as a, (c.xmax = 0) as inserted
+  ), iv as (
+    -- Candidates new in this statement: none has an interview yet (no ON CONFLICT to check).
+    insert into interviews (id, organization_id, candidate_id, interview_link)
+    select m.iid, ${org}::uuid, up.id, ${base} || '/' || m.link from up join m on m.p = up.p and m.a = up.a where up.inserted
+  )
+  select up.id, up.inserted, null::int as n, null::uuid as mail_id, null::text as mail_app from up
+  union all
+  select null, null, n, mail_id, mail_app from m where mail_id is not null and mail_app is distinct from a`;
+
+type PageWriteRow = { id: string | null; inserted: boolean | null; n: number | null; mail_id: string | null; mail_app: string | null };
 
 /**
  * Upserts a page of applications, of any positions of the org, as candidates on (position,
- * upstream_application_id), with set-based statements: one lookup of the rows they may meet, one
- * multi-row upsert, one multi-row insert of the new candidates' interview records. New ones are
- * inserted with their interview record, existing ones get the upstream-owned fields (name, email,
- * phone); language and tags are set on creation only. A candidate created by hand with the same
- * email in the same position is adopted (linked) rather than duplicated; an application whose email
- * already belongs to a candidate linked to another application is skipped and reported rather
- * than failing the page (two applications swapping emails within one page still raise a unique
- * violation). Must run inside the caller's transaction (it is several statements).
+ * upstream_application_id), set-based: one statement for the page (PAGE_WRITE), and only when an
+ * application meets a candidate by email that is not yet its own, one update and one more upsert.
+ * New ones are inserted with their interview record, existing ones get the upstream-owned fields
+ * (name, email, phone) when these changed; language and tags are set on creation only. A candidate
+ * created by hand with the same email in the same position is adopted (linked) rather than
+ * duplicated; an application whose email already belongs to a candidate linked to another
+ * application is skipped and reported rather than failing the page (two applications swapping
+ * emails within one page still raise a unique violation). Must run inside the caller's
+ * transaction when it may adopt (it is then several statements).
  */
 export async function upsertPositionedCandidates(
   q: Queryable,
   orgId: string,
   applications: PositionedApplication[],
   interviewBaseUrl: string,
-): Promise<{ candidates: UpsertedCandidate[]; skipped: SkippedApplication[] }> {
+): Promise<CandidatesWritten> {
   const skipped: SkippedApplication[] = [];
   const key = (position: string, value: string) => `${position}\u0000${value}`;
   const byApplication = new Map(applications.map((a) => [key(a.position_id, a.upstream_application_id), a]));
@@ -70,86 +113,100 @@ export async function upsertPositionedCandidates(
     if (byEmail.has(k)) skipped.push({ upstream_application_id: app.upstream_application_id, reason: "duplicate_email_in_page" });
     else byEmail.set(k, app);
   }
-  if (byEmail.size === 0) return { candidates: [], skipped };
-
   const apps = [...byEmail.values()];
-  const existing = await q
-    .select({
-      id: candidates.id,
-      position: candidates.positionId,
-      email: sql<string>`lower(${candidates.email})`,
-      app: candidates.upstreamApplicationId,
-    })
-    .from(candidates)
-    .where(
-      and(
-        inArray(candidates.positionId, [...new Set(apps.map((a) => a.position_id))]),
-        or(
-          inArray(sql`lower(${candidates.email})`, [...new Set(apps.map((a) => a.email.toLowerCase()))]),
-          inArray(
-            candidates.upstreamApplicationId,
-            apps.map((a) => a.upstream_application_id),
-          ),
-        ),
-      ),
-    );
-  const mailOwner = new Map(existing.map((h) => [key(h.position, h.email), h]));
-  const linkedApps = new Set(existing.filter((h) => h.app !== null).map((h) => key(h.position, h.app!)));
-  const accepted: PositionedApplication[] = [];
-  for (const [k, app] of byEmail) {
-    const byMail = mailOwner.get(k);
-    const linked = linkedApps.has(key(app.position_id, app.upstream_application_id));
-    if (byMail && byMail.app !== app.upstream_application_id) {
-      // A hand-made candidate with this email is adopted, unless the application is already linked elsewhere.
-      if (byMail.app !== null || linked) {
-        skipped.push({ upstream_application_id: app.upstream_application_id, reason: "email_taken" });
-        continue;
-      }
-      await q
-        .update(candidates)
-        .set({ upstreamApplicationId: app.upstream_application_id, updatedAt: sql`now()` })
-        .where(eq(candidates.id, byMail.id));
-    }
-    accepted.push(app);
-  }
-  if (accepted.length === 0) return { candidates: [], skipped };
+  if (apps.length === 0) return { written: [], skipped };
 
-  const changed = sql`(${candidates.name}, ${candidates.email}, ${candidates.phone})
-    is distinct from (excluded.name, excluded.email, excluded.phone)`;
-  const rows = await q
-    .insert(candidates)
-    .values(
-      accepted.map((a) => ({
-        organizationId: orgId,
-        positionId: a.position_id,
-        upstreamApplicationId: a.upstream_application_id,
-        name: clip(a.name, 200)!,
-        email: a.email,
-        phone: a.phone?.trim() ? clip(a.phone, 200) : null,
-        language: clip(a.language, 200)!,
-        tags: [...new Set(a.tags ?? [])],
-      })),
-    )
-    .onConflictDoUpdate({
-      target: [candidates.positionId, candidates.upstreamApplicationId],
-      set: {
-        name: sql`excluded.name`,
-        email: sql`excluded.email`,
-        phone: sql`excluded.phone`,
-        updatedAt: sql`case when ${changed} then now() else ${candidates.updatedAt} end`,
-      },
-    })
-    .returning({
-      ...getTableColumns(candidates),
-      // xmax is 0 on a freshly inserted row version; updated_at moved to now() only if something changed.
-      inserted: sql<boolean>`(xmax = 0)`,
-      changed: sql<boolean>`(${candidates.updatedAt} = now())`,
-    });
-  await insertInterviews(
-    q,
-    rows
-      .filter((r) => r.inserted)
-      .map((r) => ({ organizationId: orgId, candidateId: r.id, interviewLink: newInterviewLink(interviewBaseUrl) })),
+  // One draw of random bytes for the page's interview links (192 bits each; used for new candidates only).
+  const random = randomBytes(24 * apps.length);
+  const newIds = uuidv7s(2 * apps.length);
+  const input: InputRow[] = apps.map((a, n) => ({
+    n,
+    cid: newIds[2 * n]!,
+    iid: newIds[2 * n + 1]!,
+    p: a.position_id,
+    a: a.upstream_application_id,
+    name: clip(a.name, 200)!,
+    email: a.email,
+    phone: a.phone?.trim() ? clip(a.phone, 200) : null,
+    lang: clip(a.language, 200)!,
+    tags: [...new Set(a.tags ?? [])],
+    link: random.subarray(24 * n, 24 * (n + 1)).toString("base64url"),
+  }));
+  const base = interviewBaseUrl.replace(/\/+$/, "");
+  const rows = rowsOf<PageWriteRow>(await q.execute(PAGE_WRITE(orgId, base, JSON.stringify(input))));
+  const written = rows.filter((r) => r.id !== null).map((r) => ({ id: r.id!, inserted: r.inserted! }));
+  const met = rows.filter((r) => r.n !== null);
+  if (met.length === 0) return { written, skipped };
+
+  // Applications whose email belongs to a candidate that is not (yet) theirs: a hand-made one is
+  // adopted, unless the application is linked to another candidate already.
+  const linked = new Set(
+    (
+      await q
+        .select({ position: candidates.positionId, app: candidates.upstreamApplicationId })
+        .from(candidates)
+        .where(
+          and(
+            inArray(candidates.positionId, [...new Set(met.map((r) => input[r.n!]!.p))]),
+            inArray(
+              candidates.upstreamApplicationId,
+              met.map((r) => input[r.n!]!.a),
+            ),
+          ),
+        )
+    ).map((r) => key(r.position, r.app!)),
   );
-  return { candidates: rows, skipped };
+  const adopt: { row: InputRow; candidate: string }[] = [];
+  for (const r of met) {
+    const app = input[r.n!]!;
+    if (r.mail_app !== null || linked.has(key(app.p, app.a))) skipped.push({ upstream_application_id: app.a, reason: "email_taken" });
+    else adopt.push({ row: app, candidate: r.mail_id! });
+  }
+  if (adopt.length === 0) return { written, skipped };
+  const adopted = rowsOf<{ id: string }>(
+    await q.execute(sql`
+      update candidates c set upstream_application_id = x.a, updated_at = now()
+        from unnest(${sql.param(adopt.map((a) => a.candidate))}::uuid[], ${sql.param(adopt.map((a) => a.row.a))}::text[]) as x(id, a)
+       where c.id = x.id
+      returning c.id`),
+  );
+  // Now theirs: the same statement takes the adopted candidates' upstream fields.
+  const again = rowsOf<PageWriteRow>(await q.execute(PAGE_WRITE(orgId, base, JSON.stringify(adopt.map((a) => a.row)))));
+  const ids = new Set(written.map((w) => w.id));
+  for (const { id } of [...adopted, ...again.filter((r): r is PageWriteRow & { id: string } => r.id !== null)]) {
+    if (!ids.has(id)) written.push({ id, inserted: false });
+    ids.add(id);
+  }
+  return { written, skipped };
+}
+
+/**
+ * Upserts a page of applications as candidates of one position (see upsertPositionedCandidates),
+ * answering the candidate rows of every application upserted, flagged new and changed.
+ */
+export async function upsertUpstreamCandidates(
+  q: Queryable,
+  orgId: string,
+  positionId: string,
+  applications: UpstreamApplication[],
+  interviewBaseUrl: string,
+): Promise<{ candidates: UpsertedCandidate[]; skipped: SkippedApplication[] }> {
+  const { written, skipped } = await upsertPositionedCandidates(
+    q,
+    orgId,
+    applications.map((a) => ({ ...a, position_id: positionId })),
+    interviewBaseUrl,
+  );
+  const left = new Set(skipped.map((s) => s.upstream_application_id));
+  const upserted = [...new Set(applications.map((a) => a.upstream_application_id).filter((id) => !left.has(id)))];
+  if (upserted.length === 0) return { candidates: [], skipped };
+  const flags = new Map(written.map((w) => [w.id, w.inserted]));
+  const rows = await q
+    .select()
+    .from(candidates)
+    .where(and(eq(candidates.positionId, positionId), inArray(candidates.upstreamApplicationId, upserted)));
+  return {
+    candidates: rows.map((r) => ({ ...r, inserted: flags.get(r.id) === true, changed: flags.has(r.id) })),
+    skipped,
+  };
 }

@@ -1,4 +1,4 @@
-import { and, eq, getTableColumns, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Queryable } from "../../../shared/db/database.js";
 import { candidates } from "../candidates/candidates.tables.js";
 import type { PositionState } from "../../../contracts/recruiting/positions.js";
@@ -24,15 +24,65 @@ export type UpsertedPosition = PositionRow & { inserted: boolean; changed: boole
 
 /** Upstream text longer than a column allows is cut rather than failing the whole page. */
 export const clip = (value: string | null | undefined, max: number): string | null =>
-  value === null || value === undefined ? null : [...value].slice(0, max).join("");
+  value === null || value === undefined
+    ? null
+    : value.length <= max // UTF-16 units: never fewer than code points, so nothing to cut
+      ? value
+      : [...value].slice(0, max).join("");
+
+/** The rows of a raw statement's result (node-postgres and PGlite both answer `{ rows }`). */
+export const rowsOf = <R>(result: unknown): R[] => (result as { rows: R[] }).rows;
 
 /**
- * Upserts a page of jobs as positions of `orgId` on (org, integration, job id), in one statement.
- * Only the upstream-owned fields change on an existing position: name, department, location,
- * role_description, and state when the page gives every job's state (the job's status decides
- * whether the position is live). min_score, stages, agent and languages stay as Hirebridge set
- * them; candidate_stage is only an initial value. updated_at moves only when something changed.
- * Answers every position of the page, flagged.
+ * Writes a page of jobs as positions of `orgId` on (org, integration, job id), in one statement
+ * (the page as one jsonb parameter). Only the upstream-owned fields change on an existing position:
+ * name, department, location, role_description, and state when the page gives every job's state
+ * (the job's status decides whether the position is live). min_score, stages, agent and languages
+ * stay as Hirebridge set them; candidate_stage is only an initial value. A position whose
+ * upstream fields did not change is not rewritten. Answers the positions written (new or changed).
+ */
+export async function writeUpstreamPositions(
+  q: Queryable,
+  orgId: string,
+  integrationId: string,
+  jobs: UpstreamJob[],
+): Promise<{ id: string; inserted: boolean }[]> {
+  const byId = new Map(jobs.map((j) => [j.upstream_job_id_id, j])); // a row may be touched once per statement
+  if (byId.size === 0) return [];
+  const input = [...byId.values()].map((j) => ({
+    job: j.upstream_job_id_id,
+    name: clip(j.name.trim() || j.upstream_job_id_id, 100),
+    department: clip(j.department, 100),
+    location: clip(j.location, 100),
+    description: clip(j.role_description, 500),
+    state: j.state ?? null,
+    stage: clip(j.candidate_stage, 200),
+  }));
+  // Without a state for every job, state is left as it is (a new position takes the column's default).
+  const followState = input.every((j) => j.state);
+  return rowsOf<{ id: string; inserted: boolean }>(
+    await q.execute(sql`
+      with j as (
+        select * from jsonb_to_recordset(${JSON.stringify(input)}::jsonb)
+          as j(job text, name text, department text, location text, description text, state text, stage text)
+      )
+      insert into positions as p (organization_id, upstream_integration_id, upstream_job_id_id, name, department, location,
+                                  role_description, state, candidate_stage)
+      select ${orgId}::uuid, ${integrationId}, job, name, department, location, description, coalesce(state, 'draft'), stage from j
+      on conflict (organization_id, upstream_integration_id, upstream_job_id_id) do update
+         set name = excluded.name, department = excluded.department, location = excluded.location,
+             role_description = excluded.role_description,
+             state = case when ${followState}::boolean then excluded.state else p.state end, updated_at = now()
+       where (p.name, p.department, p.location, p.role_description)
+             is distinct from (excluded.name, excluded.department, excluded.location, excluded.role_description)
+          or (${followState}::boolean and p.state is distinct from excluded.state)
+      returning p.id, (p.xmax = 0) as inserted`),
+  );
+}
+
+/**
+ * Upserts a page of jobs as positions (see writeUpstreamPositions), answering every position of
+ * the page, flagged new and changed, in the page's order.
  */
 export async function upsertUpstreamPositions(
   q: Queryable,
@@ -40,46 +90,22 @@ export async function upsertUpstreamPositions(
   integrationId: string,
   jobs: UpstreamJob[],
 ): Promise<UpsertedPosition[]> {
-  const byId = new Map(jobs.map((j) => [j.upstream_job_id_id, j])); // a row may be touched once per statement
-  if (byId.size === 0) return [];
-  const values = [...byId.values()].map((j) => ({
-    organizationId: orgId,
-    upstreamIntegrationId: integrationId,
-    upstreamJobIdId: j.upstream_job_id_id,
-    name: clip(j.name.trim() || j.upstream_job_id_id, 100)!,
-    department: clip(j.department, 100),
-    location: clip(j.location, 100),
-    roleDescription: clip(j.role_description, 500),
-    ...(j.state ? { state: j.state } : {}),
-    candidateStage: clip(j.candidate_stage, 200),
-  }));
-  // Rows without a state would carry the column default in `excluded`: follow state only when all have one.
-  const followState = [...byId.values()].every((j) => j.state);
-  const changed = followState
-    ? sql`(${positions.name}, ${positions.department}, ${positions.location}, ${positions.roleDescription}, ${positions.state})
-    is distinct from (excluded.name, excluded.department, excluded.location, excluded.role_description, excluded.state)`
-    : sql`(${positions.name}, ${positions.department}, ${positions.location}, ${positions.roleDescription})
-    is distinct from (excluded.name, excluded.department, excluded.location, excluded.role_description)`;
-  return q
-    .insert(positions)
-    .values(values)
-    .onConflictDoUpdate({
-      target: [positions.organizationId, positions.upstreamIntegrationId, positions.upstreamJobIdId],
-      set: {
-        name: sql`excluded.name`,
-        department: sql`excluded.department`,
-        location: sql`excluded.location`,
-        roleDescription: sql`excluded.role_description`,
-        ...(followState ? { state: sql`excluded.state` } : {}),
-        updatedAt: sql`case when ${changed} then now() else ${positions.updatedAt} end`,
-      },
-    })
-    .returning({
-      ...getTableColumns(positions),
-      // xmax is 0 on a freshly inserted row version; updated_at moved to now() only if something changed.
-      inserted: sql<boolean>`(xmax = 0)`,
-      changed: sql<boolean>`(${positions.updatedAt} = now())`,
-    });
+  const written = await writeUpstreamPositions(q, orgId, integrationId, jobs);
+  const order = [...new Set(jobs.map((j) => j.upstream_job_id_id))];
+  if (order.length === 0) return [];
+  const flags = new Map(written.map((w) => [w.id, w.inserted]));
+  const rows = await q
+    .select()
+    .from(positions)
+    .where(
+      and(
+        eq(positions.organizationId, orgId),
+        eq(positions.upstreamIntegrationId, integrationId),
+        inArray(positions.upstreamJobIdId, order),
+      ),
+    );
+  const at = (r: PositionRow) => order.indexOf(r.upstreamJobIdId!);
+  return rows.sort((a, b) => at(a) - at(b)).map((r) => ({ ...r, inserted: flags.get(r.id) === true, changed: flags.has(r.id) }));
 }
 
 /**

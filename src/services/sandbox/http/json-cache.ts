@@ -25,7 +25,12 @@ export function serializerOf<S extends TSchema>(schema: S): (value: Static<S>) =
   return serialize;
 }
 
-const MAX_ENTRIES = 20_000;
+/**
+ * Per list. A scan of the whole list (a full sync) reads each record once and gains nothing from a
+ * cache; repeated pages (clients polling, the sandbox bench's pages) fit in a few thousand. 20,000
+ * entries held ~30 MB of JSON at 100,000 applications.
+ */
+const MAX_ENTRIES = 2_000;
 
 export class JsonCache<T extends BaseRow, S extends TSchema = TSchema> {
   readonly #entries = new Map<string, { at: number; json: string }>();

@@ -1,0 +1,249 @@
+/**
+ * The syncing process of `npm run bench -- sync` (bench/sync.bench.ts spawns it, with the flags
+ * production runs Node with): a full sync with the real store, then, when asked, the incremental
+ * scenario on the same database; prints its figures as one JSON line. It imports only what a
+ * sync needs, so its RSS is the sync's and not the bench's (autocannon, the proxy's wiring).
+ * `syncOnce` also serves the bench's no-write pass.
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Application } from "../src/contracts/upstream/index.js";
+import { findIntegration, recordIntegration } from "../src/services/proxy/integrations/integrations.repository.js";
+import { createSyncStore } from "../src/services/recruiting/upstream/index.js";
+import { createAtsReader } from "../src/services/sync/ats-reader.js";
+import type { AtsReader, LinkedPosition, RecruitingStore } from "../src/services/sync/ports.js";
+import { createSyncEngine } from "../src/services/sync/sync-engine.js";
+import { openDatabase, type Database } from "../src/shared/db/database.js";
+import { migrate } from "../src/shared/db/migrate.js";
+import { dropSchemas } from "../src/shared/db/pg-schemas.js";
+import { createLogger } from "../src/shared/http/logger.js";
+import { openJobQueue } from "../src/shared/jobs/queue.js";
+import { createUpstreamClient } from "../src/shared/upstream/upstream-client.js";
+
+export const API_KEY = "bench-api-key";
+const DB_URL = process.env["BENCH_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
+const logger = createLogger("silent");
+
+/** A fresh, migrated database: PGlite in a temp directory, or a new schema of BENCH_DATABASE_URL (dropped by dispose). */
+export async function storage(kind: string): Promise<{ database: Database; dispose(): Promise<void> }> {
+  if (kind === "pglite") {
+    const dir = mkdtempSync(join(tmpdir(), "hirebridge-bench-"));
+    const database = await openDatabase({ dataDir: dir });
+    await migrate(database);
+    return {
+      database,
+      dispose: async () => {
+        await database.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const schema = `bench_${randomBytes(4).toString("hex")}`;
+  const database = await openDatabase({ url: DB_URL, schema, poolSize: 10 });
+  await migrate(database);
+  return {
+    database,
+    dispose: async () => {
+      await database.close();
+      await dropSchemas(DB_URL, schema);
+    },
+  };
+}
+
+export type PageRequest = { path: string; query: Record<string, string> };
+
+/** Records every page the engine reads, to page through the same ones again with plain HTTP. */
+export function recording(reader: AtsReader) {
+  const requests: PageRequest[] = [];
+  let records = 0;
+  const recorded: AtsReader = {
+    ...reader,
+    page: async (integrationId, path, query, requestId) => {
+      requests.push({ path, query });
+      const page = await reader.page(integrationId, path, query, requestId);
+      records += page.results.length;
+      return page as never;
+    },
+  };
+  return { reader: recorded, requests, records: () => records };
+}
+
+export type SyncSetup = { database: Database; dispose(): Promise<void>; orgId: string; close(): Promise<void> };
+
+/**
+ * One full sync with a fresh database: `write` the real store, else a store that keeps the linked
+ * positions in memory and writes nothing. Answers its figures, its database (close it) and an
+ * engine factory for an incremental run after it.
+ */
+export async function syncOnce(kind: string, sandbox: string, integrationId: string, write: boolean) {
+  const { database, dispose } = await storage(kind);
+  const orgId = randomUUID();
+  await recordIntegration(database.db, { id: integrationId, orgId, tool: "greenhouse", category: "ATS", status: "ACTIVE" });
+  const queue = await openJobQueue(database, logger);
+  const upstream = createUpstreamClient({
+    baseUrl: sandbox,
+    apiKey: API_KEY,
+    timeoutMs: 60_000,
+    retry: { retries: 3, baseDelayMs: 50, maxTotalWaitMs: 5000 },
+    logger,
+  });
+  const real: RecruitingStore = createSyncStore({ interviewBaseUrl: "http://127.0.0.1:8001/interview" });
+  const linked: LinkedPosition[] = [];
+  const noWrites: RecruitingStore = {
+    ...real,
+    upsertPositions: async (_q, _org, _int, jobs) => {
+      for (const j of jobs)
+        if (j.candidate_stage)
+          linked.push({
+            id: randomUUID(),
+            upstreamJobIdId: j.upstream_job_id_id,
+            candidateStage: j.candidate_stage,
+            acceptedLanguages: [],
+          });
+      linked.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      return { created: jobs.length, updated: 0 };
+    },
+    linkedPositions: async (_q, _o, _i, page) => linked.filter((p) => !page.after || p.id > page.after).slice(0, page.limit),
+    positionsOfJobs: async (_q, _o, _i, jobIds) => linked.filter((p) => jobIds.includes(p.upstreamJobIdId)),
+    upsertCandidates: async (_q, _o, apps) => ({ created: apps.length, updated: 0, skipped: 0 }),
+  };
+  const engineFor = (reader: AtsReader) =>
+    createSyncEngine({
+      db: database.db,
+      queue,
+      reader,
+      store: write ? real : noWrites,
+      integrations: { find: (id) => findIntegration(database.db, id) },
+      logger,
+      defaultCandidateStage: "AI Interview",
+      checkpointMarginSeconds: 300,
+    });
+  const base = createAtsReader(upstream, logger);
+  const rec = recording(base);
+  const t0 = performance.now();
+  const engine = engineFor(rec.reader);
+  await engine.start({ integrationId, orgId, models: ["jobs", "applications"], type: "FULL", trigger: "bench" });
+  await engine.run({ integrationId, model: "jobs" }, { last: true });
+  await engine.run({ integrationId, model: "applications" }, { last: true });
+  const seconds = (performance.now() - t0) / 1000;
+  await assertSucceeded(database);
+  const written = write
+    ? Number((await database.query<{ n: string }>("select count(*)::text as n from candidates"))[0]!.n)
+    : (await database.query<{ n: number }>("select created_count as n from sync_runs where model = 'applications'"))[0]!.n;
+  const setup: SyncSetup = {
+    database,
+    dispose,
+    orgId,
+    close: async () => {
+      await queue.stop();
+      await upstream.close();
+      await dispose();
+    },
+  };
+  return { seconds, requests: rec.requests, records: rec.records(), written, setup, engineFor, base };
+}
+
+async function assertSucceeded(database: Database): Promise<void> {
+  const runs = await database.query<{ model: string; state: string; last_error: string | null }>(
+    "select model, state, last_error from sync_runs",
+  );
+  const failed = runs.find((r) => r.state !== "succeeded");
+  if (failed) throw new Error(`sync ${failed.model} ${failed.state}: ${failed.last_error}`);
+}
+
+/** Moves `count` applications not in "AI Interview" into it upstream (the sandbox's admin surface); answers when it started. */
+export async function changeApplications(origin: string, integrationId: string, count: number): Promise<number> {
+  const headers = { authorization: `Bearer ${API_KEY}`, "x-integration-id": integrationId };
+  let moved = 0;
+  let cursor: string | null = null;
+  while (moved < count) {
+    const url: string = `${origin}/v1/ats/applications?page_size=250${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+    const page = ((await (await fetch(url, { headers })).json()) as { data: { results: Application[]; next: string | null } }).data;
+    const candidates = page.results.filter(
+      (a) => a.current_stage?.name !== "AI Interview" && a.candidate?.email_addresses?.length && !a.remote_deleted_at,
+    );
+    for (let i = 0; i < candidates.length && moved < count; i += 8) {
+      const batch = candidates.slice(i, i + Math.min(8, count - moved));
+      const answers = await Promise.all(
+        batch.map((a) =>
+          fetch(`${origin}/sandbox/integrations/${encodeURIComponent(integrationId)}/applications/${a.id}/stage`, {
+            method: "PUT",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ stage_name: "AI Interview" }),
+          }).then(async (r) => {
+            await r.arrayBuffer();
+            return r.ok;
+          }),
+        ),
+      );
+      moved += answers.filter(Boolean).length;
+    }
+    if (!page.next) break;
+    cursor = page.next;
+  }
+  if (moved < count) throw new Error(`only ${moved} applications could be moved`);
+  return moved;
+}
+
+/** VmHWM: the peak resident memory of this process so far, MB. */
+function ownPeakMb(): number {
+  const kb = /VmHWM:\s+(\d+)/.exec(readFileSync("/proc/self/status", "utf8"))?.[1];
+  return kb ? Number(kb) / 1024 : 0;
+}
+
+export type ChildJob = { kind: string; sandbox: string; origin: string; integrationId: string; changes: number };
+export type ChildResult = {
+  seconds: number;
+  requests: PageRequest[];
+  records: number;
+  written: number;
+  /** RSS of the syncing process before the sync (its code and, on PGlite, the embedded database), and its peak. */
+  idleRssMb: number;
+  peakRssMb: number;
+  incremental: { moved: number; seconds: number; requests: PageRequest[]; records: number; added: number } | null;
+};
+
+/**
+ * The syncing process: a full sync with the real store in a process of its own (so its peak RSS
+ * is the sync's, not the bench's), then, when asked, the incremental scenario on the same database.
+ */
+export async function syncChild(job: ChildJob): Promise<ChildResult> {
+  const idleRssMb = process.memoryUsage().rss / 2 ** 20;
+  const f = await syncOnce(job.kind, job.sandbox, job.integrationId, true);
+  const peakRssMb = ownPeakMb();
+  let incremental: ChildResult["incremental"] = null;
+  if (job.changes > 0) {
+    const moved = await changeApplications(job.origin, job.integrationId, job.changes);
+    // The sandbox sorts its change log on the first `updated_after` query (~0.3 s at 100,000
+    // records): one such query first, so the run pays what its baseline (plain paging, after it) pays.
+    await f.base.page(job.integrationId, "/ats/applications", { page_size: "1", updated_after: new Date().toISOString() });
+    const rec = recording(f.base);
+    const engine = f.engineFor(rec.reader);
+    const count = async () => Number((await f.setup.database.query<{ n: string }>("select count(*)::text as n from candidates"))[0]!.n);
+    const before = await count();
+    const t0 = performance.now();
+    await engine.start({
+      integrationId: job.integrationId,
+      orgId: f.setup.orgId,
+      models: ["applications"],
+      type: "DELTA",
+      trigger: "bench",
+    });
+    await engine.run({ integrationId: job.integrationId, model: "applications" }, { last: true });
+    const seconds = (performance.now() - t0) / 1000;
+    await assertSucceeded(f.setup.database);
+    incremental = { moved, seconds, requests: rec.requests, records: rec.records(), added: (await count()) - before };
+  }
+  await f.setup.close();
+  return { seconds: f.seconds, requests: f.requests, records: f.records, written: f.written, idleRssMb, peakRssMb, incremental };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const result = JSON.stringify(await syncChild(JSON.parse(process.argv[2]!) as ChildJob));
+  // Exit only once the pipe has taken the whole line.
+  await new Promise<void>((resolve) => process.stdout.write(`${result}\n`, () => resolve()));
+  process.exit(0);
+}

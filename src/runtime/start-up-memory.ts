@@ -11,8 +11,9 @@ type Gc = (options: { type: "major"; execution: "sync"; flavor: "last-resort" })
  * that garbage but keeps the emptied pages for reuse, and its memory reducer, which would return
  * them, did not run in 20 s of idling (`serve api` stayed at 137 MB). One memory-reducing full
  * collection (V8's "last resort" flavour: it compacts and releases the pooled pages) at this point
- * took `serve api` from 140 to 106 MB. It costs one pause of a few tens of milliseconds before the
- * first request, and nothing after: a busy process grows its heap again as it needs.
+ * took `serve api` from 140 to 106 MB. It costs one pause before the first request (two compacting
+ * collections, 45 + 50 ms in `serve api` on a loaded 2-vCPU machine, per --trace-gc) and nothing
+ * after: a busy process grows its heap again as it needs.
  *
  * `gc` is V8's own extension, exposed to a throw-away context only (not as a global of this one).
  */

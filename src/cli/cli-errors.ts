@@ -11,7 +11,7 @@ import {
   TimeoutError,
   UnauthorizedError,
   ValidationError,
-} from "../client/index.js";
+} from "../client/core/errors.js"; // the error classes alone: not the whole SDK for every command line
 
 /** Exit codes scripts can branch on (documented in docs/cli.md). */
 export const EXIT = {

@@ -1,15 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { CliError, describeFailure, EXIT, type ExitCode } from "./cli-errors.js";
-import { CliContext, type CliIo, type GlobalOptions } from "./context.js";
-import { registerAdminCommands } from "./commands/admin.commands.js";
-import { registerAtsCommands } from "./commands/ats.commands.js";
-import { registerAuthCommands } from "./commands/auth.commands.js";
-import { registerCandidateCommands } from "./commands/candidates.commands.js";
-import { registerIntegrationCommands } from "./commands/integrations.commands.js";
-import { registerPositionCommands } from "./commands/positions.commands.js";
-import { registerResetCommand, registerServeCommand } from "./commands/serve.commands.js";
-import { registerSyncCommands } from "./commands/sync.commands.js";
+import type { CliContext, CliIo, GlobalOptions } from "./context.js";
 
 /** What a command does with its context, positional arguments and own options. */
 // biome-ignore lint/suspicious/noConfusingVoidType: an action that returns nothing (void) exits 0
@@ -21,17 +13,50 @@ export type Run = (action: Action) => (...params: unknown[]) => Promise<void>;
 /** A command module: adds its commands (with help and examples) to the program. */
 export type RegisterCommands = (program: Command, run: Run) => void;
 
-const REGISTRATIONS: RegisterCommands[] = [
-  registerAuthCommands,
-  registerPositionCommands,
-  registerCandidateCommands,
-  registerIntegrationCommands,
-  registerAtsCommands,
-  registerSyncCommands,
-  registerAdminCommands,
-  registerServeCommand,
-  registerResetCommand,
+/**
+ * Every command module, in the order --help lists its commands, with the top-level commands it
+ * adds: a command line loads only the module of its command (`serve` does not load the SDK's
+ * commands, `positions list` not the others), while --help, `help`, `completion` and an unknown
+ * command load them all. test/integration/cli/cli-help-and-units.test.ts checks the names.
+ */
+export const COMMAND_MODULES: readonly { commands: readonly string[]; load: () => Promise<RegisterCommands[]> }[] = [
+  { commands: ["login", "logout", "whoami"], load: async () => [(await import("./commands/auth.commands.js")).registerAuthCommands] },
+  { commands: ["positions"], load: async () => [(await import("./commands/positions.commands.js")).registerPositionCommands] },
+  {
+    commands: ["candidates", "interview"],
+    load: async () => [(await import("./commands/candidates.commands.js")).registerCandidateCommands],
+  },
+  { commands: ["integrations"], load: async () => [(await import("./commands/integrations.commands.js")).registerIntegrationCommands] },
+  { commands: ["ats"], load: async () => [(await import("./commands/ats.commands.js")).registerAtsCommands] },
+  { commands: ["sync"], load: async () => [(await import("./commands/sync.commands.js")).registerSyncCommands] },
+  { commands: ["admin"], load: async () => [(await import("./commands/admin.commands.js")).registerAdminCommands] },
+  {
+    commands: ["serve", "reset"],
+    load: async () => {
+      const m = await import("./commands/serve.commands.js");
+      return [m.registerServeCommand, m.registerResetCommand];
+    },
+  },
 ];
+
+/** The root options that take a value (their value is not the command's name). */
+const VALUE_OPTIONS = new Set(["--auth-url", "--api-url", "--proxy-url", "--client-id"]);
+
+/** The command modules `argv` needs: the one of its command, or all (no command, help, completion, unknown). */
+export function modulesFor(argv: readonly string[] | undefined): typeof COMMAND_MODULES {
+  if (!argv) return COMMAND_MODULES;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--") break;
+    if (arg.startsWith("-")) {
+      if (VALUE_OPTIONS.has(arg)) i++;
+      continue;
+    }
+    const own = COMMAND_MODULES.find((m) => m.commands.includes(arg));
+    return own ? [own] : COMMAND_MODULES;
+  }
+  return COMMAND_MODULES;
+}
 
 /** The package's version (package.json sits two folders up from src/cli and from dist/cli). */
 const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
@@ -42,10 +67,16 @@ export function examples(cmd: Command, lines: string[]): Command {
 }
 
 /**
- * The whole command tree. `setExitCode` receives each action's exit code; commander's own errors
- * (usage, --help) surface as CommanderError from `parseAsync` (exitOverride).
+ * The command tree: the whole of it, or (with `argv`) only what that command line needs.
+ * `setExitCode` receives each action's exit code; commander's own errors (usage, --help) surface
+ * as CommanderError from `parseAsync` (exitOverride).
  */
-export function buildProgram(io: CliIo, setExitCode: (code: number) => void = () => undefined): Command {
+export async function buildProgram(
+  io: CliIo,
+  setExitCode: (code: number) => void = () => undefined,
+  argv?: readonly string[],
+): Promise<Command> {
+  const registrations = (await Promise.all(modulesFor(argv).map((m) => m.load()))).flat();
   const program = new Command("hirebridge")
     .description(
       "Hirebridge from the command line: positions, candidates, integrations, ATS data, syncs, users, and the services themselves.",
@@ -68,7 +99,9 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void = ()
     (action) =>
     async (...params) => {
       const cmd = params.at(-1) as Command;
-      const ctx = new CliContext(io, cmd.optsWithGlobals<GlobalOptions>());
+      // The SDK client comes with the context: loaded when a command runs, not for --help.
+      const { CliContext } = await import("./context.js");
+      const ctx: CliContext = new CliContext(io, cmd.optsWithGlobals<GlobalOptions>());
       const code = await action(
         ctx,
         cmd.processedArgs.flat().filter((a): a is string => typeof a === "string"),
@@ -76,7 +109,7 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void = ()
       );
       setExitCode(code ?? EXIT.OK);
     };
-  for (const register of REGISTRATIONS) register(program, run);
+  for (const register of registrations) register(program, run);
   const completion = program
     .command("completion")
     .description("Print a shell completion script (bash or zsh) for hirebridge's commands and options.")
@@ -105,9 +138,13 @@ export function buildProgram(io: CliIo, setExitCode: (code: number) => void = ()
  */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let exitCode: number = EXIT.OK;
-  const program = buildProgram(io, (code) => {
-    exitCode = code;
-  });
+  const program = await buildProgram(
+    io,
+    (code) => {
+      exitCode = code;
+    },
+    argv,
+  );
   if (argv.length === 0) {
     program.outputHelp();
     return EXIT.USAGE;

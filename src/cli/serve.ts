@@ -3,6 +3,7 @@ import { ConfigError, ConfigSchema, loadConfig } from "../shared/config.js";
 import { createLogger, type LogFormat } from "../shared/http/logger.js";
 import { bannerLine, SERVICE_ORDER, type ServiceName } from "../runtime/service.js";
 import { startTelemetry } from "../shared/telemetry.js";
+import { releaseStartUpMemory } from "../runtime/start-up-memory.js";
 
 const DRAIN_TIMEOUT_MS = 15_000;
 
@@ -38,6 +39,7 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = process.env
     : `${resolve(config.DATA_DIR)}  (database and sandbox state; \`hirebridge reset\` starts over)`;
   const lines = [...(await stack.banner()), bannerLine("Data", data)];
   process.stdout.write(`\nHirebridge is running.\n${lines.map((l) => `  ${l}`).join("\n")}\n\n`);
+  releaseStartUpMemory();
 
   let stopping = false;
   const stop = (signal: string) => {

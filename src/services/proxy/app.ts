@@ -8,7 +8,6 @@ import { registerProtection } from "../../shared/http/protection.js";
 import { docsOAuth, registerOpenApi } from "../../shared/http/openapi.js";
 import type { Cache } from "./cache/cache.js";
 import { MemoryCache } from "./cache/memory-cache.js";
-import { RedisCache } from "./cache/redis-cache.js";
 import { ResponseCache } from "./cache/response-cache.js";
 import { IntegrationDirectory } from "./integrations/integration-directory.js";
 import type { HostedModule, ProxyDeps, ProxyRoutes } from "./proxy-deps.js";
@@ -87,7 +86,10 @@ export async function buildProxyApp(opts: ProxyAppOptions): Promise<App> {
       },
       logger,
     });
-  const store = opts.cache ?? (config.REDIS_URL ? new RedisCache({ url: config.REDIS_URL, logger }) : new MemoryCache());
+  // ioredis is loaded only when REDIS_URL asks for it.
+  const redisUrl = config.REDIS_URL;
+  const store =
+    opts.cache ?? (redisUrl ? new (await import("./cache/redis-cache.js")).RedisCache({ url: redisUrl, logger }) : new MemoryCache());
   const cache = new ResponseCache(store);
   const integrations = new IntegrationDirectory({
     db: database.db,

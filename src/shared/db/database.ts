@@ -1,9 +1,11 @@
 import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
 import type { ExtractTablesWithRelations } from "drizzle-orm";
 import pg from "pg";
+import { initdbOutOfProcess, needsInitdb } from "./pglite-initdb.js";
 
 /** Drizzle over either driver; repositories are written against this common type. */
 export type Db = PgDatabase<PgQueryResultHKT, Record<string, never>>;
@@ -48,13 +50,16 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
 
 /** PGlite (and its WebAssembly Postgres) is loaded only when it is used: not by a process on DATABASE_URL. */
 async function openPglite(dataDir: string | undefined): Promise<Database> {
-  if (dataDir && !dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true });
+  const onDisk = dataDir && !dataDir.startsWith("memory://") ? dataDir : undefined;
   const [{ PGlite }, { drizzle: drizzlePglite }] = await Promise.all([import("@electric-sql/pglite"), import("drizzle-orm/pglite")]);
   // Postgres's default 128 MB buffer pool is sized for a server; the embedded database of one
   // process holds little, and 16 MB cut PGlite's resident memory by ~120 MB (413 -> 292 MB at open).
-  const client = await PGlite.create(dataDir && !dataDir.startsWith("memory://") ? dataDir : undefined, {
-    startParams: [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"],
-  });
+  const startParams = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"];
+  if (onDisk) {
+    mkdirSync(dirname(onDisk), { recursive: true });
+    if (needsInitdb(onDisk)) await initdbOutOfProcess(onDisk, startParams);
+  }
+  const client = await PGlite.create(onDisk, { startParams });
   const db = drizzlePglite(client) as unknown as Db;
   const query: RawQuery = async (sql, params) => (await client.query(sql, params ?? [])).rows as never[];
   return {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { PgBoss, fromDrizzle, fromPglite, type JobResult, type JobWithMetadata, type QueueOptions } from "pg-boss";
+import type { JobResult, JobWithMetadata, PgBoss, QueueOptions } from "pg-boss";
 import type { Logger } from "pino";
 import type { Database, Queryable } from "../db/database.js";
 import { jobQueueSchema } from "../db/pg-schemas.js";
@@ -75,6 +75,9 @@ export type JobQueueOptions = {
 const DEFAULT_HEARTBEAT_SECONDS = 60;
 
 export async function openJobQueue(database: Database, logger: Logger, opts: JobQueueOptions = {}): Promise<JobQueue> {
+  // pg-boss (with its cron and time-zone libraries) is loaded by the processes that open a queue, not
+  // by every importer of QUEUES.
+  const { PgBoss, fromDrizzle, fromPglite } = await import("pg-boss");
   const schema = database.kind === "postgres" ? jobQueueSchema(database.schema) : "pgboss";
   const heartbeatSeconds = opts.heartbeatSeconds ?? DEFAULT_HEARTBEAT_SECONDS;
   // Stale heartbeats and expired jobs are found by the supervisor's monitor pass, so it runs at

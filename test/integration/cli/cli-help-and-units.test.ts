@@ -10,7 +10,7 @@ import { describe, test } from "node:test";
 import type { Command } from "commander";
 import { PositionUpdateSchema } from "../../../src/contracts/recruiting/positions.js";
 import { parseCsv } from "../../../src/cli/csv.js";
-import { buildProgram, runCli } from "../../../src/cli/program.js";
+import { buildProgram, COMMAND_MODULES, modulesFor, runCli } from "../../../src/cli/program.js";
 import { renderTable } from "../../../src/cli/output.js";
 import { bodyFromOptions } from "../../../src/cli/schema-options.js";
 import { readStoredSession, sessionFile, writeStoredSession } from "../../../src/cli/session-store.js";
@@ -38,9 +38,10 @@ function leaves(cmd: Command, path: string[] = []): string[][] {
   return subs.flatMap((c) => leaves(c, [...path, c.name()]));
 }
 
+const wholeProgram = await buildProgram({ stdin: new PassThrough(), stdout: new PassThrough(), stderr: new PassThrough(), env: {} });
+
 describe("CLI: --help everywhere, usage errors", () => {
-  const io = { stdin: new PassThrough(), stdout: new PassThrough(), stderr: new PassThrough(), env: {} };
-  const commands = leaves(buildProgram(io));
+  const commands = leaves(wholeProgram);
 
   test("the tree has every command the issue lists", () => {
     const names = commands.map((c) => c.join(" "));
@@ -95,6 +96,26 @@ describe("CLI: --help everywhere, usage errors", () => {
       assert.equal(res.code, 0, path.join(" "));
       assert.match(res.stdout, new RegExp(`^Usage: hirebridge ${path.join(" ")}`), path.join(" "));
       assert.match(res.stdout, new RegExp(`\\nExamples:\\n  \\$ .*hirebridge ${path.join(" ")}`), `${path.join(" ")} has examples`);
+    }
+  });
+
+  test("each command module adds exactly the top-level commands its entry names, so a command line loads only its own", async () => {
+    const io = { stdin: new PassThrough(), stdout: new PassThrough(), stderr: new PassThrough(), env: {} };
+    const everyName: string[] = [];
+    for (const m of COMMAND_MODULES) {
+      const first = m.commands[0]!;
+      const alone = await buildProgram(io, undefined, [first]);
+      const own = alone.commands.map((c) => c.name()).filter((n) => n !== "completion");
+      assert.deepEqual(own, [...m.commands], `the module of ${first}`);
+      everyName.push(...own);
+    }
+    const all = wholeProgram.commands.map((c) => c.name()).filter((n) => n !== "completion");
+    assert.deepEqual(everyName, all, "every top-level command belongs to one module, in --help's order");
+    // The command is found past the root options (and their values); anything else loads them all.
+    assert.deepEqual(modulesFor(["--json", "--api-url", "http://x", "positions", "list"]), [COMMAND_MODULES[1]]);
+    assert.deepEqual(modulesFor(["--api-url", "serve"]), COMMAND_MODULES);
+    for (const argv of [[], ["--help"], ["help", "positions"], ["completion", "bash"], ["positons"]]) {
+      assert.equal(modulesFor(argv), COMMAND_MODULES, argv.join(" "));
     }
   });
 

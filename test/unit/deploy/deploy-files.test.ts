@@ -209,7 +209,12 @@ describe("Dockerfile", () => {
     assert.ok(!["root", "0", "0:0"].includes(users[0]!), `USER ${users[0]}`);
     const ops = runtime.instructions.map((i) => i.op);
     assert.ok(ops.lastIndexOf("RUN") < ops.indexOf("USER"), "nothing runs as root after USER");
-    assert.deepEqual(JSON.parse(all(runtime, "ENTRYPOINT")[0]!), ["node", "--max-semi-space-size=8", "dist/cli/main.js"]);
+    assert.deepEqual(JSON.parse(all(runtime, "ENTRYPOINT")[0]!), [
+      "node",
+      "--max-semi-space-size=8",
+      "--v8-pool-size=2",
+      "dist/cli/main.js",
+    ]);
     assert.deepEqual(JSON.parse(all(runtime, "CMD")[0]!), ["serve", "all"]);
     assert.match(all(runtime, "HEALTHCHECK")[0]!, /CMD \["node", "deploy\/healthcheck\.mjs"\]$/);
   });

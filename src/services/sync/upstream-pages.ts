@@ -25,22 +25,36 @@ type ApplicationsCursor = { after: string; chunk?: ChunkEntry[]; cursor?: string
 export type ReadPage<T> = { results: T[]; resume: string | null };
 
 /**
- * Reads one item ahead of the consumer: while it writes a page, the next one is already being
- * fetched (the engine's two halves, upstream reads and database writes, overlap).
+ * Pages fetched ahead of the writes. One was not enough: the upstream, this process and the
+ * database share the machine's cores, and a page that came back while its predecessor was still
+ * being written left the upstream idle until the next request went out.
  */
-export async function* readAhead<T>(source: AsyncGenerator<T>): AsyncGenerator<T> {
-  let next = source.next();
+export const READ_AHEAD = 3;
+
+/**
+ * Reads up to `depth` items ahead of the consumer: while it writes a page, the next ones are
+ * already being fetched (the engine's two halves, upstream reads and database writes, overlap).
+ * An async generator runs one `next()` at a time, so the reads stay in order.
+ */
+export async function* readAhead<T>(source: AsyncGenerator<T>, depth = READ_AHEAD): AsyncGenerator<T> {
+  const pending: Promise<IteratorResult<T>>[] = [];
+  const pull = () => {
+    const next = source.next();
+    next.catch(() => {}); // awaited in its turn; a failure is handled there
+    pending.push(next);
+  };
   try {
+    for (let i = 0; i < depth; i++) pull();
     for (;;) {
-      const item = await next;
+      const item = await pending.shift()!;
       if (item.done) return;
-      next = source.next();
-      next.catch(() => {}); // awaited on the next turn; a failure is handled there
+      pull();
       yield item.value;
     }
   } finally {
-    // The consumer stopped early (cancelled or failed): let the read in flight settle, then close the source.
-    await next.catch(() => undefined);
+    // The consumer stopped early (cancelled or failed) or the source ended: let the reads in
+    // flight settle, then close the source.
+    await Promise.allSettled(pending);
     await source.return(undefined);
   }
 }

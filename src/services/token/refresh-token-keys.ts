@@ -1,5 +1,6 @@
 import { createSecretKey, type KeyObject, randomBytes, randomUUID } from "node:crypto";
 import { encodePart, hasHs512Signature, type ParsedJws, signHs512 } from "./compact-jws.js";
+import { createKeyTable } from "./key-table.js";
 import type { RefreshTokenKeysRepository } from "./storage/refresh-token-keys.repository.js";
 import type { RefreshTokenKeyRow } from "./storage/token.tables.js";
 
@@ -7,9 +8,6 @@ export const REFRESH_TOKEN_ALG = "HS512";
 
 /** RFC 7518 §3.2: an HS512 key has at least as many bits as the hash's output, 512. */
 const SECRET_BYTES = 64;
-
-/** After a token names a kid we do not know, wait this long before asking the database again. */
-const UNKNOWN_KID_COOLDOWN_MS = 5_000;
 
 export type RefreshTokenKeyOptions = {
   repo: RefreshTokenKeysRepository;
@@ -21,7 +19,7 @@ export type RefreshTokenKeyOptions = {
 };
 
 type Signer = { kid: string; secret: KeyObject; header: string };
-type Loaded = { at: number; signer: Signer | null; secrets: Map<string, KeyObject> };
+type Loaded = { signer: Signer | null; secrets: Map<string, KeyObject> };
 
 const secretOf = (row: RefreshTokenKeyRow): KeyObject => createSecretKey(Buffer.from(String(row.secretJwk["k"]), "base64url"));
 
@@ -33,76 +31,49 @@ const secretOf = (row: RefreshTokenKeyRow): KeyObject => createSecretKey(Buffer.
  * server could be tricked into trusting. The secrets are never logged; only their kids are.
  */
 export function createRefreshTokenKeys(opts: RefreshTokenKeyOptions) {
-  const cacheTtl = opts.cacheTtlMs ?? 30_000;
-  let loaded: Loaded | undefined;
-  let loading: Promise<Loaded> | undefined;
-  let lastUnknownKidReload = -Infinity;
-
-  function build(rows: RefreshTokenKeyRow[]): Loaded {
-    const now = opts.now();
-    const live = rows.filter((r) => r.retiredAt === null || (r.verifyUntil && r.verifyUntil.getTime() > now));
-    const active = rows.filter((r) => r.retiredAt === null).at(-1);
-    // Every token one key signs has the same header: it is encoded once per key.
-    const signer = !active
-      ? null
-      : loaded?.signer?.kid === active.kid
-        ? loaded.signer
-        : { kid: active.kid, secret: secretOf(active), header: encodePart({ alg: REFRESH_TOKEN_ALG, typ: "JWT", kid: active.kid }) };
-    return { at: now, signer, secrets: new Map(live.map((r) => [r.kid, secretOf(r)])) };
-  }
-
-  async function load(force = false): Promise<Loaded> {
-    if (!force && loaded && opts.now() - loaded.at < cacheTtl) return loaded;
-    loading ??= opts.repo
-      .all()
-      .then(build)
-      .then((l) => (loaded = l))
-      .finally(() => (loading = undefined));
-    return loading;
-  }
-
-  async function generate(): Promise<string> {
-    // A random kid, as Keycloak's generated HMAC keys have: a thumbprint of a secret would be a hash of it.
-    const kid = randomUUID();
-    const secretJwk = { kty: "oct", kid, alg: REFRESH_TOKEN_ALG, use: "sig", k: randomBytes(SECRET_BYTES).toString("base64url") };
-    await opts.repo.insert({ kid, alg: REFRESH_TOKEN_ALG, secretJwk, createdAt: new Date(opts.now()) });
-    return kid;
-  }
-
-  async function signer(): Promise<Signer> {
-    const current = await load();
-    if (current.signer) return current.signer;
-    await generate();
-    const reloaded = await load(true);
-    if (!reloaded.signer) throw new Error("no refresh token key after generating one");
-    return reloaded.signer;
-  }
+  const table = createKeyTable<RefreshTokenKeyRow, Loaded, Signer>({
+    repo: opts.repo,
+    now: opts.now,
+    cacheTtlMs: opts.cacheTtlMs ?? 30_000,
+    build(rows, previous) {
+      const now = opts.now();
+      const live = rows.filter((r) => r.retiredAt === null || (r.verifyUntil && r.verifyUntil.getTime() > now));
+      const active = rows.filter((r) => r.retiredAt === null).at(-1);
+      // Every token one key signs has the same header: it is encoded once per key.
+      const signer = !active
+        ? null
+        : previous?.signer?.kid === active.kid
+          ? previous.signer
+          : { kid: active.kid, secret: secretOf(active), header: encodePart({ alg: REFRESH_TOKEN_ALG, typ: "JWT", kid: active.kid }) };
+      return { signer, secrets: new Map(live.map((r) => [r.kid, secretOf(r)])) };
+    },
+    signerOf: (loaded) => loaded.signer,
+    async generate() {
+      // A random kid, as Keycloak's generated HMAC keys have: a thumbprint of a secret would be a hash of it.
+      const kid = randomUUID();
+      const secretJwk = { kty: "oct", kid, alg: REFRESH_TOKEN_ALG, use: "sig", k: randomBytes(SECRET_BYTES).toString("base64url") };
+      await opts.repo.insert({ kid, alg: REFRESH_TOKEN_ALG, secretJwk, createdAt: new Date(opts.now()) });
+      return kid;
+    },
+  });
 
   return {
     /** Creates the first key when the table is empty (first start, or the first start of this release). */
     async ensureKey(): Promise<void> {
-      await signer();
+      await table.signer();
     },
 
     /** The compact HS512 JWS of `payload`. */
     async sign(payload: Record<string, unknown>): Promise<string> {
-      const { header, secret } = await signer();
+      const { header, secret } = await table.signer();
       return signHs512(`${header}.${encodePart(payload)}`, secret);
     },
 
-    /**
-     * Whether `jws` is HS512 and signed by one of our live keys. A kid we do not know makes one reload
-     * (another instance may have rotated), at most once per cooldown, so forged kids cannot make
-     * every request query the database.
-     */
+    /** Whether `jws` is HS512 and signed by one of our live keys (a kid we do not know makes one reload, see key-table.ts). */
     async hasValidSignature(jws: ParsedJws): Promise<boolean> {
       const { alg, kid } = jws.header;
       if (alg !== REFRESH_TOKEN_ALG || typeof kid !== "string") return false;
-      let secret = (await load()).secrets.get(kid);
-      if (!secret && opts.now() - lastUnknownKidReload >= UNKNOWN_KID_COOLDOWN_MS) {
-        lastUnknownKidReload = opts.now();
-        secret = (await load(true)).secrets.get(kid);
-      }
+      const secret = (await table.load()).secrets.get(kid) ?? (await table.reloadForUnknownKid())?.secrets.get(kid);
       return secret !== undefined && hasHs512Signature(jws, secret);
     },
 
@@ -110,19 +81,10 @@ export function createRefreshTokenKeys(opts: RefreshTokenKeyOptions) {
      * Makes a new key the signer. The keys it replaces keep verifying until every refresh token they
      * signed has expired (plus the instance cache), then the periodic cleanup drops them.
      */
-    async rotate(): Promise<{ kid: string; retired: string[] }> {
-      const kid = await generate();
-      const now = opts.now();
-      const verifyUntil = new Date(now + opts.verifyRetiredFor() * 1000 + cacheTtl);
-      const retired = await opts.repo.retireAllExcept(kid, new Date(now), verifyUntil);
-      await load(true);
-      return { kid, retired };
-    },
+    rotate: (): Promise<{ kid: string; retired: string[] }> => table.rotate(opts.verifyRetiredFor()),
 
     async deleteExpired(): Promise<number> {
-      const removed = await opts.repo.deleteExpired(new Date(opts.now()));
-      if (removed) await load(true);
-      return removed;
+      return table.afterDelete(await opts.repo.deleteExpired(new Date(opts.now())));
     },
   };
 }

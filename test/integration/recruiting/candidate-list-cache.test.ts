@@ -145,6 +145,17 @@ describeEachDatabase("candidate list answers kept at the list version", (getDb) 
     await none.answer(db.db, me.orgId, positionId, failOnFold);
     assert.equal(none.size, 0);
   });
+
+  // Last: it empties the candidates of every test above.
+  test("a truncate of the candidates changes every kept list (it fires no insert, update or delete trigger)", async () => {
+    const db = h().database;
+    const cache = cache0();
+    const kept = JSON.parse((await cache.answer(db.db, me.orgId, positionId, failOnFold))!.toString()) as Candidate[];
+    assert.ok(kept.length > 0);
+    await db.query("truncate candidates cascade");
+    assert.equal((await cache.answer(db.db, me.orgId, positionId, failOnFold))!.toString(), "[]");
+    assert.equal((await me.call("GET", list)).body, "[]");
+  });
 });
 
 const cache0 = () => new CandidateListCache(1 << 20);

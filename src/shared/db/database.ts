@@ -103,6 +103,7 @@ async function openPostgres(url: string, schema: string, poolSize: number): Prom
   pool.on("connect", (client) => client.on("error", () => {}));
   if (schema !== "public") await pool.query(`create schema if not exists ${schema}`);
   const db = drizzlePg(pool) as unknown as Db;
+  db.transaction = transactionsThatRelease(pool);
   const query: RawQuery = async (sql, params) => (await pool.query(sql, params)).rows;
   return {
     kind: "postgres",
@@ -136,5 +137,29 @@ async function openPostgres(url: string, schema: string, poolSize: number): Prom
     close: async () => {
       await pool.end();
     },
+  };
+}
+
+/**
+ * Drizzle's transactions on a pool, with the client always given back. drizzle-orm 0.45's
+ * node-postgres session checks a client out and sends BEGIN before its try/finally, so a BEGIN that
+ * fails (the connection dropped: Postgres restarting) never releases the client. Every such
+ * failure took a connection out of the pool for good, and `pool.end()` then waited forever: the
+ * outage chaos test's teardown found two checked-out, unqueryable clients left behind that way.
+ * Here the client is checked out and released around drizzle's transaction on that one client
+ * (a non-pool session neither checks out nor releases); pg-pool drops it if it is broken. Each
+ * pooled client keeps its drizzle instance, so this costs no more than drizzle's own.
+ */
+function transactionsThatRelease(pool: pg.Pool): Db["transaction"] {
+  const onClient = new WeakMap<pg.PoolClient, Db>();
+  return async (fn, config) => {
+    const client = await pool.connect();
+    try {
+      let db = onClient.get(client);
+      if (!db) onClient.set(client, (db = drizzlePg(client) as unknown as Db));
+      return await db.transaction(fn, config);
+    } finally {
+      client.release();
+    }
   };
 }

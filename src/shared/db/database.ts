@@ -158,7 +158,10 @@ function transactionsThatRelease(pool: pg.Pool): Db["transaction"] {
     const client = await pool.connect();
     try {
       let db = onClient.get(client);
-      if (!db) onClient.set(client, (db = drizzlePg(client) as unknown as Db));
+      if (!db) {
+        db = drizzlePg(client) as unknown as Db;
+        onClient.set(client, db);
+      }
       return await db.transaction(fn, config);
     } finally {
       client.release();

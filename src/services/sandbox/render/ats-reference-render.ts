@@ -2,7 +2,7 @@
 import type { ApplicationStage, Interview, Offer, RejectionReason, Tag, User } from "../../../contracts/upstream/index.js";
 import type { Dataset } from "../store/dataset.js";
 import type { InterviewRow, OfferRow, RejectionReasonRow, StageRow, TagRow, UserRow } from "../store/rows.js";
-import { iso, isoOrNull, jobRef, personRef } from "./ats-render.js";
+import { interviewSummary, iso, isoOrNull, jobRef, personRef } from "./ats-render.js";
 
 export const renderStage = (s: StageRow): ApplicationStage => ({
   id: s.id,
@@ -60,16 +60,10 @@ export function renderOffer(data: Dataset, o: OfferRow): Offer {
 export function renderInterview(data: Dataset, i: InterviewRow): Interview {
   const a = data.applications.get(i.applicationId);
   return {
-    id: i.id,
-    remote_id: i.remoteId,
-    title: i.title,
-    starting_at: iso(i.startingAt),
-    ending_at: iso(i.endingAt),
-    location: i.city ? { city: i.city } : null,
+    ...interviewSummary(i),
     video_conferencing_url: i.videoUrl,
     application_id: i.applicationId,
     stage_id: i.stageId,
-    canceled: i.canceled,
     remote_created_at: iso(i.createdAt),
     remote_updated_at: iso(i.updatedAt),
     changed_at: iso(i.changedAt),

@@ -5,7 +5,7 @@
  */
 import type { Application, Candidate, CreatedApplication, Job, JobRef, StageRef, TagRef } from "../../../contracts/upstream/index.js";
 import type { Dataset } from "../store/dataset.js";
-import type { ApplicationRow, CandidateRow, JobRow, StageRow, TagRow, UserRow } from "../store/rows.js";
+import type { ApplicationRow, CandidateRow, InterviewRow, JobRow, StageRow, TagRow, UserRow } from "../store/rows.js";
 
 export const iso = (ms: number) => new Date(ms).toISOString();
 export const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
@@ -131,20 +131,21 @@ export function renderApplication(data: Dataset, a: ApplicationRow): Application
           tags: tagRefs(data, c),
         }
       : null,
-    interviews: a.interviewIds
-      .map((id) => data.interviews.get(id)!)
-      .map((i) => ({
-        id: i.id,
-        remote_id: i.remoteId,
-        title: i.title,
-        starting_at: iso(i.startingAt),
-        ending_at: iso(i.endingAt),
-        location: i.city ? { city: i.city } : null,
-        canceled: i.canceled,
-      })),
+    interviews: a.interviewIds.map((id) => interviewSummary(data.interviews.get(id)!)),
     offers: a.offerIds.map((id) => data.offers.get(id)!).map((o) => ({ id: o.id, remote_id: o.remoteId, status: o.status })),
   };
 }
+
+/** The fields of an interview that an application embeds; the interview record (renderInterview) has them too. */
+export const interviewSummary = (i: InterviewRow) => ({
+  id: i.id,
+  remote_id: i.remoteId,
+  title: i.title,
+  starting_at: iso(i.startingAt),
+  ending_at: iso(i.endingAt),
+  location: i.city ? { city: i.city } : null,
+  canceled: i.canceled,
+});
 
 function candidateBase(data: Dataset, c: CandidateRow): Omit<Candidate, "applications"> {
   return {

@@ -1,6 +1,6 @@
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from "pino";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { appendRouteHook } from "./route-hooks.js";
+import { onAnswerByRoute } from "./route-hooks.js";
 
 /** Query parameters and path segments whose values are secrets and must never reach a log line. */
 const SECRET_QUERY = /^(webhook_secret|token|access_token|refresh_token|password|api_key|code)$/i;
@@ -60,21 +60,12 @@ const QUIET_ROUTES = new Set(["/healthz", "/readyz", "/metrics"]);
 /**
  * One line per request, when it is answered: method, route template (the raw URL, redacted, too),
  * status and duration. Replaces Fastify's two lines (incoming, completed), so it costs no more. The
- * route and its level are fixed per route at registration (appendRouteHook); requests that match
- * no route (404) are logged by one instance-wide hook that checks only `is404`.
+ * route and its level are fixed per route at registration (onAnswerByRoute).
  */
 export function installAccessLog(app: FastifyInstance): void {
-  app.addHook("onRoute", (route) => {
-    const url = route.url;
-    const level = QUIET_ROUTES.has(url) ? "debug" : "info";
-    appendRouteHook(route, "onResponse", (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-      logRequest(request, reply, url, level);
-      done();
-    });
-  });
-  app.addHook("onResponse", (request, reply, done) => {
-    if (request.is404) logRequest(request, reply, null, "info");
-    done();
+  onAnswerByRoute(app, (route) => {
+    const level = route !== null && QUIET_ROUTES.has(route) ? "debug" : "info";
+    return (request, reply) => logRequest(request, reply, route, level);
   });
 }
 

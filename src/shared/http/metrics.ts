@@ -1,8 +1,7 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import { BoundCounter, BoundHistogram } from "./bound-metrics.js";
-import type { FastifyReply, FastifyRequest, RouteOptions } from "fastify";
 import type { App } from "./create-app.js";
-import { appendRouteHook } from "./route-hooks.js";
+import { onAnswerByRoute } from "./route-hooks.js";
 
 /**
  * Prometheus metrics of this process, served at /metrics on every port. One registry per process
@@ -95,22 +94,14 @@ export function addSyncLagSource(source: Source<{ integration_id: string; model:
 
 /** Request metrics by route template (never the raw URL, whose ids would explode cardinality), and GET /metrics. */
 export function installMetrics(app: App, service: string): void {
-  const count = (request: FastifyRequest, reply: FastifyReply, route: string) => {
-    const status = String(reply.statusCode);
-    httpRequests.series(service, request.method, route, status).inc();
-    httpDuration.series(service, request.method, route, status).observe(reply.elapsedTime / 1000);
-  };
-  // The route template is fixed per route at registration (see appendRouteHook); unmatched requests by one is404 check.
-  app.addHook("onRoute", (route) => {
-    const url = route.url;
-    appendRouteHook(route as RouteOptions, "onResponse", (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-      count(request, reply, url);
-      done();
-    });
-  });
-  app.addHook("onResponse", (request, reply, done) => {
-    if (request.is404) count(request, reply, "unmatched");
-    done();
+  // The route template is fixed per route at registration (onAnswerByRoute).
+  onAnswerByRoute(app, (route) => {
+    const label = route ?? "unmatched";
+    return (request, reply) => {
+      const status = String(reply.statusCode);
+      httpRequests.series(service, request.method, label, status).inc();
+      httpDuration.series(service, request.method, label, status).observe(reply.elapsedTime / 1000);
+    };
   });
   app.get("/metrics", { schema: { hide: true } }, async (_request, reply) => {
     reply.header("content-type", registry.contentType);

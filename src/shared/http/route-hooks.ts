@@ -1,4 +1,4 @@
-import type { RouteOptions } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from "fastify";
 
 type HookName = "onRequest" | "preValidation" | "onResponse";
 
@@ -15,4 +15,28 @@ export function appendRouteHook(route: RouteOptions, name: HookName, hook: (...a
   const existing = route[name] as unknown;
   const list = existing === undefined ? [] : Array.isArray(existing) ? existing : [existing];
   (route as unknown as Record<HookName, unknown>)[name] = [...list, hook];
+}
+
+/** What to do when a request of one route has been answered. */
+type OnAnswer = (request: FastifyRequest, reply: FastifyReply) => void;
+
+/**
+ * Runs, for every answered request, the handler `forRoute` made for its route template: once per
+ * route at registration (appendRouteHook), and once for the requests that match no route (`null`,
+ * one instance-wide hook that checks only `is404`). The access log and the metrics both count
+ * requests by route this way.
+ */
+export function onAnswerByRoute(app: FastifyInstance, forRoute: (route: string | null) => OnAnswer): void {
+  app.addHook("onRoute", (route) => {
+    const answered = forRoute(route.url);
+    appendRouteHook(route, "onResponse", (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      answered(request, reply);
+      done();
+    });
+  });
+  const unmatched = forRoute(null);
+  app.addHook("onResponse", (request, reply, done) => {
+    if (request.is404) unmatched(request, reply);
+    done();
+  });
 }

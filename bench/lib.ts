@@ -137,13 +137,22 @@ export async function waitHealthy(url: string, child?: ChildProcess, timeoutMs =
   throw new Error(`${url} not healthy in time`);
 }
 
+/**
+ * Node flags that make a served child write a V8 CPU profile when it exits, into the directory
+ * `BENCH_CPU_PROF_DIR` names (Node refuses `--cpu-prof` in NODE_OPTIONS); none without it.
+ */
+export function profileFlags(): string[] {
+  const dir = process.env["BENCH_CPU_PROF_DIR"];
+  return dir ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : [];
+}
+
 /** `hirebridge serve <services>` in a child process with `env` (and Node `flags`); stopped with SIGTERM (it drains). */
 export function serveChild(
   services: string[],
   env: Record<string, string>,
   flags: string[] = [],
 ): { child: ChildProcess; stop(): Promise<void> } {
-  const child = spawn(process.execPath, [...flags, "--import", "tsx", "src/cli/main.ts", "serve", ...services], {
+  const child = spawn(process.execPath, [...profileFlags(), ...flags, "--import", "tsx", "src/cli/main.ts", "serve", ...services], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: "warn", NODE_NO_WARNINGS: "1", ...env },
     stdio: ["ignore", "ignore", "inherit"],

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- recruiting [--duration 5] [--rounds 3] [--connections 10] [--storage pglite,postgres] [--candidates 1000] [--smoke]`
+ * `npm run bench -- recruiting [--duration 5] [--rounds 3] [--connections 10] [--storage pglite,postgres] [--candidates 1000] [--only=<word>] [--smoke]`
  *
  * Starts the real token service and recruiting API (`hirebridge serve token api`) in a child
  * process per storage kind (PGlite on disk under a temp DATA_DIR; Postgres in a fresh schema of
@@ -7,7 +7,8 @@
  * seeds a position with 1,000 candidates through the API, then load-tests from this process with
  * autocannon: GET /healthz of the same server (baseline), GET one position, the list of 1,000
  * candidates, and candidate creation. Scenarios are interleaved round by round; the table reports
- * medians over the rounds. Everything binds to 127.0.0.1 and stops by itself.
+ * medians over the rounds. `--only=<word>` runs the baseline and the scenarios whose name holds the
+ * word. Everything binds to 127.0.0.1 and stops by itself.
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -22,6 +23,7 @@ import {
   median,
   MemoryReport,
   option,
+  profileFlags,
   ROOT,
   settings,
   waitHealthy,
@@ -56,7 +58,7 @@ async function startServer(storage: string): Promise<Server> {
   } else {
     delete env["DATABASE_URL"];
   }
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve", "token", "api"], {
+  const child = spawn(process.execPath, [...profileFlags(), "--import", "tsx", "src/cli/main.ts", "serve", "token", "api"], {
     cwd: ROOT,
     env,
     stdio: ["ignore", "ignore", "inherit"],
@@ -127,7 +129,7 @@ async function seed(api: string, token: string, n: number) {
 
 type Scenario = { name: string; opts: Record<string, unknown> };
 
-async function measure(storage: string, cfg: Settings & { candidates: number }, memory: MemoryReport) {
+async function measure(storage: string, cfg: Settings & { candidates: number; only: string }, memory: MemoryReport) {
   const server = await startServer(storage);
   memory.idle(`serve token api (${storage})`, server.pid);
   try {
@@ -135,7 +137,7 @@ async function measure(storage: string, cfg: Settings & { candidates: number }, 
     const urls = await seed(server.api, token, cfg.candidates);
     const auth = { authorization: `Bearer ${token}` };
     let created = 0;
-    const scenarios: Scenario[] = [
+    const all: Scenario[] = [
       { name: "GET /healthz (baseline)", opts: { url: `${server.api}/healthz` } },
       { name: "GET one position", opts: { url: urls.position, headers: auth } },
       { name: `GET ${cfg.candidates.toLocaleString("en")} candidates`, opts: { url: urls.list, headers: auth } },
@@ -161,6 +163,8 @@ async function measure(storage: string, cfg: Settings & { candidates: number }, 
         },
       },
     ];
+    // The baseline always runs: the other rows are ratios to it.
+    const scenarios = all.filter((s, i) => i === 0 || s.name.includes(cfg.only));
     const samples = new Map<string, Result[]>(scenarios.map((s) => [s.name, []]));
     for (const s of scenarios)
       assertAnswers(`${storage} ${s.name} (warm-up)`, await autocannon({ ...s.opts, connections: cfg.connections, duration: cfg.warmup }));
@@ -185,7 +189,7 @@ async function measure(storage: string, cfg: Settings & { candidates: number }, 
 
 export async function main(args: string[]): Promise<void> {
   const base = settings(args, { rounds: 3, duration: 5, connections: 10 });
-  const cfg = { ...base, candidates: Number(option(args, "candidates", base.smoke ? "100" : "1000")) };
+  const cfg = { ...base, candidates: Number(option(args, "candidates", base.smoke ? "100" : "1000")), only: option(args, "only", "") };
   const kinds = option(args, "storage", "pglite,postgres").split(",");
   const rows: string[] = [];
   const memory = new MemoryReport();

@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import { bearerAuth } from "../../shared/auth/bearer.plugin.js";
 import type { Verify } from "../../shared/auth/verify-jwt.js";
 import { corsOriginsOf, serviceUrls, type Config } from "../../shared/config.js";
+import { createCandidateIntake } from "./candidates/candidate-intake.js";
 import type { Database } from "../../shared/db/database.js";
 import { createApp, type App } from "../../shared/http/create-app.js";
 import { registerProtection } from "../../shared/http/protection.js";
@@ -74,6 +75,7 @@ export async function buildRecruitingApp(deps: RecruitingDeps): Promise<App> {
     interviewBaseUrl: configuredBase ?? ownBase,
     hooks: deps.hooks ?? {},
     candidateLists: new CandidateListCache(deps.candidateListCacheBytes ?? CANDIDATE_LIST_CACHE_BYTES),
+    candidateIntake: createCandidateIntake(deps.database),
   };
   const stopFolding = startListChangeFolding(deps.database.db, FOLD_ALL_EVERY_MS, (err) =>
     app.log.warn({ err }, "folding the candidate lists' changes failed"),

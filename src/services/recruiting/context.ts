@@ -1,4 +1,5 @@
 import type { Db } from "../../shared/db/database.js";
+import type { CandidateIntake } from "./candidates/candidate-intake.js";
 import type { CandidateListCache } from "./candidates/candidate-list-cache.js";
 import type { RecruitingHooks } from "./interviews/interviews.service.js";
 
@@ -10,4 +11,6 @@ export type RecruitingContext = {
   hooks: RecruitingHooks;
   /** The candidate list answers of this process, each checked against the database's version. */
   candidateLists: CandidateListCache;
+  /** Candidate creations, committed together when they arrive together. */
+  candidateIntake: CandidateIntake;
 };

@@ -130,6 +130,58 @@ export async function insertCandidateWithInterview(
   return row ? toCandidateRow(row) : null;
 }
 
+/** A candidate to create with its interview record; the id is made by the caller (see the batch). */
+export type CandidateToCreate = { id: string; orgId: string; positionId: string; values: NewCandidate; interviewLink: string };
+
+/**
+ * Several candidates, each with its interview record, in ONE statement: the POST requests that
+ * arrive together (candidate-intake.ts). The rows come in as one `jsonb` parameter, each with an id
+ * made in JS so that the answer maps back to its request. A row whose position is not its org's is
+ * not inserted; nor is one that conflicts on a unique key (`on conflict do nothing`, which also
+ * skips a second row of the batch with the same email): the caller replays those alone, through
+ * `insertCandidateWithInterview`, for their own 404 or 409. The list-version trigger fires once
+ * for the statement.
+ */
+const insertManyStatement = namedStatement<Record<string, unknown>>(
+  "recruiting_create_candidates",
+  `with input as (
+     select * from jsonb_to_recordset($1::jsonb) as i(
+       id uuid, organization_id uuid, position_id uuid, name text, email text, phone text, language text,
+       tags text[], hired boolean, upstream_application_id text, short_listed boolean, interview_link text)),
+   created as (
+     insert into candidates (id, organization_id, position_id, name, email, phone, language, tags, hired, upstream_application_id, short_listed)
+     select i.id, p.organization_id, p.id, i.name, i.email, i.phone, i.language, i.tags, i.hired, i.upstream_application_id, i.short_listed
+       from input i
+       join positions p on p.organization_id = i.organization_id and p.id = i.position_id
+     on conflict do nothing
+     returning *),
+   interview as (
+     insert into interviews (organization_id, candidate_id, interview_link)
+     select c.organization_id, c.id, i.interview_link from created c join input i on i.id = c.id
+     returning id)
+   select ${CANDIDATE_COLUMNS.map(([, name]) => `"${name}"`).join(", ")} from created`,
+);
+
+/** Inserts what it can of `items` (see `insertManyStatement`); answers the rows created, by id. */
+export async function insertCandidatesWithInterviews(db: Db, items: CandidateToCreate[]): Promise<Map<string, CandidateRow>> {
+  const input = items.map((c) => ({
+    id: c.id,
+    organization_id: c.orgId,
+    position_id: c.positionId,
+    name: c.values.name,
+    email: c.values.email,
+    phone: c.values.phone,
+    language: c.values.language,
+    tags: c.values.tags,
+    hired: c.values.hired,
+    upstream_application_id: c.values.upstreamApplicationId,
+    short_listed: c.values.shortListed,
+    interview_link: c.interviewLink,
+  }));
+  const rows = await insertManyStatement(db, [JSON.stringify(input)]);
+  return new Map(rows.map((row) => [row["id"] as string, toCandidateRow(row)]));
+}
+
 const isoText = (column: AnyColumn | SQL) => sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**

@@ -53,7 +53,13 @@ export const candidateRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext
       },
     },
     async (request) => {
-      const row = await createCandidate(ctx.db, ctx.interviewBaseUrl, tenantOf(request), request.params.position_id, request.body);
+      const row = await createCandidate(
+        ctx.candidateIntake,
+        ctx.interviewBaseUrl,
+        tenantOf(request),
+        request.params.position_id,
+        request.body,
+      );
       return toCandidate(row);
     },
   );

@@ -4,44 +4,38 @@ import { notFound, validationError } from "../../../shared/errors.js";
 import { withConflicts } from "../http/db-errors.js";
 import { newInterviewLink } from "../interviews/interview-link.js";
 import { positionExists } from "../positions/positions.repository.js";
-import { candidateColumns, insertCandidateWithInterview, lockCandidates, updateCandidateColumns } from "./candidates.repository.js";
+import { candidateConflicts, type CandidateIntake } from "./candidate-intake.js";
+import { candidateColumns, lockCandidates, updateCandidateColumns } from "./candidates.repository.js";
 import type { CandidateRow } from "./candidates.tables.js";
 
-/** Unique violations → the 409s a client can act on. */
-const conflictsOf = (what: string) => ({
-  candidates_position_email_key: `${what}: another candidate of this position already has this email`,
-  candidates_upstream_application_key: `${what}: another candidate of this position is linked to this upstream application`,
-});
-const asConflict = <T>(what: string, work: () => Promise<T>) => withConflicts(conflictsOf(what), work);
+const asConflict = <T>(what: string, work: () => Promise<T>) => withConflicts(candidateConflicts(what), work);
 
-/** Creates the candidate and its interview record (not_started, with a fresh link), atomically. */
-export async function createCandidate(
-  db: Db,
+/**
+ * Creates the candidate and its interview record (not_started, with a fresh link), atomically,
+ * committed together with the other creations arriving at the same time (candidate-intake.ts).
+ */
+export function createCandidate(
+  intake: CandidateIntake,
   interviewBaseUrl: string,
   orgId: string,
   positionId: string,
   body: CandidateCreate,
 ): Promise<CandidateRow> {
-  const row = await asConflict("Candidate not created", () =>
-    insertCandidateWithInterview(
-      db,
-      orgId,
-      positionId,
-      {
-        name: body.name,
-        email: body.email,
-        phone: body.phone,
-        language: body.language,
-        tags: body.tags ?? [],
-        hired: body.hired ?? false,
-        upstreamApplicationId: body.upstream_application_id ?? null,
-        shortListed: body.short_listed ?? false,
-      },
-      newInterviewLink(interviewBaseUrl),
-    ),
+  return intake.create(
+    orgId,
+    positionId,
+    {
+      name: body.name,
+      email: body.email,
+      phone: body.phone,
+      language: body.language,
+      tags: body.tags ?? [],
+      hired: body.hired ?? false,
+      upstreamApplicationId: body.upstream_application_id ?? null,
+      shortListed: body.short_listed ?? false,
+    },
+    newInterviewLink(interviewBaseUrl),
   );
-  if (!row) throw notFound("Position not found");
-  return row;
 }
 
 /** A partial update in one statement; null when the candidate is not in this org's position. */

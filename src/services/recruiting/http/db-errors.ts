@@ -33,3 +33,13 @@ export async function withConflicts<T>(conflicts: Record<string, string>, work: 
     throw err;
   }
 }
+
+/**
+ * True when Postgres refused the statement for its data (SQLSTATE class 22, a data exception, or
+ * 23, an integrity constraint violation): nothing was written, and the same values sent again fail
+ * again, unlike a lost connection, whose statement may or may not have committed.
+ */
+export function isDataError(err: unknown): boolean {
+  const { code } = pgFields(err);
+  return typeof code === "string" && (code.startsWith("22") || code.startsWith("23"));
+}

@@ -1,0 +1,82 @@
+import type { Database } from "../../../shared/db/database.js";
+import { createGroupCommit, type Settled } from "../../../shared/db/group-commit.js";
+import { uuidv7s } from "../../../shared/db/uuid7.js";
+import { notFound } from "../../../shared/errors.js";
+import { isDataError, withConflicts } from "../http/db-errors.js";
+import {
+  insertCandidateWithInterview,
+  insertCandidatesWithInterviews,
+  type CandidateToCreate,
+  type NewCandidate,
+} from "./candidates.repository.js";
+import type { CandidateRow } from "./candidates.tables.js";
+
+/** Unique violations → the 409s a client can act on. */
+export const candidateConflicts = (what: string) => ({
+  candidates_position_email_key: `${what}: another candidate of this position already has this email`,
+  candidates_upstream_application_key: `${what}: another candidate of this position is linked to this upstream application`,
+});
+
+export type CandidateIntake = {
+  /** Creates the candidate and its interview record; settles once they are committed. */
+  create(orgId: string, positionId: string, values: NewCandidate, interviewLink: string): Promise<CandidateRow>;
+};
+
+/**
+ * Group commit for `POST` candidate (shared/db/group-commit.ts). Under load, most of a creation's
+ * cost was fixed per statement, not per row: CPU per answer across all processes was 669 µs, of
+ * which Postgres 312 µs for the two one-row inserts, the list-version trigger and the commit with
+ * its WAL flush, and the API 267 µs, much of it the driver's round trip. The requests that arrive
+ * together now share one statement and one commit.
+ *
+ * Each request still gets exactly its own answer: a row the batch did not insert (its position is
+ * not its org's, or it conflicts on a unique key, with a stored candidate or with another of the
+ * batch) is replayed alone through the one-row statement, which answers its 404 or 409; a batch that
+ * Postgres refuses for its data is replayed row by row, so one bad row fails only its own request.
+ * Any other failure (the connection) fails the batch's requests, as it would have failed each.
+ */
+export function createCandidateIntake(database: Database): CandidateIntake {
+  const db = database.db;
+
+  async function createOne(c: CandidateToCreate): Promise<CandidateRow> {
+    const row = await withConflicts(candidateConflicts("Candidate not created"), () =>
+      insertCandidateWithInterview(db, c.orgId, c.positionId, c.values, c.interviewLink),
+    );
+    if (!row) throw notFound("Position not found");
+    return row;
+  }
+
+  const settle = async (c: CandidateToCreate): Promise<Settled<CandidateRow>> => {
+    try {
+      return { ok: true, value: await createOne(c) };
+    } catch (error) {
+      return { ok: false, error };
+    }
+  };
+
+  async function commit(items: CandidateToCreate[]): Promise<Settled<CandidateRow>[]> {
+    if (items.length === 1) return [await settle(items[0]!)];
+    let created = new Map<string, CandidateRow>();
+    try {
+      created = await insertCandidatesWithInterviews(db, items);
+    } catch (err) {
+      if (!isDataError(err)) throw err;
+    }
+    const out: Settled<CandidateRow>[] = [];
+    for (const c of items) {
+      const row = created.get(c.id);
+      out.push(row ? { ok: true, value: row } : await settle(c));
+    }
+    return out;
+  }
+
+  const group = createGroupCommit<CandidateToCreate, CandidateRow>({
+    maxBatch: 100,
+    maxInFlight: database.kind === "pglite" ? 1 : 2,
+    commit,
+  });
+
+  return {
+    create: (orgId, positionId, values, interviewLink) => group.submit({ id: uuidv7s(1)[0]!, orgId, positionId, values, interviewLink }),
+  };
+}

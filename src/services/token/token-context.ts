@@ -81,7 +81,7 @@ export function createTokenContext(deps: TokenContextDeps): TokenContext {
       verifyRetiredFor: () => refreshTokenLifetime(config) + config.AUTH_CLOCK_SKEW_SECONDS,
     }),
     users: usersRepository(database.db),
-    sessions: sessionsRepository(database.db),
+    sessions: sessionsRepository(database.db, database.kind),
     failures: loginFailuresRepository(database.db),
     codes: authorizationCodesRepository(database.db),
     now,

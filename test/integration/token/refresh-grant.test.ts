@@ -121,6 +121,28 @@ describeEachDatabase("token endpoint: refresh grant", (getDb) => {
     assert.equal((await h.context.sessions.findById(sid))?.endedReason, "reuse");
   });
 
+  test("refreshes of many sessions at once (one rotation statement): each gets its own user and rotates once; a reuse among them ends only its session", async () => {
+    const logins = await Promise.all(Array.from({ length: 8 }, () => h.login()));
+    const spent = logins[0]!.tokens.refresh_token;
+    assert.equal((await h.refresh(spent)).status, 200, "the first session's token is spent before the burst");
+    const results = await Promise.all(logins.map((l) => h.refresh(l.tokens.refresh_token)));
+    assert.deepEqual([results[0]!.status, results[0]!.body], [400, grantError("Maximum allowed refresh token reuse exceeded")]);
+    assert.equal((await h.context.sessions.findById(logins[0]!.tokens.session_state))?.endedReason, "reuse");
+    for (const [i, r] of results.entries()) {
+      if (i === 0) continue;
+      const { user, tokens } = logins[i]!;
+      assert.equal(r.status, 200);
+      assert.equal(r.body.session_state, tokens.session_state);
+      const access = claims(r.body.access_token);
+      assert.deepEqual([access.sub, access["org_id"], access.sid], [user.id, user.orgId, tokens.session_state], "the session's own user");
+      const row = await h.context.sessions.findById(tokens.session_state);
+      assert.deepEqual(
+        [row?.refreshCount, row?.refreshJti, row?.previousJti, row?.endedAt],
+        [1, claims(r.body.refresh_token).jti, claims(tokens.refresh_token).jti, null],
+      );
+    }
+  });
+
   test("an expired refresh token is 'Token is not active'", async () => {
     const clock = testClock();
     const timed = await buildHarness(getDb(), { clock });

@@ -1,8 +1,9 @@
 import type { Database } from "../../../shared/db/database.js";
 import { createGroupCommit, type Settled } from "../../../shared/db/group-commit.js";
+import { refusedByServer } from "../../../shared/db/pg-error.js";
 import { uuidv7s } from "../../../shared/db/uuid7.js";
 import { notFound } from "../../../shared/errors.js";
-import { isDataError, withConflicts } from "../http/db-errors.js";
+import { withConflicts } from "../http/db-errors.js";
 import {
   insertCandidateWithInterview,
   insertCandidatesWithInterviews,
@@ -31,9 +32,10 @@ export type CandidateIntake = {
  *
  * Each request still gets exactly its own answer: a row the batch did not insert (its position is
  * not its org's, or it conflicts on a unique key, with a stored candidate or with another of the
- * batch) is replayed alone through the one-row statement, which answers its 404 or 409; a batch that
- * Postgres refuses for its data is replayed row by row, so one bad row fails only its own request.
- * Any other failure (the connection) fails the batch's requests, as it would have failed each.
+ * batch) is replayed alone through the one-row statement, which answers its 404 or 409; a batch
+ * statement the server refuses (one row's data, a deadlock) wrote nothing and is replayed row by
+ * row, so one bad row fails only its own request. A lost connection fails the batch's requests, as
+ * it would have failed each: whether its statement committed is unknown, so it is not replayed.
  */
 export function createCandidateIntake(database: Database): CandidateIntake {
   const db = database.db;
@@ -60,7 +62,7 @@ export function createCandidateIntake(database: Database): CandidateIntake {
     try {
       created = await insertCandidatesWithInterviews(db, items);
     } catch (err) {
-      if (!isDataError(err)) throw err;
+      if (!refusedByServer(err)) throw err;
     }
     const out: Settled<CandidateRow>[] = [];
     for (const c of items) {

@@ -1,21 +1,9 @@
+import { pgErrorFields } from "../../../shared/db/pg-error.js";
 import { conflict } from "../../../shared/errors.js";
-
-/**
- * Postgres error inspection that works on both drivers: Drizzle wraps driver errors in a
- * DrizzleQueryError whose `cause` carries the SQLSTATE `code` and the `constraint` name.
- */
-type PgErrorFields = { code?: unknown; constraint?: unknown };
-
-function pgFields(err: unknown): PgErrorFields {
-  if (typeof err !== "object" || err === null) return {};
-  const own = err as PgErrorFields & { cause?: unknown };
-  if (typeof own.code === "string") return own;
-  return typeof own.cause === "object" && own.cause !== null ? (own.cause as PgErrorFields) : {};
-}
 
 /** True when `err` is a unique violation (23505), of `constraint` when given. */
 export function isUniqueViolation(err: unknown, constraint?: string): boolean {
-  const f = pgFields(err);
+  const f = pgErrorFields(err);
   return f.code === "23505" && (constraint === undefined || f.constraint === constraint);
 }
 
@@ -32,14 +20,4 @@ export async function withConflicts<T>(conflicts: Record<string, string>, work: 
     }
     throw err;
   }
-}
-
-/**
- * True when Postgres refused the statement for its data (SQLSTATE class 22, a data exception, or
- * 23, an integrity constraint violation): nothing was written, and the same values sent again fail
- * again, unlike a lost connection, whose statement may or may not have committed.
- */
-export function isDataError(err: unknown): boolean {
-  const { code } = pgFields(err);
-  return typeof code === "string" && (code.startsWith("22") || code.startsWith("23"));
 }

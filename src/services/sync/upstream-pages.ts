@@ -34,27 +34,44 @@ export const READ_AHEAD = 3;
 /**
  * Reads up to `depth` items ahead of the consumer: while it writes a page, the next ones are
  * already being fetched (the engine's two halves, upstream reads and database writes, overlap).
- * An async generator runs one `next()` at a time, so the reads stay in order.
+ * Hands over every item fetched by then at once (at least one): when the writes fall behind, the
+ * pages waiting are written together, one statement and one commit (with its WAL flush) instead
+ * of one each. An async generator runs one `next()` at a time, so the reads stay in order.
  */
-export async function* readAhead<T>(source: AsyncGenerator<T>, depth = READ_AHEAD): AsyncGenerator<T> {
-  const pending: Promise<IteratorResult<T>>[] = [];
+export async function* readAhead<T>(source: AsyncGenerator<T>, depth = READ_AHEAD): AsyncGenerator<T[]> {
+  const pending: { next: Promise<IteratorResult<T>>; settled: boolean }[] = [];
   const pull = () => {
-    const next = source.next();
-    next.catch(() => {}); // awaited in its turn; a failure is handled there
-    pending.push(next);
+    const item = { next: source.next(), settled: false };
+    // A failure is handled where it is awaited, in its turn.
+    item.next.then(
+      () => (item.settled = true),
+      () => {},
+    );
+    pending.push(item);
   };
   try {
     for (let i = 0; i < depth; i++) pull();
     for (;;) {
-      const item = await pending.shift()!;
-      if (item.done) return;
-      pull();
-      yield item.value;
+      const first = await pending.shift()!.next;
+      if (first.done) return;
+      const batch = [first.value];
+      let ended = false;
+      while (pending[0]?.settled) {
+        const item = await pending.shift()!.next;
+        if (item.done) {
+          ended = true;
+          break;
+        }
+        batch.push(item.value);
+      }
+      if (!ended) for (let i = 0; i < batch.length; i++) pull();
+      yield batch;
+      if (ended) return;
     }
   } finally {
     // The consumer stopped early (cancelled or failed) or the source ended: let the reads in
     // flight settle, then close the source.
-    await Promise.allSettled(pending);
+    await Promise.allSettled(pending.map((p) => p.next));
     await source.return(undefined);
   }
 }

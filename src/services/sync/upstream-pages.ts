@@ -1,4 +1,4 @@
-import type { Application, Job } from "../../contracts/upstream/index.js";
+import type { Application, Job, UpstreamPage } from "../../contracts/upstream/index.js";
 import type { Db } from "../../shared/db/database.js";
 import type { AtsReader, LinkedPosition, RecruitingStore } from "./ports.js";
 import { matchStage } from "./stage-match.js";
@@ -177,24 +177,32 @@ export function createPageReader(deps: PageReaderDeps) {
   /**
    * An incremental run's applications: only those changed since `updated_after`, in one listing
    * across all jobs (no walk over every position), each page with the linked positions of the jobs
-   * it names. Resume point: the next page's cursor.
+   * it names. Resume point: the next page's cursor. The next page is requested before this one's
+   * positions are looked up, so the lookup does not hold the reads up.
    */
   async function* changedApplicationPages(
     r: SyncRunRow,
   ): AsyncGenerator<ReadPage<Application> & { positions: Map<string, LinkedPosition> }> {
     const query = baseQuery(r);
-    let cursor = parseChangedCursor(r.pageCursor);
-    for (;;) {
-      const page = await deps.reader.page<Application>(r.integrationId, "/ats/applications", cursor ? { ...query, cursor } : query);
-      const jobIds = [...new Set(page.results.map((a) => a.job_id).filter((j): j is string => !!j))];
-      const positions = await deps.store.positionsOfJobs(deps.db, r.orgId, r.integrationId, jobIds);
-      yield {
-        results: page.results,
-        resume: page.next ? JSON.stringify({ changed: page.next }) : null,
-        positions: new Map(positions.map((p) => [p.upstreamJobIdId, p])),
-      };
-      if (!page.next) return;
-      cursor = page.next;
+    const read = (cursor: string | null) =>
+      deps.reader.page<Application>(r.integrationId, "/ats/applications", cursor ? { ...query, cursor } : query);
+    let next: Promise<UpstreamPage<Application>> | null = read(parseChangedCursor(r.pageCursor));
+    try {
+      while (next) {
+        const page: UpstreamPage<Application> = await next;
+        next = page.next ? read(page.next) : null;
+        next?.catch(() => {}); // awaited in its turn; a failure is handled there
+        const jobIds = [...new Set(page.results.map((a) => a.job_id).filter((j): j is string => !!j))];
+        const positions = await deps.store.positionsOfJobs(deps.db, r.orgId, r.integrationId, jobIds);
+        yield {
+          results: page.results,
+          resume: page.next ? JSON.stringify({ changed: page.next }) : null,
+          positions: new Map(positions.map((p) => [p.upstreamJobIdId, p])),
+        };
+      }
+    } finally {
+      // Stopped early (cancelled or failed): the read in flight settles before the reader closes.
+      await next?.catch(() => {});
     }
   }
 

@@ -4,7 +4,7 @@ import type { Application, Job } from "../../../src/contracts/upstream/index.js"
 import { createAtsReader, RetryableUpstreamError, type AtsReader } from "../../../src/services/sync/ats-reader.js";
 import { createSyncStore } from "../../../src/services/recruiting/upstream/index.js";
 import { createSyncEngine } from "../../../src/services/sync/sync-engine.js";
-import { findSyncRun, listSyncRuns } from "../../../src/services/sync/sync-runs.repository.js";
+import { cancelOpenSyncRuns, findSyncRun, listSyncRuns } from "../../../src/services/sync/sync-runs.repository.js";
 import { createUpstreamClient } from "../../../src/shared/upstream/upstream-client.js";
 import { silentLogger } from "../../helpers/config.js";
 import { describeEachDatabase } from "../../helpers/db.js";
@@ -343,6 +343,69 @@ describeEachDatabase("sync engine", (getDb) => {
       done.startedAt!.getTime(),
       "the last page's commit moved the checkpoint to the run's start",
     );
+  });
+
+  test("an incremental run cancelled before its last page is written: that page rolls back and the checkpoint stays", async () => {
+    const engine = engineWith(reader);
+    await engine.start({ integrationId, orgId, models: ["jobs", "applications"], type: "FULL", trigger: "sync-all" });
+    await engine.run({ integrationId, model: "jobs" }, { last: false });
+    await engine.run({ integrationId, model: "applications" }, { last: false });
+    await getDb().query("update sync_checkpoints set synced_until = now() where integration_id = $1", [integrationId]);
+    const checkpoint = async () =>
+      (
+        await getDb().query<{ synced_until: Date }>(
+          "select synced_until from sync_checkpoints where integration_id = $1 and model = 'applications'",
+          [integrationId],
+        )
+      )[0]!.synced_until;
+    const before = new Date(await checkpoint()).getTime();
+    const candidates = async () =>
+      (
+        await getDb().query<{ upstream_application_id: string }>(
+          "select upstream_application_id from candidates c join positions p on p.id = c.position_id where p.upstream_integration_id = $1",
+          [integrationId],
+        )
+      ).map((c) => c.upstream_application_id);
+    const known = await candidates();
+    const all = (await reader.page<Application>(integrationId, "/ats/applications", { page_size: "250" })).results;
+    const moved: string[] = [];
+    for (const app of all) {
+      if (moved.length === 3) break;
+      if (known.includes(app.id) || !app.candidate?.email_addresses?.length || app.remote_deleted_at) continue;
+      const res = await fetch(
+        `${stack.sandbox.origin}/sandbox/integrations/${encodeURIComponent(integrationId)}/applications/${app.id}/stage`,
+        { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ stage_name: "AI Interview" }) },
+      );
+      if (res.ok) moved.push(app.id);
+    }
+    assert.equal(moved.length, 3);
+    // The integration is paused while the last page (the second of two) is being read.
+    const pausing: AtsReader = {
+      ...reader,
+      page: async (...args) => {
+        if (args[2]["cursor"]) await cancelOpenSyncRuns(getDb().db, integrationId, "paused: integration is INACTIVE");
+        return reader.page(...(args as Parameters<AtsReader["page"]>));
+      },
+    };
+    const run = await engine.start({ integrationId, orgId, models: ["applications"], type: "DELTA", trigger: "data-changed" });
+    await createSyncEngine({
+      db: getDb().db,
+      queue: stack.queue,
+      reader: pausing,
+      store,
+      integrations: stack.proxy.proxy!.integrations,
+      logger: silentLogger(),
+      defaultCandidateStage: "AI Interview",
+      checkpointMarginSeconds: 0,
+      pageSize: 2,
+    }).run({ integrationId, model: "applications" }, { last: false });
+    const cancelled = (await findSyncRun(getDb().db, run.id))!;
+    assert.equal(cancelled.state, "cancelled");
+    assert.ok(cancelled.pages <= 1, `${cancelled.pages} pages recorded`);
+    const added = (await candidates()).length - known.length;
+    assert.equal(added, cancelled.createdCount, "only the pages recorded were written");
+    assert.ok(added < 3, "the last page's candidates rolled back");
+    assert.equal(new Date(await checkpoint()).getTime(), before, "the checkpoint did not move");
   });
 
   test("an upstream failure after the last retry fails the run with the error, visible on the runs", async () => {

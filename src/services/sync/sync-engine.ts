@@ -17,16 +17,16 @@ import {
   createSyncRun,
   findOpenSyncRun,
   findSyncRun,
-  getCheckpoint,
   joinSyncRun,
   lockSyncKey,
   nextSyncRun,
   noteSyncRunError,
   recordSyncPage,
+  startSyncRun,
   transitionSyncRun,
 } from "./sync-runs.repository.js";
 import { matchStage } from "./stage-match.js";
-import { createPageReader, readAhead } from "./upstream-pages.js";
+import { createPageReader, readAhead, type ReadPage } from "./upstream-pages.js";
 
 export type SyncRequest = {
   integrationId: string;
@@ -129,20 +129,15 @@ export function createSyncEngine(deps: SyncEngineDeps) {
       return;
     }
     if (current.state === "queued") {
-      const checkpoint = current.type === "DELTA" ? await getCheckpoint(deps.db, current.integrationId, current.model) : null;
-      current = await transitionSyncRun(deps.db, current, "running", {
-        startedAt: now(),
-        updatedAfter: checkpoint ? new Date(checkpoint.getTime() - deps.checkpointMarginSeconds * 1000) : null,
-        lastError: null,
-      });
+      current = await startSyncRun(deps.db, current, now(), deps.checkpointMarginSeconds);
       log.info({ type: current.type, trigger: current.trigger, updated_after: current.updatedAfter }, "sync run started");
     } else {
       log.info({ pages_done: current.pages }, "resuming sync run from its last page");
       current = await transitionSyncRun(deps.db, current, "running");
     }
+    let last: SyncRunRow | null;
     try {
-      if (current.model === "jobs") await syncJobs(current);
-      else await syncApplications(current);
+      last = current.model === "jobs" ? await syncJobs(current) : await syncApplications(current);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       if (err instanceof SyncCancelled) return;
@@ -156,13 +151,10 @@ export function createSyncEngine(deps: SyncEngineDeps) {
       log.error({ reason: message, pages: current.pages }, "sync run failed");
       return;
     }
-    const done = await findSyncRun(deps.db, current.id);
-    if (!done || isFinal(done.state)) return; // cancelled meanwhile (integration deleted or paused)
-    await deps.db.transaction(async (tx) => {
-      await transitionSyncRun(tx, done, "succeeded", { finishedAt: now(), pageCursor: null });
-      // The checkpoint is the run's start: records changed while it ran are read again next time.
-      await advanceCheckpoint(tx, done.integrationId, done.model, done.startedAt ?? now());
-    });
+    // Ended by its last page's transaction, or (a run whose last page was not known as such when
+    // written: a full applications run learns it has no more positions only after it) here.
+    const done = last?.state === "succeeded" ? last : await finish(current.id);
+    if (!done) return; // cancelled meanwhile (integration deleted or paused)
     log.info(
       {
         pages: done.pages,
@@ -180,31 +172,54 @@ export function createSyncEngine(deps: SyncEngineDeps) {
     }
   }
 
-  /**
-   * Writes one page in one transaction with the run's counts and resume point; a run cancelled
-   * meanwhile (deletion, pause) rolls the page back and stops.
-   */
-  async function writePage(
-    r: SyncRunRow,
-    resume: string | null,
-    write: (tx: Parameters<Parameters<Db["transaction"]>[0]>[0]) => Promise<{ created?: number; updated?: number; skipped?: number }>,
-  ) {
-    await deps.db.transaction(async (tx) => {
-      const counts = await write(tx);
-      if (!(await recordSyncPage(tx, r.id, counts, resume))) throw new SyncCancelled("sync run cancelled");
+  /** Ends a run still running after its last page: succeeded, and its checkpoint moved, in one transaction. */
+  async function finish(id: string): Promise<SyncRunRow | null> {
+    const run = await findSyncRun(deps.db, id);
+    if (!run || isFinal(run.state)) return null;
+    return deps.db.transaction(async (tx) => {
+      const done = await transitionSyncRun(tx, run, "succeeded", { finishedAt: now(), pageCursor: null });
+      await advanceCheckpoint(tx, done.integrationId, done.model, checkpointOf(done));
+      return done;
     });
   }
 
-  async function syncJobs(r: SyncRunRow): Promise<void> {
-    for await (const page of readAhead(jobPages(r))) {
-      const mapped = page.results.map((job) => mapJob(job, deps.defaultCandidateStage));
-      await writePage(r, page.resume, (tx) => deps.store.upsertPositions(tx, r.orgId, r.integrationId, mapped));
-    }
+  /** The checkpoint is the run's start: records changed while it ran are read again next time. */
+  const checkpointOf = (run: SyncRunRow) => run.startedAt ?? now();
+
+  /**
+   * Writes pages (those the reads had ready, together) in one transaction with the run's counts
+   * and the resume point after the last of them; a run cancelled meanwhile (deletion, pause) rolls
+   * them back and stops. The run's last page (no resume point) also ends it: succeeded, and its
+   * checkpoint moved, committed with its writes. Answers the run as recorded.
+   */
+  async function writePages(
+    r: SyncRunRow,
+    pages: ReadPage<unknown>[],
+    write: (tx: Parameters<Parameters<Db["transaction"]>[0]>[0]) => Promise<{ created?: number; updated?: number; skipped?: number }>,
+  ): Promise<SyncRunRow> {
+    const resume = pages[pages.length - 1]!.resume;
+    return deps.db.transaction(async (tx) => {
+      const counts = await write(tx);
+      const finishedAt = resume === null ? now() : undefined;
+      const run = await recordSyncPage(tx, r.id, counts, resume, { pages: pages.length, ...(finishedAt ? { finishedAt } : {}) });
+      if (!run) throw new SyncCancelled("sync run cancelled");
+      if (finishedAt) await advanceCheckpoint(tx, run.integrationId, run.model, checkpointOf(run));
+      return run;
+    });
   }
 
-  /** Writes a page of applications (already matched to positions) with its counts and resume point. */
-  async function writeApplications(r: SyncRunRow, resume: string | null, apps: PositionedMappedApplication[], skipped: number) {
-    await writePage(r, resume, async (tx) => {
+  async function syncJobs(r: SyncRunRow): Promise<SyncRunRow | null> {
+    let last: SyncRunRow | null = null;
+    for await (const pages of readAhead(jobPages(r))) {
+      const mapped = pages.flatMap((page) => page.results.map((job) => mapJob(job, deps.defaultCandidateStage)));
+      last = await writePages(r, pages, (tx) => deps.store.upsertPositions(tx, r.orgId, r.integrationId, mapped));
+    }
+    return last;
+  }
+
+  /** Writes pages of applications (already matched to positions) with their counts and resume point. */
+  async function writeApplications(r: SyncRunRow, pages: ReadPage<unknown>[], apps: PositionedMappedApplication[], skipped: number) {
+    return writePages(r, pages, async (tx) => {
       const c = apps.length ? await deps.store.upsertCandidates(tx, r.orgId, apps) : { created: 0, updated: 0, skipped: 0 };
       return { created: c.created, updated: c.updated, skipped: c.skipped + skipped };
     });
@@ -217,36 +232,42 @@ export function createSyncEngine(deps: SyncEngineDeps) {
    * incremental one reads only the changed applications and keeps those now in their position's
    * candidate stage (matched by the stage's id, then name).
    */
-  async function syncApplications(r: SyncRunRow): Promise<void> {
+  async function syncApplications(r: SyncRunRow): Promise<SyncRunRow | null> {
+    let last: SyncRunRow | null = null;
     if (r.type === "DELTA" && r.updatedAfter) {
-      for await (const page of readAhead(changedApplicationPages(r))) {
+      for await (const pages of readAhead(changedApplicationPages(r))) {
         const apps: PositionedMappedApplication[] = [];
         let skipped = 0;
+        for (const page of pages)
+          for (const app of page.results) {
+            const position = app.job_id ? page.positions.get(app.job_id) : undefined;
+            if (!position || !app.current_stage || app.remote_deleted_at) continue;
+            if (!matchStage([app.current_stage as JobStage], position.candidateStage)) continue;
+            const mapped = mapApplication(app);
+            if (mapped) apps.push({ ...mapped, positionId: position.id, language: position.acceptedLanguages[0] ?? "en" });
+            else skipped++; // no email address
+          }
+        last = await writeApplications(r, pages, apps, skipped);
+      }
+      return last;
+    }
+    for await (const pages of readAhead(applicationPages(r))) {
+      const apps: PositionedMappedApplication[] = [];
+      let skipped = 0;
+      for (const page of pages) {
+        const byJob = new Map(page.chunk.map((c) => [c.j, c]));
+        skipped += page.skippedPositions;
         for (const app of page.results) {
-          const position = app.job_id ? page.positions.get(app.job_id) : undefined;
-          if (!position || !app.current_stage || app.remote_deleted_at) continue;
-          if (!matchStage([app.current_stage as JobStage], position.candidateStage)) continue;
+          const entry = app.job_id ? byJob.get(app.job_id) : undefined;
+          if (!entry?.s || app.current_stage_id !== entry.s || app.remote_deleted_at) continue;
           const mapped = mapApplication(app);
-          if (mapped) apps.push({ ...mapped, positionId: position.id, language: position.acceptedLanguages[0] ?? "en" });
+          if (mapped) apps.push({ ...mapped, positionId: entry.p, language: entry.l });
           else skipped++; // no email address
         }
-        await writeApplications(r, page.resume, apps, skipped);
       }
-      return;
+      last = await writeApplications(r, pages, apps, skipped);
     }
-    for await (const page of readAhead(applicationPages(r))) {
-      const byJob = new Map(page.chunk.map((c) => [c.j, c]));
-      const apps: PositionedMappedApplication[] = [];
-      let skipped = page.skippedPositions;
-      for (const app of page.results) {
-        const entry = app.job_id ? byJob.get(app.job_id) : undefined;
-        if (!entry?.s || app.current_stage_id !== entry.s || app.remote_deleted_at) continue;
-        const mapped = mapApplication(app);
-        if (mapped) apps.push({ ...mapped, positionId: entry.p, language: entry.l });
-        else skipped++; // no email address
-      }
-      await writeApplications(r, page.resume, apps, skipped);
-    }
+    return last;
   }
 
   return { start, run };

@@ -85,12 +85,37 @@ export async function transitionSyncRun(
 export type PageCounts = { created?: number; updated?: number; unlinked?: number; skipped?: number; failed?: number };
 
 /**
- * Records one written page: counts add up and the cursor of the NEXT page is stored, in the same
- * transaction as the page's writes, so a run resumed after a crash neither skips nor double-counts.
- * False when the run is no longer running (cancelled meanwhile): the caller rolls the page back.
+ * Starts a queued run from `startedAt`. An incremental (DELTA) run reads the changes since its
+ * checkpoint less `marginSeconds` (no checkpoint: everything), read in the same statement: one
+ * round trip where a lookup and an update took two.
  */
-export async function recordSyncPage(q: Queryable, runId: string, counts: PageCounts, nextCursor: string | null): Promise<boolean> {
-  const rows = await q
+export async function startSyncRun(q: Queryable, run: SyncRunRow, startedAt: Date, marginSeconds: number): Promise<SyncRunRow> {
+  assertTransition(run.state, "running");
+  const since = sql`(select ${syncCheckpoints.syncedUntil} - ${marginSeconds}::int * interval '1 second' from ${syncCheckpoints}
+     where ${syncCheckpoints.integrationId} = ${run.integrationId} and ${syncCheckpoints.model} = ${run.model})`;
+  const [row] = await q
+    .update(syncRuns)
+    .set({ state: "running", startedAt, lastError: null, updatedAfter: run.type === "DELTA" ? since : null, updatedAt: new Date() })
+    .where(eq(syncRuns.id, run.id))
+    .returning();
+  return row!;
+}
+
+/**
+ * Records written pages (`pages` upstream pages, one by default): counts add up and the cursor of
+ * the NEXT page is stored, in the same transaction as the pages' writes, so a run resumed after a
+ * crash neither skips nor double-counts. With `finishedAt` (the run's last page) the run succeeds
+ * in the same statement. Answers the run, or null when it is no longer running (cancelled
+ * meanwhile): the caller rolls the pages back.
+ */
+export async function recordSyncPage(
+  q: Queryable,
+  runId: string,
+  counts: PageCounts,
+  nextCursor: string | null,
+  opts: { pages?: number; finishedAt?: Date } = {},
+): Promise<SyncRunRow | null> {
+  const [row] = await q
     .update(syncRuns)
     .set({
       createdCount: sql`${syncRuns.createdCount} + ${counts.created ?? 0}`,
@@ -98,13 +123,14 @@ export async function recordSyncPage(q: Queryable, runId: string, counts: PageCo
       unlinkedCount: sql`${syncRuns.unlinkedCount} + ${counts.unlinked ?? 0}`,
       skippedCount: sql`${syncRuns.skippedCount} + ${counts.skipped ?? 0}`,
       failedCount: sql`${syncRuns.failedCount} + ${counts.failed ?? 0}`,
-      pages: sql`${syncRuns.pages} + 1`,
+      pages: sql`${syncRuns.pages} + ${opts.pages ?? 1}`,
       pageCursor: nextCursor,
+      ...(opts.finishedAt ? { state: "succeeded" as const, finishedAt: opts.finishedAt } : {}),
       updatedAt: new Date(),
     })
     .where(and(eq(syncRuns.id, runId), eq(syncRuns.state, "running")))
-    .returning({ id: syncRuns.id });
-  return rows.length > 0;
+    .returning();
+  return row ?? null;
 }
 
 export async function listSyncRuns(q: Queryable, integrationId: string, limit = 20): Promise<SyncRunRow[]> {
@@ -119,14 +145,6 @@ export async function cancelOpenSyncRuns(q: Queryable, integrationId: string, re
     .where(and(eq(syncRuns.integrationId, integrationId), inArray(syncRuns.state, ["queued", "running"])))
     .returning({ id: syncRuns.id });
   return rows.length;
-}
-
-export async function getCheckpoint(q: Queryable, integrationId: string, model: SyncModel): Promise<Date | null> {
-  const [row] = await q
-    .select({ syncedUntil: syncCheckpoints.syncedUntil })
-    .from(syncCheckpoints)
-    .where(and(eq(syncCheckpoints.integrationId, integrationId), eq(syncCheckpoints.model, model)));
-  return row?.syncedUntil ?? null;
 }
 
 /** Moves the checkpoint forward only (an older run finishing late must not move it back). */

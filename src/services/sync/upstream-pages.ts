@@ -1,4 +1,4 @@
-import type { Application, Job } from "../../contracts/upstream/index.js";
+import type { Application, Job, UpstreamPage } from "../../contracts/upstream/index.js";
 import type { Db } from "../../shared/db/database.js";
 import type { AtsReader, LinkedPosition, RecruitingStore } from "./ports.js";
 import { matchStage } from "./stage-match.js";
@@ -34,27 +34,44 @@ export const READ_AHEAD = 3;
 /**
  * Reads up to `depth` items ahead of the consumer: while it writes a page, the next ones are
  * already being fetched (the engine's two halves, upstream reads and database writes, overlap).
- * An async generator runs one `next()` at a time, so the reads stay in order.
+ * Hands over every item fetched by then at once (at least one): when the writes fall behind, the
+ * pages waiting are written together, one statement and one commit (with its WAL flush) instead
+ * of one each. An async generator runs one `next()` at a time, so the reads stay in order.
  */
-export async function* readAhead<T>(source: AsyncGenerator<T>, depth = READ_AHEAD): AsyncGenerator<T> {
-  const pending: Promise<IteratorResult<T>>[] = [];
+export async function* readAhead<T>(source: AsyncGenerator<T>, depth = READ_AHEAD): AsyncGenerator<T[]> {
+  const pending: { next: Promise<IteratorResult<T>>; settled: boolean }[] = [];
   const pull = () => {
-    const next = source.next();
-    next.catch(() => {}); // awaited in its turn; a failure is handled there
-    pending.push(next);
+    const item = { next: source.next(), settled: false };
+    // A failure is handled where it is awaited, in its turn.
+    item.next.then(
+      () => (item.settled = true),
+      () => {},
+    );
+    pending.push(item);
   };
   try {
     for (let i = 0; i < depth; i++) pull();
     for (;;) {
-      const item = await pending.shift()!;
-      if (item.done) return;
-      pull();
-      yield item.value;
+      const first = await pending.shift()!.next;
+      if (first.done) return;
+      const batch = [first.value];
+      let ended = false;
+      while (pending[0]?.settled) {
+        const item = await pending.shift()!.next;
+        if (item.done) {
+          ended = true;
+          break;
+        }
+        batch.push(item.value);
+      }
+      if (!ended) for (let i = 0; i < batch.length; i++) pull();
+      yield batch;
+      if (ended) return;
     }
   } finally {
     // The consumer stopped early (cancelled or failed) or the source ended: let the reads in
     // flight settle, then close the source.
-    await Promise.allSettled(pending);
+    await Promise.allSettled(pending.map((p) => p.next));
     await source.return(undefined);
   }
 }
@@ -160,24 +177,32 @@ export function createPageReader(deps: PageReaderDeps) {
   /**
    * An incremental run's applications: only those changed since `updated_after`, in one listing
    * across all jobs (no walk over every position), each page with the linked positions of the jobs
-   * it names. Resume point: the next page's cursor.
+   * it names. Resume point: the next page's cursor. The next page is requested before this one's
+   * positions are looked up, so the lookup does not hold the reads up.
    */
   async function* changedApplicationPages(
     r: SyncRunRow,
   ): AsyncGenerator<ReadPage<Application> & { positions: Map<string, LinkedPosition> }> {
     const query = baseQuery(r);
-    let cursor = parseChangedCursor(r.pageCursor);
-    for (;;) {
-      const page = await deps.reader.page<Application>(r.integrationId, "/ats/applications", cursor ? { ...query, cursor } : query);
-      const jobIds = [...new Set(page.results.map((a) => a.job_id).filter((j): j is string => !!j))];
-      const positions = await deps.store.positionsOfJobs(deps.db, r.orgId, r.integrationId, jobIds);
-      yield {
-        results: page.results,
-        resume: page.next ? JSON.stringify({ changed: page.next }) : null,
-        positions: new Map(positions.map((p) => [p.upstreamJobIdId, p])),
-      };
-      if (!page.next) return;
-      cursor = page.next;
+    const read = (cursor: string | null) =>
+      deps.reader.page<Application>(r.integrationId, "/ats/applications", cursor ? { ...query, cursor } : query);
+    let next: Promise<UpstreamPage<Application>> | null = read(parseChangedCursor(r.pageCursor));
+    try {
+      while (next) {
+        const page: UpstreamPage<Application> = await next;
+        next = page.next ? read(page.next) : null;
+        next?.catch(() => {}); // awaited in its turn; a failure is handled there
+        const jobIds = [...new Set(page.results.map((a) => a.job_id).filter((j): j is string => !!j))];
+        const positions = await deps.store.positionsOfJobs(deps.db, r.orgId, r.integrationId, jobIds);
+        yield {
+          results: page.results,
+          resume: page.next ? JSON.stringify({ changed: page.next }) : null,
+          positions: new Map(positions.map((p) => [p.upstreamJobIdId, p])),
+        };
+      }
+    } finally {
+      // Stopped early (cancelled or failed): the read in flight settles before the reader closes.
+      await next?.catch(() => {});
     }
   }
 

@@ -4,7 +4,7 @@ import type { Application, Job } from "../../../src/contracts/upstream/index.js"
 import { createAtsReader, RetryableUpstreamError, type AtsReader } from "../../../src/services/sync/ats-reader.js";
 import { createSyncStore } from "../../../src/services/recruiting/upstream/index.js";
 import { createSyncEngine } from "../../../src/services/sync/sync-engine.js";
-import { findSyncRun, listSyncRuns } from "../../../src/services/sync/sync-runs.repository.js";
+import { cancelOpenSyncRuns, findSyncRun, listSyncRuns } from "../../../src/services/sync/sync-runs.repository.js";
 import { createUpstreamClient } from "../../../src/shared/upstream/upstream-client.js";
 import { silentLogger } from "../../helpers/config.js";
 import { describeEachDatabase } from "../../helpers/db.js";
@@ -246,6 +246,166 @@ describeEachDatabase("sync engine", (getDb) => {
     );
     assert.deepEqual(new Set(after.map((c) => c.upstream_application_id)), new Set([...known, ...moved]));
     assert.equal(done.createdCount, 3);
+  });
+
+  test("an incremental run writing the pages read meanwhile together, interrupted, resumes after its last commit: nothing skipped, nothing written or counted twice", async () => {
+    const engine = engineWith(reader);
+    await engine.start({ integrationId, orgId, models: ["jobs", "applications"], type: "FULL", trigger: "sync-all" });
+    await engine.run({ integrationId, model: "jobs" }, { last: false });
+    await engine.run({ integrationId, model: "applications" }, { last: false });
+    // The checkpoint at now, and no margin below: the run reads exactly the changes below.
+    await getDb().query("update sync_checkpoints set synced_until = now() where integration_id = $1", [integrationId]);
+    const candidatesNow = async () =>
+      (
+        await getDb().query<{ upstream_application_id: string }>(
+          "select upstream_application_id from candidates c join positions p on p.id = c.position_id where p.upstream_integration_id = $1",
+          [integrationId],
+        )
+      ).map((c) => c.upstream_application_id);
+    const known = await candidatesNow();
+    // Seven applications move into the candidate stage: four pages of two.
+    const all = (await reader.page<Application>(integrationId, "/ats/applications", { page_size: "250" })).results;
+    const moved: string[] = [];
+    for (const app of all) {
+      if (moved.length === 7) break;
+      if (known.includes(app.id) || !app.candidate?.email_addresses?.length || app.remote_deleted_at) continue;
+      const res = await fetch(
+        `${stack.sandbox.origin}/sandbox/integrations/${encodeURIComponent(integrationId)}/applications/${app.id}/stage`,
+        { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ stage_name: "AI Interview" }) },
+      );
+      if (res.ok) moved.push(app.id);
+    }
+    assert.equal(moved.length, 7);
+
+    // The first write waits until the other three pages were read, so they are written together;
+    // that second write breaks after its candidates were written (the connection lost, say). The
+    // positions are looked up before: on PGlite's one connection, the reads' lookups would wait
+    // for the write's transaction.
+    const jobIds = [...new Set(all.map((a) => a.job_id).filter((j): j is string => !!j))];
+    const positions = await store.positionsOfJobs(getDb().db, orgId, integrationId, jobIds);
+    let reads = 0;
+    const counting: AtsReader = {
+      ...reader,
+      page: async (...args) => {
+        reads++;
+        return reader.page(...(args as Parameters<AtsReader["page"]>));
+      },
+    };
+    const written: number[] = [];
+    const breaking = createSyncEngine({
+      db: getDb().db,
+      queue: stack.queue,
+      reader: counting,
+      store: {
+        ...store,
+        positionsOfJobs: async (_q, _o, _i, ids) => positions.filter((p) => ids.includes(p.upstreamJobIdId)),
+        upsertCandidates: async (...args) => {
+          if (written.length === 0) {
+            for (let i = 0; i < 200 && reads < 4; i++) await new Promise((r) => setTimeout(r, 10));
+            await new Promise((r) => setTimeout(r, 100)); // the last page's positions
+          }
+          const counts = await store.upsertCandidates(...args);
+          written.push(args[2].length);
+          if (written.length === 2) throw new RetryableUpstreamError("connection lost mid-write");
+          return counts;
+        },
+      },
+      integrations: stack.proxy.proxy!.integrations,
+      logger: silentLogger(),
+      defaultCandidateStage: "AI Interview",
+      checkpointMarginSeconds: 0,
+      pageSize: 2,
+    });
+    const run = await engine.start({ integrationId, orgId, models: ["applications"], type: "DELTA", trigger: "data-changed" });
+    await assert.rejects(breaking.run({ integrationId, model: "applications" }, { last: false }), /connection lost/);
+    assert.deepEqual(written, [2, 5], "the first page alone, then the three read meanwhile in one write");
+    const broken = (await findSyncRun(getDb().db, run.id))!;
+    assert.equal(broken.state, "running");
+    assert.equal(broken.pages, 1, "the broken write's pages rolled back with it");
+    assert.equal(broken.createdCount, 2);
+    assert.ok(broken.pageCursor, "the resume point is the second page");
+    assert.equal((await candidatesNow()).length, known.length + 2, "only the first page's candidates are there");
+
+    await engineWith(reader).run({ integrationId, model: "applications" }, { last: false });
+    const done = (await findSyncRun(getDb().db, run.id))!;
+    assert.equal(done.state, "succeeded");
+    const after = await candidatesNow();
+    assert.equal(after.length, new Set(after).size, "no candidate twice");
+    assert.deepEqual(new Set(after), new Set([...known, ...moved]), "none skipped");
+    assert.equal(done.createdCount, 7, "each counted once");
+    assert.equal(done.pages, 4, "each page written once");
+    const [checkpoint] = await getDb().query<{ synced_until: Date }>(
+      "select synced_until from sync_checkpoints where integration_id = $1 and model = 'applications'",
+      [integrationId],
+    );
+    assert.equal(
+      new Date(checkpoint!.synced_until).getTime(),
+      done.startedAt!.getTime(),
+      "the last page's commit moved the checkpoint to the run's start",
+    );
+  });
+
+  test("an incremental run cancelled before its last page is written: that page rolls back and the checkpoint stays", async () => {
+    const engine = engineWith(reader);
+    await engine.start({ integrationId, orgId, models: ["jobs", "applications"], type: "FULL", trigger: "sync-all" });
+    await engine.run({ integrationId, model: "jobs" }, { last: false });
+    await engine.run({ integrationId, model: "applications" }, { last: false });
+    await getDb().query("update sync_checkpoints set synced_until = now() where integration_id = $1", [integrationId]);
+    const checkpoint = async () =>
+      (
+        await getDb().query<{ synced_until: Date }>(
+          "select synced_until from sync_checkpoints where integration_id = $1 and model = 'applications'",
+          [integrationId],
+        )
+      )[0]!.synced_until;
+    const before = new Date(await checkpoint()).getTime();
+    const candidates = async () =>
+      (
+        await getDb().query<{ upstream_application_id: string }>(
+          "select upstream_application_id from candidates c join positions p on p.id = c.position_id where p.upstream_integration_id = $1",
+          [integrationId],
+        )
+      ).map((c) => c.upstream_application_id);
+    const known = await candidates();
+    const all = (await reader.page<Application>(integrationId, "/ats/applications", { page_size: "250" })).results;
+    const moved: string[] = [];
+    for (const app of all) {
+      if (moved.length === 3) break;
+      if (known.includes(app.id) || !app.candidate?.email_addresses?.length || app.remote_deleted_at) continue;
+      const res = await fetch(
+        `${stack.sandbox.origin}/sandbox/integrations/${encodeURIComponent(integrationId)}/applications/${app.id}/stage`,
+        { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ stage_name: "AI Interview" }) },
+      );
+      if (res.ok) moved.push(app.id);
+    }
+    assert.equal(moved.length, 3);
+    // The integration is paused while the last page (the second of two) is being read.
+    const pausing: AtsReader = {
+      ...reader,
+      page: async (...args) => {
+        if (args[2]["cursor"]) await cancelOpenSyncRuns(getDb().db, integrationId, "paused: integration is INACTIVE");
+        return reader.page(...(args as Parameters<AtsReader["page"]>));
+      },
+    };
+    const run = await engine.start({ integrationId, orgId, models: ["applications"], type: "DELTA", trigger: "data-changed" });
+    await createSyncEngine({
+      db: getDb().db,
+      queue: stack.queue,
+      reader: pausing,
+      store,
+      integrations: stack.proxy.proxy!.integrations,
+      logger: silentLogger(),
+      defaultCandidateStage: "AI Interview",
+      checkpointMarginSeconds: 0,
+      pageSize: 2,
+    }).run({ integrationId, model: "applications" }, { last: false });
+    const cancelled = (await findSyncRun(getDb().db, run.id))!;
+    assert.equal(cancelled.state, "cancelled");
+    assert.ok(cancelled.pages <= 1, `${cancelled.pages} pages recorded`);
+    const added = (await candidates()).length - known.length;
+    assert.equal(added, cancelled.createdCount, "only the pages recorded were written");
+    assert.ok(added < 3, "the last page's candidates rolled back");
+    assert.equal(new Date(await checkpoint()).getTime(), before, "the checkpoint did not move");
   });
 
   test("an upstream failure after the last retry fails the run with the error, visible on the runs", async () => {

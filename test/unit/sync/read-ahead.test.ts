@@ -23,11 +23,12 @@ function source(count: number, failAt?: number) {
 test("readAhead yields every item in order and reads at most `depth` ahead of the consumer", async () => {
   const { gen, seen } = source(10);
   const got: number[] = [];
-  for await (const item of readAhead(gen, 3)) {
+  for await (const batch of readAhead(gen, 3)) {
     // Let the reads in flight run: however long the consumer takes, the source stays `depth` ahead.
     for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    const item = batch[batch.length - 1]!;
     assert.ok(seen.started <= item + 1 + 3, `item ${item}: ${seen.started} started`);
-    got.push(item);
+    got.push(...batch);
   }
   assert.deepEqual(got, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   assert.equal(seen.closed, true);
@@ -35,7 +36,7 @@ test("readAhead yields every item in order and reads at most `depth` ahead of th
 
 test("readAhead closes the source when the consumer stops early, after the reads in flight settle", async () => {
   const { gen, seen } = source(100);
-  for await (const item of readAhead(gen, 3)) if (item === 4) break;
+  for await (const batch of readAhead(gen, 3)) if (batch.includes(4)) break;
   assert.equal(seen.closed, true);
   assert.ok(seen.started <= 9, `${seen.started} reads started for 5 consumed`);
 });
@@ -44,8 +45,28 @@ test("readAhead hands a failed read to the consumer in its turn, after the items
   const { gen, seen } = source(10, 5);
   const got: number[] = [];
   await assert.rejects(async () => {
-    for await (const item of readAhead(gen, 3)) got.push(item);
+    for await (const batch of readAhead(gen, 3)) got.push(...batch);
   }, /read 5 failed/);
   assert.deepEqual(got, [0, 1, 2, 3, 4]);
   assert.equal(seen.closed, true);
+});
+
+test("readAhead hands over together the items fetched while the consumer was busy, one at least", async () => {
+  const { gen } = source(10);
+  const batches: number[][] = [];
+  for await (const batch of readAhead(gen, 3)) {
+    batches.push(batch);
+    // A slow consumer (a write): the next reads all complete meanwhile.
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+  }
+  assert.deepEqual(batches.flat(), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  assert.deepEqual(batches[0], [0], "the first item is handed over as soon as it is read");
+  assert.ok(
+    batches.slice(1).every((b) => b.length > 1 || b[0] === 9),
+    JSON.stringify(batches),
+  );
+  assert.ok(
+    batches.every((b) => b.length <= 3),
+    "never more than `depth` at once",
+  );
 });

@@ -1,0 +1,186 @@
+/**
+ * A profile of the sync bench's incremental scenario (bench/sync.md), Postgres only: a sandbox of
+ * APPS applications (100,000), a full sync, then ROUNDS times (3): the checkpoint set to now, 1,000
+ * applications moved into the candidate stage, one incremental run (start + run, as the bench
+ * times it), then plain paging of the pages it read. Prints per round the wall time and the
+ * ratio; at the end the medians and the CPU the run took in the syncing process (this one), the
+ * pool's Postgres backends and the sandbox (/proc), and its statements and commits.
+ *
+ *   node_modules/node/bin/node --max-semi-space-size=8 --import tsx bench/sync-incremental-profile.ts
+ *
+ * TIMELINE=1: every statement (its time on the connection), page request and answer of the last
+ * round, in ms from its start (ALL=1: of every round). EXPLAIN=1: EXPLAIN (ANALYZE, BUFFERS) of the
+ * page writes of the last round, each inside a savepoint rolled back before the statement runs.
+ * CPUPROF=1: a CPU profile of the last round, /tmp/sync-incremental.cpuprofile. The statements
+ * are timed by wrapping pg's Client.prototype.query, in this process only.
+ */
+import { writeFileSync, mkdtempSync, readFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { freePort, median, serveChild, waitHealthy } from "./lib.js";
+import { changeApplications, recording, syncOnce } from "./sync-child.js";
+
+const ROUNDS = Number(process.env["ROUNDS"] ?? 3);
+const APPS = process.env["APPS"] ?? "100000";
+let t0 = 0;
+let log: string[] = [];
+const explains: string[] = [];
+const times: number[] = [];
+const stats = { statements: 0, commits: 0 };
+const backends = new Set<number>();
+/** utime + stime of a process, ms (Linux /proc; 100 ticks a second). */
+const cpuMs = (pid: number) => {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    return 0;
+  }
+};
+const cpus = { sync: [] as number[], pg: [] as number[], sandbox: [] as number[], statements: [] as number[], commits: [] as number[] };
+const plains: number[] = [];
+const ratios: number[] = [];
+const at = () => (performance.now() - t0).toFixed(1);
+const note = (s: string) => t0 && log.push(`${at()} ${s}`);
+
+// Every statement on a pg client: start, end.
+const orig = pg.Client.prototype.query as (...a: unknown[]) => unknown;
+(pg.Client.prototype as unknown as { query: unknown }).query = function (this: unknown, ...args: unknown[]) {
+  const cfg = args[0] as string | { text?: string };
+  const text = (typeof cfg === "string" ? cfg : (cfg?.text ?? "")).replace(/\s+/g, " ").slice(0, 70);
+  const s = performance.now();
+  if (t0) {
+    stats.statements++;
+    if (/^commit/i.test(text)) stats.commits++;
+    const pid = (this as { processID?: number }).processID;
+    if (pid) backends.add(pid);
+  }
+  const cb = args.find((a) => typeof a === "function") as ((...x: unknown[]) => void) | undefined;
+  if (cb) {
+    const i = args.indexOf(cb);
+    args[i] = (...x: unknown[]) => {
+      note(`  sql ${(performance.now() - s).toFixed(1)}ms ${text}`);
+      cb(...x);
+    };
+    return orig.apply(this, args);
+  }
+  if (process.env["EXPLAIN"] && t0 && /^ ?with i as/.test(text) && typeof cfg === "object") {
+    const self = this as pg.Client;
+    const c = cfg as { text: string; values?: unknown[] };
+    const run = async () => {
+      await orig.call(self, "savepoint e");
+      const plan = (await orig.call(self, {
+        text: `explain (analyze, buffers) ${c.text}`,
+        values: c.values ?? (args[1] as unknown[]),
+      })) as { rows: { "QUERY PLAN": string }[] };
+      explains.push(plan.rows.map((r) => r["QUERY PLAN"]).join("\n"));
+      await orig.call(self, "rollback to savepoint e");
+      return orig.apply(self, args);
+    };
+    return run();
+  }
+  const r = orig.apply(this, args) as Promise<unknown>;
+  if (r && typeof r.then === "function")
+    r.then(
+      () => note(`  sql ${(performance.now() - s).toFixed(1)}ms ${text}`),
+      () => {},
+    );
+  return r;
+};
+
+const port = await freePort();
+const sandbox = serveChild(
+  ["sandbox"],
+  {
+    DATA_DIR: mkdtempSync(join(tmpdir(), "hirebridge-profile-sandbox-")),
+    SANDBOX_PORT: String(port),
+    SANDBOX_APPLICATIONS: APPS,
+    UPSTREAM_API_KEY: "bench-api-key",
+    UPSTREAM_WEBHOOK_SECRET: "x",
+    SANDBOX_WEBHOOK_URL: "http://127.0.0.1:9/none",
+  },
+  ["--max-semi-space-size=8"],
+);
+try {
+  const origin = `http://127.0.0.1:${port}`;
+  await waitHealthy(`${origin}/healthz`, sandbox.child);
+  const integrationId = ((await (await fetch(`${origin}/sandbox/integrations`)).json()) as { demo_integration_id: string })
+    .demo_integration_id;
+  const f = await syncOnce("postgres", `${origin}/v1`, integrationId, true);
+  console.log(`full sync ${f.seconds.toFixed(2)} s`);
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.setSamplingInterval", { interval: 100 });
+  for (let round = 0; round < ROUNDS; round++) {
+    // Checkpoint at now (+ the margin), so each round reads only its own changes.
+    await f.setup.database.query("update sync_checkpoints set synced_until = now() + interval '300 seconds' where model = 'applications'");
+    await changeApplications(origin, integrationId, 1000);
+    await f.base.page(integrationId, "/ats/applications", { page_size: "1", updated_after: new Date().toISOString() });
+    const rec = recording(f.base);
+    const timed = {
+      ...rec.reader,
+      page: async (...a: Parameters<typeof rec.reader.page>) => {
+        note(`page> ${a[2]["cursor"] ? "next" : "first"}`);
+        const p = await rec.reader.page(...a);
+        note(`page< ${p.results.length}`);
+        return p as never;
+      },
+    };
+    const engine = f.engineFor(timed as typeof rec.reader);
+    if (round === ROUNDS - 1 && process.env["CPUPROF"]) await session.post("Profiler.start");
+    log = [];
+    stats.statements = 0;
+    stats.commits = 0;
+    // Postgres backends of the pool: those seen so far (the run may open more: counted from the next round).
+    const pgBefore = new Map([...backends].map((p) => [p, cpuMs(p)]));
+    const sandboxBefore = cpuMs(sandbox.child.pid!);
+    const cpuBefore = process.cpuUsage();
+    t0 = performance.now();
+    note("start");
+    await engine.start({ integrationId, orgId: f.setup.orgId, models: ["applications"], type: "DELTA", trigger: "bench" });
+    note("started; run");
+    await engine.run({ integrationId, model: "applications" }, { last: true });
+    note("done");
+    const ms = performance.now() - t0;
+    t0 = 0;
+    const cpu = process.cpuUsage(cpuBefore);
+    cpus.sync.push((cpu.user + cpu.system) / 1000);
+    cpus.pg.push([...pgBefore].reduce((sum, [p, before]) => sum + cpuMs(p) - before, 0));
+    cpus.sandbox.push(cpuMs(sandbox.child.pid!) - sandboxBefore);
+    cpus.statements.push(stats.statements);
+    cpus.commits.push(stats.commits);
+    if (round === ROUNDS - 1 && process.env["CPUPROF"]) {
+      const { profile } = await session.post("Profiler.stop");
+      writeFileSync("/tmp/sync-incremental.cpuprofile", JSON.stringify(profile));
+    }
+    const plainT = performance.now();
+    for (const r of rec.requests) {
+      const res = await fetch(`${origin}/v1${r.path}?${new URLSearchParams(r.query)}`, {
+        headers: { authorization: "Bearer bench-api-key", "x-integration-id": integrationId },
+      });
+      JSON.parse(await res.text());
+    }
+    const plain = performance.now() - plainT;
+    times.push(ms);
+    plains.push(plain);
+    ratios.push(ms / plain);
+    console.log(
+      `round ${round}: incremental ${ms.toFixed(1)} ms, plain ${plain.toFixed(1)} ms, ratio ${(ms / plain).toFixed(2)}, pages ${rec.requests.length}, records ${rec.records()}`,
+    );
+    if (process.env["TIMELINE"] && (round === ROUNDS - 1 || process.env["ALL"])) console.log(log.join("\n"));
+    if (round === ROUNDS - 1) console.log(explains.join("\n-----\n"));
+    explains.length = 0;
+  }
+  console.log(
+    `median CPU ms: syncing process ${median(cpus.sync).toFixed(0)}, Postgres backends ${median(cpus.pg).toFixed(0)}, sandbox ${median(cpus.sandbox).toFixed(0)}; statements ${median(cpus.statements)}, commits ${median(cpus.commits)}`,
+  );
+  console.log(
+    `median incremental ${median(times).toFixed(1)} ms, plain ${median(plains).toFixed(1)} ms, ratio ${median(ratios).toFixed(2)}`,
+  );
+  await f.setup.close();
+} finally {
+  await sandbox.stop();
+}

@@ -134,7 +134,11 @@ describeEachDatabase("token endpoint: refresh grant", (getDb) => {
       assert.equal(r.status, 200);
       assert.equal(r.body.session_state, tokens.session_state);
       const access = claims(r.body.access_token);
-      assert.deepEqual([access.sub, access["org_id"], access["sid"]], [user.id, user.orgId, tokens.session_state], "the session's own user");
+      assert.deepEqual(
+        [access.sub, access["org_id"], access["sid"]],
+        [user.id, user.orgId, tokens.session_state],
+        "the session's own user",
+      );
       const row = await h.context.sessions.findById(tokens.session_state);
       assert.deepEqual(
         [row?.refreshCount, row?.refreshJti, row?.previousJti, row?.endedAt],

@@ -1,0 +1,155 @@
+/**
+ * Where a collection keeps the rows of its bulk load (the generated data): as row objects, or as
+ * columns that make a fresh row object per access.
+ *
+ * Why columns: a heap snapshot of 100,000 generated applications (with their ~92,000 candidates,
+ * interviews and offers) held 152 MB, mostly per-row overhead rather than data: 263,000 row
+ * objects (39 MB), 814,000 epoch-ms timestamps boxed as heap numbers (13 MB; they do not fit a
+ * small integer), 563,000 id arrays, most of them empty (32 MB with their elements), emails left
+ * as concatenation ropes (16 MB; data/generate.ts now joins them flat) and the id maps. In columns a timestamp is 8 bytes of a
+ * Float64Array, a numeric remote id 4 bytes of an Int32Array, a string or an id array one
+ * pointer (to a string the vocabulary or the referenced row already holds), a list of one id the
+ * id alone. Decoding a row costs about what the renderer spends on one field, and only the rows a
+ * page returns or filters are decoded.
+ *
+ * Bulk-loaded rows never change in place: a write goes to the decoded copy, which the collection
+ * then keeps as the row (collection.ts), so the columns stay what the seed produced.
+ */
+import type { BaseRow } from "./rows.js";
+
+/** The kinds of field a column can hold. */
+export type ColumnKind =
+  /** Epoch ms or null (NaN in the column). */
+  | "time"
+  | "bool"
+  /** A string of decimal digits without leading zeros, below 2^31 (generated remote ids). */
+  | "digits"
+  /** A list of ids: none, one (the id alone) or a frozen array; most lists hold at most one. */
+  | "ids"
+  /** Any other value (strings, nulls), by reference. */
+  | "ref";
+
+export type ColumnSpec<T extends BaseRow> = { readonly [K in Exclude<keyof T, "seq">]-?: ColumnKind };
+
+/** The storage of the bulk-loaded rows, by position (seq) in the collection. */
+export interface BaseRows<T extends BaseRow> {
+  readonly length: number;
+  /** The row at `seq`: the stored object, or a fresh one decoded from the columns. */
+  at(seq: number): T;
+  /** One field of the row at `seq`, without decoding the row. */
+  value<K extends keyof T>(seq: number, key: K): T[K];
+}
+
+/** Rows kept as they are: for the small collections (jobs, stages, users…), where objects cost little. */
+export class ObjectRows<T extends BaseRow> implements BaseRows<T> {
+  constructor(private readonly rows: T[]) {}
+
+  get length(): number {
+    return this.rows.length;
+  }
+
+  at(seq: number): T {
+    return this.rows[seq]!;
+  }
+
+  value<K extends keyof T>(seq: number, key: K): T[K] {
+    return this.rows[seq]![key];
+  }
+}
+
+const EMPTY: readonly never[] = Object.freeze([]);
+
+type Column =
+  | { key: string; kind: "time"; data: Float64Array }
+  | { key: string; kind: "bool"; data: Uint8Array }
+  | { key: string; kind: "digits"; data: Int32Array }
+  | { key: string; kind: "ids"; data: (string | readonly string[] | undefined)[] }
+  | { key: string; kind: "ref"; data: unknown[] };
+
+export class ColumnRows<T extends BaseRow> implements BaseRows<T> {
+  readonly length: number;
+  readonly #columns: Column[];
+  readonly #byKey = new Map<string, Column>();
+
+  constructor(spec: ColumnSpec<T>, rows: readonly T[]) {
+    const n = rows.length;
+    this.length = n;
+    this.#columns = Object.entries(spec as Record<string, ColumnKind>).map(([key, kind]): Column => {
+      switch (kind) {
+        case "time":
+          return { key, kind, data: new Float64Array(n) };
+        case "bool":
+          return { key, kind, data: new Uint8Array(n) };
+        case "digits":
+          return { key, kind, data: new Int32Array(n) };
+        case "ids":
+          return { key, kind, data: new Array<string | readonly string[] | undefined>(n) };
+        default:
+          return { key, kind: "ref", data: new Array<unknown>(n) };
+      }
+    });
+    for (const column of this.#columns) this.#byKey.set(column.key, column);
+    for (let seq = 0; seq < n; seq++) {
+      const row = rows[seq] as unknown as Record<string, unknown>;
+      for (const column of this.#columns) encode(column, seq, row[column.key]);
+    }
+  }
+
+  at(seq: number): T {
+    const row: Record<string, unknown> = { seq };
+    for (const column of this.#columns) row[column.key] = decode(column, seq);
+    return row as T;
+  }
+
+  value<K extends keyof T>(seq: number, key: K): T[K] {
+    if (key === "seq") return seq as T[K];
+    return decode(this.#byKey.get(key as string)!, seq) as T[K];
+  }
+}
+
+function encode(column: Column, seq: number, value: unknown): void {
+  switch (column.kind) {
+    case "time":
+      column.data[seq] = value === null ? Number.NaN : (value as number);
+      return;
+    case "bool":
+      column.data[seq] = value ? 1 : 0;
+      return;
+    case "digits": {
+      const n = Number(value);
+      if (typeof value !== "string" || !/^(0|[1-9]\d{0,9})$/.test(value) || n > 0x7fffffff)
+        throw new Error(`column ${column.key}: ${JSON.stringify(value)} is not a numeric id`);
+      column.data[seq] = n;
+      return;
+    }
+    case "ids": {
+      // An array costs ~48 bytes before its ids: most applications have no interview or offer,
+      // most candidates no tag and one application. A longer list is kept exactly sized and
+      // frozen, shared with the rows decoded from it (a write replaces a list, never pushes).
+      const ids = value as readonly string[];
+      column.data[seq] = ids.length === 0 ? undefined : ids.length === 1 ? ids[0] : Object.freeze(ids.slice());
+      return;
+    }
+    case "ref":
+      column.data[seq] = value;
+  }
+}
+
+function decode(column: Column, seq: number): unknown {
+  switch (column.kind) {
+    case "time": {
+      const t = column.data[seq]!;
+      return Number.isNaN(t) ? null : t;
+    }
+    case "bool":
+      return column.data[seq] === 1;
+    case "digits":
+      return String(column.data[seq]);
+    case "ids": {
+      const ids = column.data[seq];
+      return ids === undefined ? EMPTY : typeof ids === "string" ? [ids] : ids;
+    }
+    case "ref":
+      return column.data[seq];
+  }
+}

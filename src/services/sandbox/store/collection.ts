@@ -159,6 +159,7 @@ export class Collection<T extends BaseRow> {
     if (seq === undefined) return this.insert(saved);
     const row = Object.assign(this.at(seq), saved, { seq });
     this.#own.set(seq, row);
+    this.#log(row); // a no-op at start-up, where restores happen: the log is built on first use
     return row;
   }
 

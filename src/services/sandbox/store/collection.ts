@@ -44,7 +44,8 @@ export class Collection<T extends BaseRow> {
    */
   readonly #own = new Map<number, T>();
   #size = 0;
-  readonly #byId = new Map<string, number>();
+  /** Ids of the rows inserted after the bulk load (the bulk load's are found by its store). */
+  readonly #insertedIds = new Map<string, number>();
   /** Built on first use: only the remote_ids filter needs it. */
   #byRemoteId: Map<string, number> | undefined;
   #logAt: number[] = [];
@@ -77,8 +78,12 @@ export class Collection<T extends BaseRow> {
     return own ? own[key] : this.#base.value(seq, key);
   }
 
+  #seqOf(id: string): number | undefined {
+    return this.#base.seqOf(id) ?? this.#insertedIds.get(id);
+  }
+
   get(id: string): T | undefined {
-    const seq = this.#byId.get(id);
+    const seq = this.#seqOf(id);
     return seq === undefined ? undefined : this.at(seq);
   }
 
@@ -119,7 +124,7 @@ export class Collection<T extends BaseRow> {
   insert(row: T): T {
     row.seq = this.#size++;
     this.#own.set(row.seq, row);
-    this.#byId.set(row.id, row.seq);
+    this.#insertedIds.set(row.id, row.seq);
     this.#byRemoteId?.set(row.remoteId, row.seq);
     for (const { key, map } of this.#indexes.values()) if (map) addTo(map, row[key] as string, row.seq);
     this.#log(row);
@@ -134,7 +139,6 @@ export class Collection<T extends BaseRow> {
     if (this.#size !== 0) throw new Error("load() must run before any insert");
     rows.forEach((row, seq) => {
       row.seq = seq;
-      this.#byId.set(row.id, seq);
     });
     this.#base = this.columns ? new ColumnRows(this.columns, rows) : new ObjectRows(rows);
     this.#size = rows.length;
@@ -155,7 +159,7 @@ export class Collection<T extends BaseRow> {
 
   /** Puts a saved row back: over the generated row with its id, or appended when it was inserted. */
   restore(saved: T): T {
-    const seq = this.#byId.get(saved.id);
+    const seq = this.#seqOf(saved.id);
     if (seq === undefined) return this.insert(saved);
     const row = Object.assign(this.at(seq), saved, { seq });
     this.#own.set(seq, row);
@@ -231,7 +235,7 @@ export class Collection<T extends BaseRow> {
   #source(req: PageRequest<T>): { source: Source; seqs?: number[] } {
     if (req.ids || req.remoteIds) {
       const remoteIds = req.remoteIds ? this.#remoteIds() : undefined;
-      const found = [...(req.ids ?? []).map((id) => this.#byId.get(id)), ...(req.remoteIds ?? []).map((id) => remoteIds!.get(id))];
+      const found = [...(req.ids ?? []).map((id) => this.#seqOf(id)), ...(req.remoteIds ?? []).map((id) => remoteIds!.get(id))];
       const seqs = [...new Set(found.filter((s): s is number => s !== undefined))].sort((a, b) => a - b);
       // ids and remote_ids are ANDed: a row must match both lists when both are given.
       const both = req.ids && req.remoteIds;

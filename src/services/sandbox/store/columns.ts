@@ -29,7 +29,14 @@ export type ColumnKind =
   /** Any other value (strings, nulls), by reference. */
   | "ref";
 
-export type ColumnSpec<T extends BaseRow> = { readonly [K in Exclude<keyof T, "seq">]-?: ColumnKind };
+/**
+ * A time that is null or, for most rows, equal to another time field of the row (an application's
+ * changed_at, rejected_at and remote_deleted_at are its updated_at when set): 1 byte a row, where
+ * a time column takes 8; the rows where it differs are kept aside.
+ */
+export type SameTime<T> = { sameAs: keyof T & string };
+
+export type ColumnSpec<T extends BaseRow> = { readonly [K in Exclude<keyof T, "seq">]-?: ColumnKind | SameTime<T> };
 
 /** The storage of the bulk-loaded rows, by position (seq) in the collection. */
 export interface BaseRows<T extends BaseRow> {
@@ -74,7 +81,13 @@ type Column =
   | { key: string; kind: "bool"; data: Uint8Array }
   | { key: string; kind: "digits"; data: Int32Array }
   | { key: string; kind: "ids"; data: (string | readonly string[] | undefined)[] }
-  | { key: string; kind: "ref"; data: unknown[] };
+  | { key: string; kind: "ref"; data: unknown[] }
+  | { key: string; kind: "same"; sameAs: string; data: Uint8Array; other: Map<number, number> };
+
+/** The flags of a "same" column. */
+const NULL = 0;
+const SAME = 1;
+const OTHER = 2;
 
 export class ColumnRows<T extends BaseRow> implements BaseRows<T> {
   readonly length: number;
@@ -91,7 +104,8 @@ export class ColumnRows<T extends BaseRow> implements BaseRows<T> {
   constructor(spec: ColumnSpec<T>, rows: readonly T[]) {
     const n = rows.length;
     this.length = n;
-    this.#columns = Object.entries(spec as Record<string, ColumnKind>).map(([key, kind]): Column => {
+    this.#columns = Object.entries(spec as Record<string, ColumnKind | SameTime<T>>).map(([key, kind]): Column => {
+      if (typeof kind === "object") return { key, kind: "same", sameAs: kind.sameAs, data: new Uint8Array(n), other: new Map() };
       switch (kind) {
         case "time":
           return { key, kind, data: new Float64Array(n) };
@@ -108,7 +122,7 @@ export class ColumnRows<T extends BaseRow> implements BaseRows<T> {
     for (const column of this.#columns) this.#byKey.set(column.key, column);
     for (let seq = 0; seq < n; seq++) {
       const row = rows[seq] as unknown as Record<string, unknown>;
-      for (const column of this.#columns) encode(column, seq, row[column.key]);
+      for (const column of this.#columns) encode(column, seq, row[column.key], row);
     }
     const ids = this.#byKey.get("id");
     if (ids?.kind !== "ref") throw new Error("a column store needs its ids in a ref column");
@@ -134,18 +148,32 @@ export class ColumnRows<T extends BaseRow> implements BaseRows<T> {
 
   at(seq: number): T {
     const row: Record<string, unknown> = { seq };
-    for (const column of this.#columns) row[column.key] = decode(column, seq);
+    for (const column of this.#columns) row[column.key] = this.#decode(column, seq);
     return row as T;
   }
 
   value<K extends keyof T>(seq: number, key: K): T[K] {
     if (key === "seq") return seq as T[K];
-    return decode(this.#byKey.get(key as string)!, seq) as T[K];
+    return this.#decode(this.#byKey.get(key as string)!, seq) as T[K];
+  }
+
+  #decode(column: Column, seq: number): unknown {
+    if (column.kind !== "same") return decode(column, seq);
+    const flag = column.data[seq];
+    return flag === NULL ? null : flag === SAME ? this.#decode(this.#byKey.get(column.sameAs)!, seq) : column.other.get(seq)!;
   }
 }
 
-function encode(column: Column, seq: number, value: unknown): void {
+function encode(column: Column, seq: number, value: unknown, row: Record<string, unknown>): void {
   switch (column.kind) {
+    case "same":
+      if (value === null) column.data[seq] = NULL;
+      else if (value === row[column.sameAs]) column.data[seq] = SAME;
+      else {
+        column.data[seq] = OTHER;
+        column.other.set(seq, value as number);
+      }
+      return;
     case "time":
       column.data[seq] = value === null ? Number.NaN : (value as number);
       return;
@@ -172,7 +200,7 @@ function encode(column: Column, seq: number, value: unknown): void {
   }
 }
 
-function decode(column: Column, seq: number): unknown {
+function decode(column: Exclude<Column, { kind: "same" }>, seq: number): unknown {
   switch (column.kind) {
     case "time": {
       const t = column.data[seq]!;

@@ -21,11 +21,15 @@ import type {
   UserRow,
 } from "./rows.js";
 
-/** The large collections (one row per application, or about) keep their bulk load in columns (columns.ts). */
+/**
+ * The large collections (one row per application, or about) keep their bulk load in columns
+ * (columns.ts). A `sameAs` time is stored as "null, or that field's value" (as generated) with
+ * the exceptions aside.
+ */
 const CANDIDATE_COLUMNS: ColumnSpec<CandidateRow> = {
   id: "ref",
   remoteId: "digits",
-  changedAt: "time",
+  changedAt: { sameAs: "updatedAt" },
   deletedAt: "time",
   firstName: "ref",
   lastName: "ref",
@@ -44,14 +48,14 @@ const CANDIDATE_COLUMNS: ColumnSpec<CandidateRow> = {
 const APPLICATION_COLUMNS: ColumnSpec<ApplicationRow> = {
   id: "ref",
   remoteId: "digits",
-  changedAt: "time",
-  deletedAt: "time",
+  changedAt: { sameAs: "updatedAt" },
+  deletedAt: { sameAs: "updatedAt" },
   jobId: "ref",
   candidateId: "ref",
   stageId: "ref",
   outcome: "ref",
   rejectionReasonId: "ref",
-  rejectedAt: "time",
+  rejectedAt: { sameAs: "updatedAt" },
   createdAt: "time",
   updatedAt: "time",
   interviewIds: "ids",
@@ -65,7 +69,7 @@ const OFFER_COLUMNS: ColumnSpec<OfferRow> = {
   applicationId: "ref",
   status: "ref",
   startDate: "time",
-  createdAt: "time",
+  createdAt: { sameAs: "updatedAt" },
   updatedAt: "time",
 };
 const INTERVIEW_COLUMNS: ColumnSpec<InterviewRow> = {
@@ -84,7 +88,7 @@ const INTERVIEW_COLUMNS: ColumnSpec<InterviewRow> = {
   canceled: "bool",
   userIds: "ids",
   createdAt: "time",
-  updatedAt: "time",
+  updatedAt: { sameAs: "startingAt" },
 };
 
 export class Dataset {

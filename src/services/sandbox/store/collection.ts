@@ -217,18 +217,18 @@ export class Collection<T extends BaseRow> {
       // A log entry is stale once its row changed again: the newer entry comes later.
       const stale = source === "log" && this.#value(seq, "changedAt") !== this.#logAt[pos];
       pos++;
-      // The cheap tests read the fields alone; only rows that pass them are made.
-      if (stale || !this.#passes(seq, req)) continue;
+      if (stale) continue;
       const row = this.at(seq);
-      if (!req.where || req.where(row)) out.push(row);
+      if (this.#matches(row, req)) out.push(row);
     }
     const next = pos < length ? encodeCursor({ s: source, p: pos, f: fingerprint }) : null;
     return { rows: out, next };
   }
 
-  #passes(seq: number, req: PageRequest<T>): boolean {
-    if (!req.includeDeleted && this.#value(seq, "deletedAt") !== null) return false;
-    return req.updatedAfter === undefined || this.#value(seq, "changedAt") >= req.updatedAfter;
+  #matches(row: T, req: PageRequest<T>): boolean {
+    if (!req.includeDeleted && row.deletedAt !== null) return false;
+    if (req.updatedAfter !== undefined && row.changedAt < req.updatedAfter) return false;
+    return req.where ? req.where(row) : true;
   }
 
   /** The smallest sequence of rows that can hold every match. */

@@ -93,13 +93,13 @@ export class ColumnRows<T extends BaseRow> implements BaseRows<T> {
   readonly length: number;
   readonly #columns: Column[];
   readonly #byKey = new Map<string, Column>();
-  readonly #ids: string[];
   /**
-   * The seqs in id order, for a binary search by id: 4 bytes a row, where a Map of id → seq took
-   * ~37 bytes (its table doubles past 65,536 entries: 3.7 MB for 100,000). A lookup costs ~17
-   * string comparisons instead of a hash, on the few lookups a rendered record makes.
+   * id → seq. A binary search over the seqs sorted by id took 4 bytes a row instead of the Map's
+   * ~37 (3.7 MB at 100,000), but its ~17 string comparisons a lookup cost 5% of the CPU of paging
+   * and rendering every record, where a Map uses the hash each string caches: the sandbox must not
+   * page slower than it did.
    */
-  readonly #idOrder: Int32Array;
+  readonly #byId: Map<string, number>;
   readonly #decodeRow: (seq: number) => T;
 
   constructor(spec: ColumnSpec<T>, rows: readonly T[]) {
@@ -127,25 +127,12 @@ export class ColumnRows<T extends BaseRow> implements BaseRows<T> {
     }
     const ids = this.#byKey.get("id");
     if (ids?.kind !== "ref") throw new Error("a column store needs its ids in a ref column");
-    this.#ids = ids.data as string[];
-    const order = Int32Array.from({ length: n }, (_, i) => i);
-    order.sort((a, b) => (this.#ids[a]! < this.#ids[b]! ? -1 : this.#ids[a]! > this.#ids[b]! ? 1 : 0));
-    this.#idOrder = order;
+    this.#byId = new Map((ids.data as string[]).map((id, seq) => [id, seq]));
     this.#decodeRow = compileDecoder<T>(this.#columns, (column, seq) => this.#decode(column, seq));
   }
 
   seqOf(id: string): number | undefined {
-    let lo = 0;
-    let hi = this.#idOrder.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const seq = this.#idOrder[mid]!;
-      const at = this.#ids[seq]!;
-      if (at === id) return seq;
-      if (at < id) lo = mid + 1;
-      else hi = mid;
-    }
-    return undefined;
+    return this.#byId.get(id);
   }
 
   at(seq: number): T {

@@ -76,7 +76,7 @@ test("rate limit: 429 PLATFORM.RATE_LIMIT_EXCEEDED with Retry-After, then admitt
 test("concurrency limit: the action over the limit is 429 with Concurrency-* headers; reads are not limited", async (t) => {
   const sandbox = await startSandbox({ concurrencyLimit: 2, latencyMs: 1000 });
   t.after(() => sandbox.close());
-  const app = sandbox.context.store.get(sandbox.demoIntegrationId)!.data.applications.rows.find((a) => a.deletedAt === null)!;
+  const app = sandbox.context.store.get(sandbox.demoIntegrationId)!.data.applications.find("deletedAt", (d) => d === null)!;
   const note = () =>
     get(sandbox, `/ats/applications/${app.id}/notes`, {
       method: "POST",

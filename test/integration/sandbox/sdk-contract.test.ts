@@ -110,23 +110,35 @@ describe("integration management", () => {
 
 describe("ATS lists, each paged to its end", () => {
   const cases = [
-    ["applications", (k: ReturnType<typeof sdkFor>) => k.ats.getApplications({ page_size: 17 }), () => live(demoData().applications.rows)],
-    ["candidates", (k: ReturnType<typeof sdkFor>) => k.ats.getCandidates({ page_size: 17 }), () => live(demoData().candidates.rows)],
-    ["jobs", (k: ReturnType<typeof sdkFor>) => k.ats.getJobs({ page_size: 2 }), () => live(demoData().jobs.rows)],
+    [
+      "applications",
+      (k: ReturnType<typeof sdkFor>) => k.ats.getApplications({ page_size: 17 }),
+      () => live([...demoData().applications.values()]),
+    ],
+    [
+      "candidates",
+      (k: ReturnType<typeof sdkFor>) => k.ats.getCandidates({ page_size: 17 }),
+      () => live([...demoData().candidates.values()]),
+    ],
+    ["jobs", (k: ReturnType<typeof sdkFor>) => k.ats.getJobs({ page_size: 2 }), () => live([...demoData().jobs.values()])],
     [
       "application stages",
       (k: ReturnType<typeof sdkFor>) => k.ats.getApplicationStages({ page_size: 5 }),
-      () => live(demoData().stages.rows),
+      () => live([...demoData().stages.values()]),
     ],
-    ["tags", (k: ReturnType<typeof sdkFor>) => k.ats.getTags({ page_size: 3 }), () => live(demoData().tags.rows)],
-    ["users", (k: ReturnType<typeof sdkFor>) => k.ats.getUsers({ page_size: 2 }), () => live(demoData().users.rows)],
-    ["offers", (k: ReturnType<typeof sdkFor>) => k.ats.getOffers({ page_size: 2 }), () => live(demoData().offers.rows)],
+    ["tags", (k: ReturnType<typeof sdkFor>) => k.ats.getTags({ page_size: 3 }), () => live([...demoData().tags.values()])],
+    ["users", (k: ReturnType<typeof sdkFor>) => k.ats.getUsers({ page_size: 2 }), () => live([...demoData().users.values()])],
+    ["offers", (k: ReturnType<typeof sdkFor>) => k.ats.getOffers({ page_size: 2 }), () => live([...demoData().offers.values()])],
     [
       "rejection reasons",
       (k: ReturnType<typeof sdkFor>) => k.ats.getRejectionReasons({ page_size: 3 }),
-      () => live(demoData().rejectionReasons.rows),
+      () => live([...demoData().rejectionReasons.values()]),
     ],
-    ["interviews", (k: ReturnType<typeof sdkFor>) => k.ats.getInterviews({ page_size: 4 }), () => live(demoData().interviews.rows)],
+    [
+      "interviews",
+      (k: ReturnType<typeof sdkFor>) => k.ats.getInterviews({ page_size: 4 }),
+      () => live([...demoData().interviews.values()]),
+    ],
   ] as const;
   for (const [name, list, expected] of cases) {
     test(`${name}: every record once, accepted by the SDK's strict parser`, async () => {

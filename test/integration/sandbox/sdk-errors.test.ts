@@ -140,7 +140,7 @@ describe("bad input is 400 PLATFORM.INPUT_INVALID, never a 500", () => {
   });
 
   test("malformed and incomplete bodies", async () => {
-    const app = sandbox.context.store.get(sandbox.demoIntegrationId)!.data.applications.rows[0]!;
+    const app = sandbox.context.store.get(sandbox.demoIntegrationId)!.data.applications.at(0);
     const json = { "content-type": "application/json" };
     await expectInvalid(await call(`/ats/applications/${app.id}/notes`, { method: "POST", headers: json, body: "{not json" }), /JSON/i);
     await expectInvalid(

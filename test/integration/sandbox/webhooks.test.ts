@@ -53,7 +53,7 @@ test("a write sends data-changed to <base>/data-changed, signed in both headers 
 test("a failing receiver gets the same event again until it answers 200; the log shows the attempts", async (t) => {
   // The first two deliveries fail (500, then 503), the third succeeds.
   const { receiver, sandbox } = await sandboxWithReceiver(t, { webhookRetryBaseMs: 10 }, (_r, n) => (n === 1 ? 500 : n === 2 ? 503 : 200));
-  const app = sandbox.context.store.get(sandbox.demoIntegrationId)!.data.applications.rows[0]!;
+  const app = sandbox.context.store.get(sandbox.demoIntegrationId)!.data.applications.at(0);
   const path = `/sandbox/integrations/${encodeURIComponent(sandbox.demoIntegrationId)}/applications/${app.id}/stage`;
   assert.equal((await admin(sandbox, "PUT", path, { stage_name: "AI Interview" })).status, 200);
 

@@ -8,8 +8,8 @@ import { SandboxStore } from "../../../src/services/sandbox/store/sandbox-store.
 const snapshot = (seed: number, applications: number) => {
   const d = generateDataset({ seed, applications });
   return JSON.stringify({
-    jobs: d.jobs.rows.map((j) => renderJob(d, j)),
-    applications: d.applications.rows.map((a) => renderApplication(d, a)),
+    jobs: [...d.jobs.values()].map((j) => renderJob(d, j)),
+    applications: [...d.applications.values()].map((a) => renderApplication(d, a)),
   });
 };
 
@@ -32,10 +32,10 @@ test("a handful of applications still gives open jobs, each with an AI Interview
   const d = generateDataset({ seed: 1, applications: 5 });
   assert.equal(d.applications.size, 5);
   assert.ok(d.jobs.size >= 3);
-  for (const job of d.jobs.rows) {
+  for (const job of [...d.jobs.values()]) {
     assert.ok(job.stageIds.map((id) => d.stages.get(id)!.name).includes("AI Interview"));
   }
-  assert.ok(d.jobs.rows.slice(0, 3).every((j) => j.status === "OPEN"));
+  assert.ok([...d.jobs.values()].slice(0, 3).every((j) => j.status === "OPEN"));
   assert.equal(generateDataset({ seed: 1, applications: 0 }).applications.size, 0);
 });
 
@@ -47,13 +47,13 @@ test("100,000 applications: generated in seconds, spread over stages, paged in O
   assert.ok(generatedMs < 20_000, `generation took ${Math.round(generatedMs)} ms`);
 
   const byStage = new Map<string, number>();
-  for (const a of d.applications.rows) {
+  for (const a of [...d.applications.values()]) {
     const name = d.stages.get(a.stageId)!.name;
     byStage.set(name, (byStage.get(name) ?? 0) + 1);
   }
   assert.ok((byStage.get("AI Interview") ?? 0) > 10_000, JSON.stringify([...byStage]));
   assert.ok((byStage.get("Hired") ?? 0) > 500 && (byStage.get("Rejected") ?? 0) > 500);
-  const emails = new Set(d.candidates.rows.map((c) => c.email));
+  const emails = new Set([...d.candidates.values()].map((c) => c.email));
   assert.equal(emails.size, d.candidates.size, "candidate emails are unique");
 
   // The last page costs no more than the first: cursors encode the position.
@@ -69,6 +69,6 @@ test("100,000 applications: generated in seconds, spread over stages, paged in O
     pages++;
   } while (cursor);
   const perPageMs = (performance.now() - t0) / pages;
-  assert.equal(rows, d.applications.rows.filter((a) => a.deletedAt === null).length);
+  assert.equal(rows, [...d.applications.values()].filter((a) => a.deletedAt === null).length);
   assert.ok(perPageMs < 5, `a page took ${perPageMs.toFixed(2)} ms on average`);
 });

@@ -152,9 +152,11 @@ export function generateDataset(opts: GenerateOptions): Dataset {
   const applyJobs = jobs.filter((j) => j.status === "OPEN" || j.status === "CLOSED");
   const candidates: CandidateRow[] = [];
   const applications: ApplicationRow[] = [];
-  const reasonIds = data.rejectionReasons.rows.map((r) => r.id);
-  const tagIds = data.tags.rows.map((t) => t.id);
+  const reasonIds = [...data.rejectionReasons.values()].map((r) => r.id);
+  const tagIds = [...data.tags.values()].map((t) => t.id);
   const appJob = new Map<string, string>();
+  // The id lists grown here; rows carry readonly lists (store/rows.ts).
+  const candidateApps = new Map<CandidateRow, string[]>();
   for (let i = 0; i < opts.applications; i++) {
     const job = rnd.pick(applyJobs);
     const pipeline = jobStages.get(job.id)!;
@@ -167,13 +169,22 @@ export function generateDataset(opts: GenerateOptions): Dataset {
       const firstName = rnd.pick(FIRST_NAMES);
       const lastName = rnd.pick(LAST_NAMES);
       const place = rnd.pick(COUNTRIES);
+      const applicationIds: string[] = [];
       candidate = {
         id: rnd.id(),
         remoteId: String(200000 + candidates.length),
         firstName,
         lastName,
-        email: `${slug(firstName)}.${slug(lastName)}.${candidates.length}@${rnd.pick(["example.com", "example.org", "example.net"])}`,
-        phone: rnd.chance(0.7) ? `+49 15${rnd.int(1, 9)} ${rnd.int(1000000, 9999999)}` : null,
+        email: [
+          slug(firstName),
+          ".",
+          slug(lastName),
+          ".",
+          candidates.length,
+          "@",
+          rnd.pick(["example.com", "example.org", "example.net"]),
+        ].join(""),
+        phone: rnd.chance(0.7) ? ["+49 15", rnd.int(1, 9), " ", rnd.int(1000000, 9999999)].join("") : null,
         company: rnd.chance(0.6) ? rnd.pick(COMPANIES) : null,
         title: rnd.chance(0.6) ? rnd.pick(JOB_TITLES).name : null,
         city: rnd.pick(CITIES),
@@ -182,12 +193,13 @@ export function generateDataset(opts: GenerateOptions): Dataset {
         createdAt,
         updatedAt: createdAt,
         tagIds: rnd.chance(0.3) ? [rnd.pick(tagIds)] : [],
-        applicationIds: [],
+        applicationIds,
         changedAt: createdAt,
         deletedAt: null,
         seq: 0,
       };
       candidates.push(candidate);
+      candidateApps.set(candidate, applicationIds);
     }
     const stage = rnd.weighted(pipeline, STAGE_WEIGHTS);
     const updatedAt = seen(between(createdAt, anchor));
@@ -209,21 +221,17 @@ export function generateDataset(opts: GenerateOptions): Dataset {
       deletedAt: rnd.chance(0.01) ? updatedAt : null,
       seq: 0,
     };
-    candidate.applicationIds.push(app.id);
+    candidateApps.get(candidate)!.push(app.id);
     appJob.set(app.id, job.id);
     if (updatedAt > candidate.changedAt) candidate.changedAt = candidate.updatedAt = updatedAt;
     applications.push(app);
   }
+  const { interviews, offers } = generateInterviewsAndOffers(data, applications, rnd, jobStages, users, seen, anchor);
+  // Loaded once complete: the large collections copy their rows into columns (store/columns.ts).
   data.candidates.load(candidates);
   data.applications.load(applications);
-  generateInterviewsAndOffers(data, rnd, jobStages, users, seen, anchor);
-  // Arrays grown by push keep room for 17 ids: copies hold exactly theirs (~128 bytes less per
-  // array; ~17 MB over 100,000 applications).
-  for (const c of candidates) c.applicationIds = c.applicationIds.slice();
-  for (const a of applications) {
-    if (a.interviewIds.length) a.interviewIds = a.interviewIds.slice();
-    if (a.offerIds.length) a.offerIds = a.offerIds.slice();
-  }
+  data.interviews.load(interviews);
+  data.offers.load(offers);
   data.settle(latest);
   return data;
 }
@@ -231,15 +239,16 @@ export function generateDataset(opts: GenerateOptions): Dataset {
 /** ATS interviews for applications at or past an interview stage; offers at Offer/Hired. */
 function generateInterviewsAndOffers(
   data: Dataset,
+  applications: ApplicationRow[],
   rnd: Random,
   jobStages: Map<string, StageRow[]>,
   users: UserRow[],
   seen: (t: number) => number,
   anchor: number,
-): void {
+): { interviews: InterviewRow[]; offers: OfferRow[] } {
   const interviews: InterviewRow[] = [];
   const offers: OfferRow[] = [];
-  for (const app of data.applications.rows) {
+  for (const app of applications) {
     const pipeline = jobStages.get(app.jobId)!;
     const stage = data.stages.get(app.stageId)!;
     // One ATS interview for the stage the application is in (the AI interview is Hirebridge's own),
@@ -258,7 +267,7 @@ function generateInterviewsAndOffers(
         startingAt,
         endingAt: startingAt + 45 * 60_000,
         city: rnd.chance(0.3) ? "Berlin" : null,
-        videoUrl: rnd.chance(0.7) ? `https://meet.example.com/${rnd.id().slice(0, 10)}` : null,
+        videoUrl: rnd.chance(0.7) ? ["https://meet.example.com/", rnd.id().slice(0, 10)].join("") : null,
         canceled: rnd.chance(0.05),
         userIds: [rnd.pick(users).id],
         createdAt: startingAt - DAY,
@@ -268,7 +277,7 @@ function generateInterviewsAndOffers(
         seq: 0,
       };
       interviews.push(interview);
-      app.interviewIds.push(interview.id);
+      app.interviewIds = [interview.id];
     }
     if (stage.name === "Offer" || stage.name === "Hired") {
       const offer: OfferRow = {
@@ -284,11 +293,10 @@ function generateInterviewsAndOffers(
         seq: 0,
       };
       offers.push(offer);
-      app.offerIds.push(offer.id);
+      app.offerIds = [offer.id];
     }
   }
-  data.interviews.load(interviews);
-  data.offers.load(offers);
+  return { interviews, offers };
 }
 
 function between(rnd: Random, from: number, to: number): number {

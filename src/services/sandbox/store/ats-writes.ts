@@ -34,7 +34,11 @@ export function createApplication(
 ): ApplicationRow {
   const at = data.tick();
   const email = input.candidate.email_address.toLowerCase();
-  let candidate = data.candidates.rows.find((c) => c.deletedAt === null && c.email.toLowerCase() === email);
+  let candidate = data.candidates.find(
+    "email",
+    (e) => e.toLowerCase() === email,
+    (c) => c.deletedAt === null,
+  );
   if (
     candidate?.applicationIds.some((id) => data.applications.get(id)?.jobId === job.id && data.applications.get(id)?.deletedAt === null)
   ) {
@@ -79,7 +83,7 @@ export function createApplication(
     deletedAt: null,
     seq: 0,
   });
-  candidate.applicationIds.push(app.id);
+  candidate.applicationIds = [...candidate.applicationIds, app.id];
   if (candidate.changedAt < at) data.candidates.touch(candidate, at);
   if (input.attachments?.length)
     data.attachments.set(

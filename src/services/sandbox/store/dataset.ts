@@ -5,6 +5,7 @@
  * returns them as the reference describes for nested changes.
  */
 import { Collection } from "./collection.js";
+import type { ColumnSpec } from "./columns.js";
 import type {
   ApplicationRow,
   AttachmentRow,
@@ -20,20 +21,90 @@ import type {
   UserRow,
 } from "./rows.js";
 
+/**
+ * The large collections (one row per application, or about) keep their bulk load in columns
+ * (columns.ts). A `sameAs` time is stored as "null, or that field's value" (as generated) with
+ * the exceptions aside.
+ */
+const CANDIDATE_COLUMNS: ColumnSpec<CandidateRow> = {
+  id: "ref",
+  remoteId: "digits",
+  changedAt: { sameAs: "updatedAt" },
+  deletedAt: "time",
+  firstName: "ref",
+  lastName: "ref",
+  email: "ref",
+  phone: "ref",
+  company: "ref",
+  title: "ref",
+  city: "ref",
+  country: "ref",
+  source: "ref",
+  createdAt: "time",
+  updatedAt: "time",
+  tagIds: "ids",
+  applicationIds: "ids",
+};
+const APPLICATION_COLUMNS: ColumnSpec<ApplicationRow> = {
+  id: "ref",
+  remoteId: "digits",
+  changedAt: { sameAs: "updatedAt" },
+  deletedAt: { sameAs: "updatedAt" },
+  jobId: "ref",
+  candidateId: "ref",
+  stageId: "ref",
+  outcome: "ref",
+  rejectionReasonId: "ref",
+  rejectedAt: { sameAs: "updatedAt" },
+  createdAt: "time",
+  updatedAt: "time",
+  interviewIds: "ids",
+  offerIds: "ids",
+};
+const OFFER_COLUMNS: ColumnSpec<OfferRow> = {
+  id: "ref",
+  remoteId: "digits",
+  changedAt: "time",
+  deletedAt: "time",
+  applicationId: "ref",
+  status: "ref",
+  startDate: "time",
+  createdAt: { sameAs: "updatedAt" },
+  updatedAt: "time",
+};
+const INTERVIEW_COLUMNS: ColumnSpec<InterviewRow> = {
+  id: "ref",
+  remoteId: "digits",
+  changedAt: "time",
+  deletedAt: "time",
+  applicationId: "ref",
+  jobId: "ref",
+  stageId: "ref",
+  title: "ref",
+  startingAt: "time",
+  endingAt: "time",
+  city: "ref",
+  videoUrl: "ref",
+  canceled: "bool",
+  userIds: "ids",
+  createdAt: "time",
+  updatedAt: { sameAs: "startingAt" },
+};
+
 export class Dataset {
   readonly jobs = new Collection<JobRow>();
-  readonly stages = new Collection<StageRow>().defineIndex("job", (s) => s.jobId);
-  readonly candidates = new Collection<CandidateRow>();
-  readonly applications = new Collection<ApplicationRow>()
-    .defineIndex("job", (a) => a.jobId)
-    .defineIndex("candidate", (a) => a.candidateId);
+  readonly stages = new Collection<StageRow>().defineIndex("job", "jobId");
+  readonly candidates = new Collection<CandidateRow>(CANDIDATE_COLUMNS);
+  readonly applications = new Collection<ApplicationRow>(APPLICATION_COLUMNS)
+    .defineIndex("job", "jobId")
+    .defineIndex("candidate", "candidateId");
   readonly users = new Collection<UserRow>();
   readonly tags = new Collection<TagRow>();
   readonly rejectionReasons = new Collection<RejectionReasonRow>();
-  readonly offers = new Collection<OfferRow>().defineIndex("application", (o) => o.applicationId);
-  readonly interviews = new Collection<InterviewRow>()
-    .defineIndex("job", (i) => i.jobId)
-    .defineIndex("application", (i) => i.applicationId);
+  readonly offers = new Collection<OfferRow>(OFFER_COLUMNS).defineIndex("application", "applicationId");
+  readonly interviews = new Collection<InterviewRow>(INTERVIEW_COLUMNS)
+    .defineIndex("job", "jobId")
+    .defineIndex("application", "applicationId");
   readonly notes = new Map<string, NoteRow[]>();
   readonly resultLinks = new Map<string, ResultLinkRow[]>();
   /** Attachments added through create-application; generated CVs are derived (render/attachments.ts). */
@@ -102,7 +173,11 @@ export class Dataset {
   /** Finds the tag by name (case-insensitive) or creates it, as Kombo does. */
   findOrCreateTag(name: string, newId: () => string): TagRow {
     const wanted = name.trim().toLowerCase();
-    const existing = this.tags.rows.find((t) => t.deletedAt === null && t.name.toLowerCase() === wanted);
+    const existing = this.tags.find(
+      "name",
+      (n) => n.toLowerCase() === wanted,
+      (t) => t.deletedAt === null,
+    );
     if (existing) return existing;
     const at = this.tick();
     return this.tags.insert({
@@ -116,7 +191,7 @@ export class Dataset {
   }
 
   addTag(candidate: CandidateRow, tag: TagRow): void {
-    if (!candidate.tagIds.includes(tag.id)) candidate.tagIds.push(tag.id);
+    if (!candidate.tagIds.includes(tag.id)) candidate.tagIds = [...candidate.tagIds, tag.id];
     this.touchCandidate(candidate);
   }
 

@@ -4,7 +4,7 @@
  *
  * Generated data is deterministic (same seed, same rows), so the file holds only what cannot be
  * generated again: each integration's own fields and generation seed, the rows inserted or changed
- * since generation (Collection.changed), the write-backs the read model does not show (notes,
+ * since generation (Collection.changedRows), the write-backs the read model does not show (notes,
  * result links, attachments), and the connect links and activation tokens. Its size follows the
  * writes, not the dataset. It is rewritten whole (temp file + rename, so a crash never leaves half
  * a file) shortly after each change and once more on close.
@@ -76,8 +76,8 @@ function snapshot(store: SandboxStore, demoIntegrationId: string): SavedState {
       changedSinceSync: [...sync.changedSinceSync],
       rows: Object.fromEntries(
         collectionsOf(i)
-          .filter(([, c]) => c.changed.size > 0)
-          .map(([name, c]) => [name, [...c.changed]]),
+          .map(([name, c]) => [name, c.changedRows()] as const)
+          .filter(([, rows]) => rows.length > 0),
       ),
       notes: [...data.notes],
       resultLinks: [...data.resultLinks],
@@ -91,13 +91,7 @@ function snapshot(store: SandboxStore, demoIntegrationId: string): SavedState {
 function applyRows(collection: Collection<BaseRow>, rows: BaseRow[]): number {
   let latest = 0;
   for (const row of [...rows].sort((a, b) => a.seq - b.seq)) {
-    const existing = collection.get(row.id);
-    if (existing) {
-      Object.assign(existing, row);
-      collection.changed.add(existing);
-    } else {
-      collection.insert(row);
-    }
+    collection.restore(row);
     latest = Math.max(latest, row.changedAt);
   }
   return latest;

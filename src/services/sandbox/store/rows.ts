@@ -1,7 +1,8 @@
 /**
  * The sandbox's internal, normalised records. Timestamps are epoch milliseconds (cheap to compare
  * and to keep 100,000s of); the wire shapes are rendered from these per page (render/*.ts), so a
- * change to a candidate shows at once in every application that embeds it.
+ * change to a candidate shows at once in every application that embeds it. Id lists are readonly:
+ * a write replaces the list (rows of the bulk load share theirs with the store, columns.ts).
  */
 import type {
   ApplicationOutcome,
@@ -45,7 +46,7 @@ export type JobRow = BaseRow & {
   closedAt: number | null;
   createdAt: number;
   updatedAt: number;
-  stageIds: string[];
+  stageIds: readonly string[];
   /** User ids with their hiring-team role. */
   hiringTeam: { userId: string; role: "RECRUITER" | "HIRING_MANAGER" }[];
 };
@@ -62,8 +63,8 @@ export type CandidateRow = BaseRow & {
   source: string;
   createdAt: number;
   updatedAt: number;
-  tagIds: string[];
-  applicationIds: string[];
+  tagIds: readonly string[];
+  applicationIds: readonly string[];
 };
 
 export type ApplicationRow = BaseRow & {
@@ -75,8 +76,8 @@ export type ApplicationRow = BaseRow & {
   rejectedAt: number | null;
   createdAt: number;
   updatedAt: number;
-  interviewIds: string[];
-  offerIds: string[];
+  interviewIds: readonly string[];
+  offerIds: readonly string[];
 };
 
 export type UserRow = BaseRow & {
@@ -109,7 +110,7 @@ export type InterviewRow = BaseRow & {
   city: string | null;
   videoUrl: string | null;
   canceled: boolean;
-  userIds: string[];
+  userIds: readonly string[];
   createdAt: number;
   updatedAt: number;
 };

@@ -13,13 +13,13 @@
  * When package.json has a `build` script it runs first (as `npm start`'s prestart does).
  * Every port is a free one, DATA_DIR a temp directory; everything stops by itself.
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dropSchemas } from "../src/shared/db/pg-schemas.js";
-import { freePort, machine, median, memoryOf, option, processMs, ROOT, settings, stopper, waitHealthy } from "./lib.js";
+import { buildOnce, freePort, machine, median, memoryOf, option, processMs, ROOT, settings, stopper, waitHealthy } from "./lib.js";
 
 /** Every descendant of `pid` (children first found through /proc/<pid>/task/<pid>/children or a /proc scan). */
 function descendants(pid: number): number[] {
@@ -90,7 +90,7 @@ export async function main(args: string[]): Promise<void> {
   });
   const scripts = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
   const script = scripts["start"]!;
-  if (scripts["build"]) execFileSync("npm", ["run", "build", "--silent"], { cwd: ROOT, stdio: "inherit" });
+  buildOnce();
   try {
     // serve api on Postgres, then the whole npm start (PGlite), each as its script starts it.
     const apiEnv = await baseEnv();

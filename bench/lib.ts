@@ -1,5 +1,5 @@
 /** Pieces every benchmark shares: autocannon, free ports, readiness, child servers, statistics, memory. */
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { cpus, totalmem } from "node:os";
@@ -146,13 +146,39 @@ export function profileFlags(): string[] {
   return dir ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : [];
 }
 
-/** `hirebridge serve <services>` in a child process with `env` (and Node `flags`); stopped with SIGTERM (it drains). */
+const packageScripts = (): Record<string, string> =>
+  (JSON.parse(readFileSync(`${ROOT}/package.json`, "utf8")) as { scripts: Record<string, string> }).scripts;
+
+/**
+ * The Node flags production runs with: those of package.json's `start` script
+ * (`node <flags> dist/cli/main.js serve all`), so a bench that measures memory runs what ships.
+ */
+export function productionNodeFlags(): string[] {
+  const words = packageScripts()["start"]?.split(/\s+/) ?? [];
+  return words[0] === "node" ? words.slice(1).filter((w) => w.startsWith("--")) : [];
+}
+
+let built = false;
+/** Builds the compiled runtime (dist/) once per bench process, as `npm start`'s prestart does. */
+export function buildOnce(): void {
+  if (built || !packageScripts()["build"]) return;
+  execFileSync("npm", ["run", "build", "--silent"], { cwd: ROOT, stdio: "inherit" });
+  built = true;
+}
+
+/**
+ * `hirebridge serve <services>` in a child process with `env` (and Node `flags`); stopped with
+ * SIGTERM (it drains). `compiled`: the built JavaScript (dist/, see buildOnce) as production runs
+ * it, instead of the sources through tsx.
+ */
 export function serveChild(
   services: string[],
   env: Record<string, string>,
   flags: string[] = [],
+  opts: { compiled?: boolean } = {},
 ): { child: ChildProcess; stop(): Promise<void> } {
-  const child = spawn(process.execPath, [...profileFlags(), ...flags, "--import", "tsx", "src/cli/main.ts", "serve", ...services], {
+  const entry = opts.compiled ? ["dist/cli/main.js"] : ["--import", "tsx", "src/cli/main.ts"];
+  const child = spawn(process.execPath, [...profileFlags(), ...flags, ...entry, "serve", ...services], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: "warn", NODE_NO_WARNINGS: "1", ...env },
     stdio: ["ignore", "ignore", "inherit"],

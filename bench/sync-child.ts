@@ -6,22 +6,40 @@
  * `syncOnce` also serves the bench's no-write pass.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Application } from "../src/contracts/upstream/index.js";
-import { findIntegration, recordIntegration } from "../src/services/proxy/integrations/integrations.repository.js";
-import { createSyncStore } from "../src/services/recruiting/upstream/index.js";
-import { createAtsReader } from "../src/services/sync/ats-reader.js";
 import type { AtsReader, LinkedPosition, RecruitingStore } from "../src/services/sync/ports.js";
-import { createSyncEngine } from "../src/services/sync/sync-engine.js";
-import { openDatabase, type Database } from "../src/shared/db/database.js";
-import { migrate } from "../src/shared/db/migrate.js";
-import { dropSchemas } from "../src/shared/db/pg-schemas.js";
-import { createLogger } from "../src/shared/http/logger.js";
-import { openJobQueue } from "../src/shared/jobs/queue.js";
-import { createUpstreamClient } from "../src/shared/upstream/upstream-client.js";
+import type { Database } from "../src/shared/db/database.js";
+
+/**
+ * Where the product's modules come from: the compiled JavaScript (dist/) when the bench runs this
+ * file as production runs code (BENCH_RUNTIME=dist: the bench hands Node this file with its types
+ * stripped, as plain JavaScript, from BENCH_ROOT), so the syncing process's memory is what ships;
+ * the sources through tsx otherwise (the profile script). Types come from the sources either way.
+ */
+const RUNTIME = process.env["BENCH_RUNTIME"] === "dist" ? "dist" : "src";
+const ROOT_URL = process.env["BENCH_ROOT"] ? pathToFileURL(`${process.env["BENCH_ROOT"]}/`) : new URL("../", import.meta.url);
+const load = <M>(path: string): Promise<M> => import(new URL(`${RUNTIME}/${path}`, ROOT_URL).href) as Promise<M>;
+const { findIntegration, recordIntegration } = await load<typeof import("../src/services/proxy/integrations/integrations.repository.js")>(
+  "services/proxy/integrations/integrations.repository.js",
+);
+const { createSyncStore } = await load<typeof import("../src/services/recruiting/upstream/index.js")>(
+  "services/recruiting/upstream/index.js",
+);
+const { createAtsReader } = await load<typeof import("../src/services/sync/ats-reader.js")>("services/sync/ats-reader.js");
+const { createSyncEngine } = await load<typeof import("../src/services/sync/sync-engine.js")>("services/sync/sync-engine.js");
+const { openDatabase } = await load<typeof import("../src/shared/db/database.js")>("shared/db/database.js");
+const { migrate } = await load<typeof import("../src/shared/db/migrate.js")>("shared/db/migrate.js");
+const { dropSchemas } = await load<typeof import("../src/shared/db/pg-schemas.js")>("shared/db/pg-schemas.js");
+const { createLogger } = await load<typeof import("../src/shared/http/logger.js")>("shared/http/logger.js");
+const { openJobQueue } = await load<typeof import("../src/shared/jobs/queue.js")>("shared/jobs/queue.js");
+const { releaseStartUpMemory } = await load<typeof import("../src/runtime/start-up-memory.js")>("runtime/start-up-memory.js");
+const { createUpstreamClient } = await load<typeof import("../src/shared/upstream/upstream-client.js")>(
+  "shared/upstream/upstream-client.js",
+);
 
 export const API_KEY = "bench-api-key";
 const DB_URL = process.env["BENCH_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -194,6 +212,9 @@ function ownPeakMb(): number {
   return kb ? Number(kb) / 1024 : 0;
 }
 
+/** The line the syncing process prints once loaded, before the sync: the stack's peak counts from it. */
+export const READY = "ready";
+
 export type ChildJob = { kind: string; sandbox: string; origin: string; integrationId: string; changes: number };
 export type ChildResult = {
   seconds: number;
@@ -211,6 +232,13 @@ export type ChildResult = {
  * is the sync's, not the bench's), then, when asked, the incremental scenario on the same database.
  */
 export async function syncChild(job: ChildJob): Promise<ChildResult> {
+  // What a serving process does once it listens (runtime/start-up-memory.ts): the syncing process
+  // starts from the memory a production process syncs with.
+  releaseStartUpMemory();
+  // The peaks count from here: VmHWM is reset (Linux: 5 > clear_refs), and the bench samples the
+  // stack once this line is out.
+  writeFileSync("/proc/self/clear_refs", "5");
+  await new Promise<void>((resolve) => process.stdout.write(`${READY}\n`, () => resolve()));
   const idleRssMb = process.memoryUsage().rss / 2 ** 20;
   const f = await syncOnce(job.kind, job.sandbox, job.integrationId, true);
   const peakRssMb = ownPeakMb();

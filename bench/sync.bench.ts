@@ -3,11 +3,14 @@
  *
  * Per storage kind (PGlite in a temp directory, or a fresh schema of BENCH_DATABASE_URL, dropped after):
  * 1. Full sync of the sandbox's demo integration holding `--applications` applications (the
- *    sandbox in a child process, the engine in this one): jobs, then the applications in each
+ *    sandbox and the syncing process each a child process running the built dist/ with
+ *    production's Node flags, as `npm start` runs code): jobs, then the applications in each
  *    linked position's candidate stage, written as positions and candidates. Baselines of the same
  *    round: plain sequential HTTP paging (fetch + JSON.parse) of exactly the pages the sync read,
- *    and the engine's own pass with a store that writes nothing. Peak RSS of this process and of
- *    the whole stack (this process + the sandbox; Postgres's own processes not counted).
+ *    and the engine's own pass with a store that writes nothing. Peak RSS of the syncing process
+ *    and of the whole stack (it + the sandbox; Postgres's own processes not counted), from the
+ *    moment the syncing process has loaded and released its start-up memory, as a serving process
+ *    does once it listens.
  * 2. Incremental sync after `--changes` applications moved into the candidate stage upstream,
  *    against plain paging of the pages it read (the changed records).
  * 3. Webhook ingestion: the proxy (job workers off) acknowledging signed data-changed events, each
@@ -20,9 +23,10 @@
  */
 import { spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { stripTypeScriptTypes } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { buildProxyWithSync } from "../src/runtime/wiring.js";
 import { recordIntegration } from "../src/services/proxy/integrations/integrations.repository.js";
 import { advanceCheckpoint } from "../src/services/sync/sync-runs.repository.js";
@@ -31,13 +35,14 @@ import { createVerifier } from "../src/shared/auth/verify-jwt.js";
 import { ConfigSchema, loadConfig } from "../src/shared/config.js";
 import { createLogger } from "../src/shared/http/logger.js";
 import { openJobQueue } from "../src/shared/jobs/queue.js";
-import { autocannon, freePort, machine, median, option, ROOT, serveChild, waitHealthy } from "./lib.js";
-import { API_KEY, storage, syncOnce, type ChildJob, type ChildResult, type PageRequest } from "./sync-child.js";
+import { autocannon, buildOnce, freePort, machine, median, option, productionNodeFlags, ROOT, serveChild, waitHealthy } from "./lib.js";
+import { API_KEY, READY, storage, syncOnce, type ChildJob, type ChildResult, type PageRequest } from "./sync-child.js";
 
 const SECRET = "bench-webhook-secret";
 const logger = createLogger("silent");
 /** How production runs Node (package.json `start`, the image): see docs/operations.md. */
-const NODE_FLAGS = ["--max-semi-space-size=8"];
+/** The sandbox and the syncing process run as production runs code: compiled, with its Node flags. */
+const NODE_FLAGS = productionNodeFlags();
 
 /** Resident memory of a process, MB (Linux /proc). */
 function rssMb(pid: number | undefined): number {
@@ -138,19 +143,36 @@ async function ingestion(
   return { ...runs, stored, drainSeconds, open, failed };
 }
 
+let childScript: string | undefined;
+/**
+ * sync-child.ts as plain JavaScript (its types stripped here, once), importing the built dist/:
+ * the syncing process then loads what production loads, neither tsx nor Node's own type stripper
+ * (which alone adds ~17 MB of RSS).
+ */
+function syncChildScript(): string {
+  if (!childScript) {
+    childScript = join(mkdtempSync(join(tmpdir(), "hirebridge-bench-child-")), "sync-child.mjs");
+    writeFileSync(childScript, stripTypeScriptTypes(readFileSync(join(ROOT, "bench/sync-child.ts"), "utf8")));
+  }
+  return childScript;
+}
+
 /** Runs syncChild in a child process, sampling the RSS of it + the sandbox (the whole stack) meanwhile. */
 async function syncInChild(job: ChildJob, sandboxPid: number | undefined): Promise<ChildResult & { stackMb: number }> {
   // The flags production runs Node with (package.json `start`, the image): a young generation of
   // at most 8 MB per semi-space instead of one sized from the host's memory.
-  const child = spawn(process.execPath, [...NODE_FLAGS, "--import", "tsx", "bench/sync-child.ts", JSON.stringify(job)], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, syncChildScript(), JSON.stringify(job)], {
     cwd: ROOT,
-    env: { ...process.env, NODE_NO_WARNINGS: "1" },
+    env: { ...process.env, NODE_NO_WARNINGS: "1", BENCH_RUNTIME: "dist", BENCH_ROOT: ROOT },
     stdio: ["ignore", "pipe", "inherit"],
   });
   let out = "";
   child.stdout.on("data", (d: Buffer) => (out += d.toString()));
   let stack = 0;
-  const timer = setInterval(() => (stack = Math.max(stack, rssMb(child.pid) + rssMb(sandboxPid))), 50);
+  // From the child's READY line on: its loading is not the sync (a serving process has loaded long before).
+  const timer = setInterval(() => {
+    if (out.startsWith(READY)) stack = Math.max(stack, rssMb(child.pid) + rssMb(sandboxPid));
+  }, 50);
   const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
   clearInterval(timer);
   if (code !== 0) throw new Error(`the syncing process exited with ${code}`);
@@ -168,6 +190,7 @@ export async function main(args: string[]): Promise<void> {
   const connections = Number(option(args, "connections", "20"));
   const rateLimit = args.includes("--rate-limit") ? option(args, "rate-limit", "0") : undefined;
   const port = await freePort();
+  buildOnce();
   // A sandbox state of its own: a saved one (DATA_DIR) would keep another size and earlier runs' changes.
   const sandboxData = mkdtempSync(join(tmpdir(), "hirebridge-bench-sandbox-"));
   const sandbox = serveChild(
@@ -181,6 +204,7 @@ export async function main(args: string[]): Promise<void> {
       SANDBOX_WEBHOOK_URL: "http://127.0.0.1:9/none",
     },
     NODE_FLAGS,
+    { compiled: true },
   );
   const problems: string[] = [];
   try {
@@ -259,6 +283,7 @@ export async function main(args: string[]): Promise<void> {
   } finally {
     await sandbox.stop();
     rmSync(sandboxData, { recursive: true, force: true });
+    if (childScript) rmSync(dirname(childScript), { recursive: true, force: true });
   }
   if (problems.length) throw new Error(`sync bench failed: ${problems.join("; ")}`);
 }

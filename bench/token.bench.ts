@@ -23,7 +23,7 @@ import { once } from "node:events";
 import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { dropSchemas } from "../src/shared/db/pg-schemas.js";
-import { assertAnswers, autocannon, freePort, median, MemoryReport, option, settings, type AutocannonResult } from "./lib.js";
+import { assertAnswers, autocannon, freePort, median, MemoryReport, option, profileFlags, settings, type AutocannonResult } from "./lib.js";
 import { buildTokenApp } from "../src/services/token/app.js";
 import { hashParams, hashPassword, verifyPassword, type HashParams } from "../src/services/token/password-hash.js";
 import { bearerAuth } from "../src/shared/auth/bearer.plugin.js";
@@ -167,7 +167,10 @@ export async function main(args: string[]): Promise<void> {
 
   const loadAtStart = loadavg()[0]!;
   const runner = fileURLToPath(new URL("./run.ts", import.meta.url));
-  const child: ChildProcess = fork(runner, ["token", "--serve", `--db=${dbKind}`], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const child: ChildProcess = fork(runner, ["token", "--serve", `--db=${dbKind}`], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+    execArgv: [...process.execArgv, ...profileFlags()],
+  });
   const [ready] = (await once(child, "message")) as [Ready];
   const memory = new MemoryReport();
   memory.idle(`token service + no-op API (${dbKind})`, child.pid);

@@ -36,7 +36,7 @@ const { migrate } = await load<typeof import("../src/shared/db/migrate.js")>("sh
 const { dropSchemas } = await load<typeof import("../src/shared/db/pg-schemas.js")>("shared/db/pg-schemas.js");
 const { createLogger } = await load<typeof import("../src/shared/http/logger.js")>("shared/http/logger.js");
 const { openJobQueue } = await load<typeof import("../src/shared/jobs/queue.js")>("shared/jobs/queue.js");
-const { releaseStartUpMemory } = await load<typeof import("../src/runtime/start-up-memory.js")>("runtime/start-up-memory.js");
+const { releaseUnusedMemory } = await load<typeof import("../src/runtime/release-memory.js")>("runtime/release-memory.js");
 const { createUpstreamClient } = await load<typeof import("../src/shared/upstream/upstream-client.js")>(
   "shared/upstream/upstream-client.js",
 );
@@ -232,9 +232,9 @@ export type ChildResult = {
  * is the sync's, not the bench's), then, when asked, the incremental scenario on the same database.
  */
 export async function syncChild(job: ChildJob): Promise<ChildResult> {
-  // What a serving process does once it listens (runtime/start-up-memory.ts): the syncing process
+  // What a serving process does once it listens (runtime/release-memory.ts): the syncing process
   // starts from the memory a production process syncs with.
-  releaseStartUpMemory();
+  releaseUnusedMemory();
   // The peaks count from here: VmHWM is reset (Linux: 5 > clear_refs), and the bench samples the
   // stack once this line is out.
   writeFileSync("/proc/self/clear_refs", "5");

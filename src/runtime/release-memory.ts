@@ -1,3 +1,4 @@
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 
@@ -17,7 +18,7 @@ type Gc = (options: { type: "major"; execution: "sync"; flavor: "last-resort" })
  *
  * `gc` is V8's own extension, exposed to a throw-away context only (not as a global of this one).
  */
-export function releaseStartUpMemory(): void {
+export function releaseUnusedMemory(): void {
   setFlagsFromString("--expose-gc");
   let gc: Gc;
   try {
@@ -26,4 +27,40 @@ export function releaseStartUpMemory(): void {
     setFlagsFromString("--no-expose-gc");
   }
   gc({ type: "major", execution: "sync", flavor: "last-resort" });
+}
+
+/**
+ * Gives back what a burst of requests left behind, once the process has been idle a while: no
+ * request in flight on any of `servers` and none started or finished for `idleMs`. V8 keeps the
+ * heap a burst grew to (its memory reducer did not run in 20 s of idling, see above): the sandbox
+ * served a full scan of 100,000 applications at ~145 MB and stayed at ~260 MB after it. One
+ * collection per burst, while nothing is being answered. Answers a function that stops watching.
+ */
+export function releaseMemoryWhenIdle(servers: Server[], idleMs = 2000): () => void {
+  let inFlight = 0;
+  let lastActivity = 0;
+  let released = true;
+  const onRequest = (_req: IncomingMessage, res: ServerResponse) => {
+    inFlight++;
+    released = false;
+    lastActivity = Date.now();
+    res.once("close", () => {
+      inFlight--;
+      lastActivity = Date.now();
+    });
+  };
+  for (const s of servers) s.on("request", onRequest);
+  const timer = setInterval(
+    () => {
+      if (released || inFlight > 0 || Date.now() - lastActivity < idleMs) return;
+      released = true;
+      releaseUnusedMemory();
+    },
+    Math.max(100, idleMs / 4),
+  );
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    for (const s of servers) s.off("request", onRequest);
+  };
 }

@@ -38,8 +38,46 @@ describeEachDatabase("sync engine", (getDb) => {
     await stack.close();
   });
 
+  /** A full sync of jobs and applications: it sets the checkpoint an incremental run reads from. */
+  const fullSync = async (engine: ReturnType<typeof engineWith>) => {
+    await engine.start({ integrationId, orgId, models: ["jobs", "applications"], type: "FULL", trigger: "sync-all" });
+    await engine.run({ integrationId, model: "jobs" }, { last: false });
+    await engine.run({ integrationId, model: "applications" }, { last: false });
+  };
+  /** The upstream application ids of the integration's candidates. */
+  const syncedApplicationIds = async (): Promise<string[]> =>
+    (
+      await getDb().query<{ upstream_application_id: string }>(
+        "select upstream_application_id from candidates c join positions p on p.id = c.position_id where p.upstream_integration_id = $1",
+        [integrationId],
+      )
+    ).map((c) => c.upstream_application_id);
+  /**
+   * Moves `count` applications that are not candidates yet into the candidate stage upstream;
+   * answers their ids, and the page of applications they were picked from.
+   */
+  const moveIntoCandidateStage = async (count: number, known: string[]): Promise<{ moved: string[]; all: Application[] }> => {
+    const all = (await reader.page<Application>(integrationId, "/ats/applications", { page_size: "250" })).results;
+    const moved: string[] = [];
+    for (const app of all) {
+      if (moved.length === count) break;
+      if (known.includes(app.id) || !app.candidate?.email_addresses?.length || app.remote_deleted_at) continue;
+      const res = await fetch(
+        `${stack.sandbox.origin}/sandbox/integrations/${encodeURIComponent(integrationId)}/applications/${app.id}/stage`,
+        { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ stage_name: "AI Interview" }) },
+      );
+      if (res.ok) moved.push(app.id);
+    }
+    assert.equal(moved.length, count);
+    return { moved, all };
+  };
+
   const store = createSyncStore({ interviewBaseUrl: "http://127.0.0.1/interview" });
-  const engineWith = (r: AtsReader) =>
+  /** The engine over the suite's stack, pages of two; `over` swaps its store or its checkpoint margin. */
+  const engineWith = (
+    r: AtsReader,
+    over: Partial<Pick<Parameters<typeof createSyncEngine>[0], "store" | "checkpointMarginSeconds">> = {},
+  ) =>
     createSyncEngine({
       db: getDb().db,
       queue: stack.queue,
@@ -50,6 +88,7 @@ describeEachDatabase("sync engine", (getDb) => {
       defaultCandidateStage: "AI Interview",
       checkpointMarginSeconds: 60,
       pageSize: 2,
+      ...over,
     });
   const linkedPositions = async () =>
     getDb().query<{ upstream_job_id_id: string }>("select upstream_job_id_id from positions where upstream_integration_id = $1", [
@@ -156,10 +195,7 @@ describeEachDatabase("sync engine", (getDb) => {
     // connection, say): the page rolls back, the run stays running at the page before.
     await forget();
     let writes = 0;
-    const breaking = createSyncEngine({
-      db: getDb().db,
-      queue: stack.queue,
-      reader,
+    const breaking = engineWith(reader, {
       store: {
         ...store,
         upsertCandidates: async (...args) => {
@@ -168,11 +204,6 @@ describeEachDatabase("sync engine", (getDb) => {
           return counts;
         },
       },
-      integrations: stack.proxy.proxy!.integrations,
-      logger: silentLogger(),
-      defaultCandidateStage: "AI Interview",
-      checkpointMarginSeconds: 60,
-      pageSize: 2,
     });
     const runId = (await engine.start({ integrationId, orgId, models: ["applications"], type: "FULL", trigger: "sync-all" })).id;
     await assert.rejects(breaking.run({ integrationId, model: "applications" }, { last: false }), /connection lost/);
@@ -197,32 +228,10 @@ describeEachDatabase("sync engine", (getDb) => {
 
   test("an incremental applications sync reads only the changed applications and adds those now in their candidate stage", async () => {
     const engine = engineWith(reader);
-    // A full sync first: it sets the checkpoint the incremental run reads from.
-    await engine.start({ integrationId, orgId, models: ["jobs", "applications"], type: "FULL", trigger: "sync-all" });
-    await engine.run({ integrationId, model: "jobs" }, { last: false });
-    await engine.run({ integrationId, model: "applications" }, { last: false });
-    const before = await getDb().query<{ upstream_application_id: string }>(
-      "select upstream_application_id from candidates c join positions p on p.id = c.position_id where p.upstream_integration_id = $1",
-      [integrationId],
-    );
-    const known = new Set(before.map((c) => c.upstream_application_id));
+    await fullSync(engine);
+    const known = await syncedApplicationIds();
     // Three applications not yet candidates move into the "AI Interview" stage upstream.
-    const all = (await reader.page<Application>(integrationId, "/ats/applications", { page_size: "250" })).results;
-    const moved: string[] = [];
-    for (const app of all) {
-      if (moved.length === 3) break;
-      if (known.has(app.id) || !app.candidate?.email_addresses?.length || app.remote_deleted_at) continue;
-      const res = await fetch(
-        `${stack.sandbox.origin}/sandbox/integrations/${encodeURIComponent(integrationId)}/applications/${app.id}/stage`,
-        {
-          method: "PUT",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ stage_name: "AI Interview" }),
-        },
-      );
-      if (res.ok) moved.push(app.id);
-    }
-    assert.equal(moved.length, 3);
+    const { moved } = await moveIntoCandidateStage(3, known);
     const calls: Record<string, string>[] = [];
     const recording: AtsReader = {
       ...reader,
@@ -240,42 +249,18 @@ describeEachDatabase("sync engine", (getDb) => {
       JSON.stringify(calls),
     );
     assert.equal(calls.length, Math.max(1, Math.ceil(3 / 2)), "only the pages of changes were read");
-    const after = await getDb().query<{ upstream_application_id: string }>(
-      "select upstream_application_id from candidates c join positions p on p.id = c.position_id where p.upstream_integration_id = $1",
-      [integrationId],
-    );
-    assert.deepEqual(new Set(after.map((c) => c.upstream_application_id)), new Set([...known, ...moved]));
+    assert.deepEqual(new Set(await syncedApplicationIds()), new Set([...known, ...moved]));
     assert.equal(done.createdCount, 3);
   });
 
   test("an incremental run writing the pages read meanwhile together, interrupted, resumes after its last commit: nothing skipped, nothing written or counted twice", async () => {
     const engine = engineWith(reader);
-    await engine.start({ integrationId, orgId, models: ["jobs", "applications"], type: "FULL", trigger: "sync-all" });
-    await engine.run({ integrationId, model: "jobs" }, { last: false });
-    await engine.run({ integrationId, model: "applications" }, { last: false });
+    await fullSync(engine);
     // The checkpoint at now, and no margin below: the run reads exactly the changes below.
     await getDb().query("update sync_checkpoints set synced_until = now() where integration_id = $1", [integrationId]);
-    const candidatesNow = async () =>
-      (
-        await getDb().query<{ upstream_application_id: string }>(
-          "select upstream_application_id from candidates c join positions p on p.id = c.position_id where p.upstream_integration_id = $1",
-          [integrationId],
-        )
-      ).map((c) => c.upstream_application_id);
-    const known = await candidatesNow();
+    const known = await syncedApplicationIds();
     // Seven applications move into the candidate stage: four pages of two.
-    const all = (await reader.page<Application>(integrationId, "/ats/applications", { page_size: "250" })).results;
-    const moved: string[] = [];
-    for (const app of all) {
-      if (moved.length === 7) break;
-      if (known.includes(app.id) || !app.candidate?.email_addresses?.length || app.remote_deleted_at) continue;
-      const res = await fetch(
-        `${stack.sandbox.origin}/sandbox/integrations/${encodeURIComponent(integrationId)}/applications/${app.id}/stage`,
-        { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ stage_name: "AI Interview" }) },
-      );
-      if (res.ok) moved.push(app.id);
-    }
-    assert.equal(moved.length, 7);
+    const { moved, all } = await moveIntoCandidateStage(7, known);
 
     // The first write waits until the other three pages were read, so they are written together;
     // that second write breaks after its candidates were written (the connection lost, say). The
@@ -292,10 +277,8 @@ describeEachDatabase("sync engine", (getDb) => {
       },
     };
     const written: number[] = [];
-    const breaking = createSyncEngine({
-      db: getDb().db,
-      queue: stack.queue,
-      reader: counting,
+    const breaking = engineWith(counting, {
+      checkpointMarginSeconds: 0,
       store: {
         ...store,
         positionsOfJobs: async (_q, _o, _i, ids) => positions.filter((p) => ids.includes(p.upstreamJobIdId)),
@@ -310,11 +293,6 @@ describeEachDatabase("sync engine", (getDb) => {
           return counts;
         },
       },
-      integrations: stack.proxy.proxy!.integrations,
-      logger: silentLogger(),
-      defaultCandidateStage: "AI Interview",
-      checkpointMarginSeconds: 0,
-      pageSize: 2,
     });
     const run = await engine.start({ integrationId, orgId, models: ["applications"], type: "DELTA", trigger: "data-changed" });
     await assert.rejects(breaking.run({ integrationId, model: "applications" }, { last: false }), /connection lost/);
@@ -324,12 +302,12 @@ describeEachDatabase("sync engine", (getDb) => {
     assert.equal(broken.pages, 1, "the broken write's pages rolled back with it");
     assert.equal(broken.createdCount, 2);
     assert.ok(broken.pageCursor, "the resume point is the second page");
-    assert.equal((await candidatesNow()).length, known.length + 2, "only the first page's candidates are there");
+    assert.equal((await syncedApplicationIds()).length, known.length + 2, "only the first page's candidates are there");
 
     await engineWith(reader).run({ integrationId, model: "applications" }, { last: false });
     const done = (await findSyncRun(getDb().db, run.id))!;
     assert.equal(done.state, "succeeded");
-    const after = await candidatesNow();
+    const after = await syncedApplicationIds();
     assert.equal(after.length, new Set(after).size, "no candidate twice");
     assert.deepEqual(new Set(after), new Set([...known, ...moved]), "none skipped");
     assert.equal(done.createdCount, 7, "each counted once");
@@ -347,9 +325,7 @@ describeEachDatabase("sync engine", (getDb) => {
 
   test("an incremental run cancelled before its last page is written: that page rolls back and the checkpoint stays", async () => {
     const engine = engineWith(reader);
-    await engine.start({ integrationId, orgId, models: ["jobs", "applications"], type: "FULL", trigger: "sync-all" });
-    await engine.run({ integrationId, model: "jobs" }, { last: false });
-    await engine.run({ integrationId, model: "applications" }, { last: false });
+    await fullSync(engine);
     await getDb().query("update sync_checkpoints set synced_until = now() where integration_id = $1", [integrationId]);
     const checkpoint = async () =>
       (
@@ -359,26 +335,8 @@ describeEachDatabase("sync engine", (getDb) => {
         )
       )[0]!.synced_until;
     const before = new Date(await checkpoint()).getTime();
-    const candidates = async () =>
-      (
-        await getDb().query<{ upstream_application_id: string }>(
-          "select upstream_application_id from candidates c join positions p on p.id = c.position_id where p.upstream_integration_id = $1",
-          [integrationId],
-        )
-      ).map((c) => c.upstream_application_id);
-    const known = await candidates();
-    const all = (await reader.page<Application>(integrationId, "/ats/applications", { page_size: "250" })).results;
-    const moved: string[] = [];
-    for (const app of all) {
-      if (moved.length === 3) break;
-      if (known.includes(app.id) || !app.candidate?.email_addresses?.length || app.remote_deleted_at) continue;
-      const res = await fetch(
-        `${stack.sandbox.origin}/sandbox/integrations/${encodeURIComponent(integrationId)}/applications/${app.id}/stage`,
-        { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ stage_name: "AI Interview" }) },
-      );
-      if (res.ok) moved.push(app.id);
-    }
-    assert.equal(moved.length, 3);
+    const known = await syncedApplicationIds();
+    await moveIntoCandidateStage(3, known);
     // The integration is paused while the last page (the second of two) is being read.
     const pausing: AtsReader = {
       ...reader,
@@ -388,21 +346,11 @@ describeEachDatabase("sync engine", (getDb) => {
       },
     };
     const run = await engine.start({ integrationId, orgId, models: ["applications"], type: "DELTA", trigger: "data-changed" });
-    await createSyncEngine({
-      db: getDb().db,
-      queue: stack.queue,
-      reader: pausing,
-      store,
-      integrations: stack.proxy.proxy!.integrations,
-      logger: silentLogger(),
-      defaultCandidateStage: "AI Interview",
-      checkpointMarginSeconds: 0,
-      pageSize: 2,
-    }).run({ integrationId, model: "applications" }, { last: false });
+    await engineWith(pausing, { checkpointMarginSeconds: 0 }).run({ integrationId, model: "applications" }, { last: false });
     const cancelled = (await findSyncRun(getDb().db, run.id))!;
     assert.equal(cancelled.state, "cancelled");
     assert.ok(cancelled.pages <= 1, `${cancelled.pages} pages recorded`);
-    const added = (await candidates()).length - known.length;
+    const added = (await syncedApplicationIds()).length - known.length;
     assert.equal(added, cancelled.createdCount, "only the pages recorded were written");
     assert.ok(added < 3, "the last page's candidates rolled back");
     assert.equal(new Date(await checkpoint()).getTime(), before, "the checkpoint did not move");

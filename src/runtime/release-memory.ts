@@ -34,9 +34,10 @@ export function releaseUnusedMemory(): void {
  * request in flight on any of `servers` and none started or finished for `idleMs`. V8 keeps the
  * heap a burst grew to (its memory reducer did not run in 20 s of idling, see above): the sandbox
  * served a full scan of 100,000 applications at ~145 MB and stayed at ~260 MB after it. One
- * collection per burst, while nothing is being answered. Answers a function that stops watching.
+ * collection per burst, while nothing is being answered (`release`, replaceable for tests). Answers
+ * a function that stops watching.
  */
-export function releaseMemoryWhenIdle(servers: Server[], idleMs = 2000): () => void {
+export function releaseMemoryWhenIdle(servers: Server[], idleMs = 2000, release: () => void = releaseUnusedMemory): () => void {
   let inFlight = 0;
   let lastActivity = 0;
   let released = true;
@@ -54,7 +55,7 @@ export function releaseMemoryWhenIdle(servers: Server[], idleMs = 2000): () => v
     () => {
       if (released || inFlight > 0 || Date.now() - lastActivity < idleMs) return;
       released = true;
-      releaseUnusedMemory();
+      release();
     },
     Math.max(100, idleMs / 4),
   );

@@ -1,5 +1,22 @@
+import type { Database } from "./database.js";
+
 /** One item's answer from a commit: its value, or the error its request fails with. */
 export type Settled<O> = { ok: true; value: O } | { ok: false; error: unknown };
+
+/** Runs `work` for one item of a batch: its failure becomes that item's answer, not the batch's. */
+export async function settle<O>(work: () => Promise<O>): Promise<Settled<O>> {
+  try {
+    return { ok: true, value: await work() };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+/**
+ * Commits a group commit keeps under way at once on `kind`: PGlite has one connection, so a second
+ * would only queue behind the first; on Postgres a second batch gathers while the first commits.
+ */
+export const commitsInFlight = (kind: Database["kind"]): number => (kind === "pglite" ? 1 : 2);
 
 export type GroupCommitOptions<I, O> = {
   /** Most items in one commit. */

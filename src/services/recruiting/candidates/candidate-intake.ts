@@ -1,5 +1,5 @@
 import type { Database } from "../../../shared/db/database.js";
-import { createGroupCommit, type Settled } from "../../../shared/db/group-commit.js";
+import { commitsInFlight, createGroupCommit, settle, type Settled } from "../../../shared/db/group-commit.js";
 import { refusedByServer } from "../../../shared/db/pg-error.js";
 import { uuidv7s } from "../../../shared/db/uuid7.js";
 import { notFound } from "../../../shared/errors.js";
@@ -48,16 +48,8 @@ export function createCandidateIntake(database: Database): CandidateIntake {
     return row;
   }
 
-  const settle = async (c: CandidateToCreate): Promise<Settled<CandidateRow>> => {
-    try {
-      return { ok: true, value: await createOne(c) };
-    } catch (error) {
-      return { ok: false, error };
-    }
-  };
-
   async function commit(items: CandidateToCreate[]): Promise<Settled<CandidateRow>[]> {
-    if (items.length === 1) return [await settle(items[0]!)];
+    if (items.length === 1) return [await settle(() => createOne(items[0]!))];
     let created = new Map<string, CandidateRow>();
     try {
       created = await insertCandidatesWithInterviews(db, items);
@@ -67,14 +59,14 @@ export function createCandidateIntake(database: Database): CandidateIntake {
     const out: Settled<CandidateRow>[] = [];
     for (const c of items) {
       const row = created.get(c.id);
-      out.push(row ? { ok: true, value: row } : await settle(c));
+      out.push(row ? { ok: true, value: row } : await settle(() => createOne(c)));
     }
     return out;
   }
 
   const group = createGroupCommit<CandidateToCreate, CandidateRow>({
     maxBatch: 100,
-    maxInFlight: database.kind === "pglite" ? 1 : 2,
+    maxInFlight: commitsInFlight(database.kind),
     commit,
   });
 

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { Database } from "../../../shared/db/database.js";
-import { createGroupCommit, type Settled } from "../../../shared/db/group-commit.js";
+import { commitsInFlight, createGroupCommit, type Settled } from "../../../shared/db/group-commit.js";
 import { AppError } from "../../../shared/errors.js";
 import { QUEUES, type JobQueue } from "../../../shared/jobs/queue.js";
 import type { WebhookEventRow } from "../sync.tables.js";
@@ -75,7 +75,7 @@ export function createEventIntake(opts: EventIntakeOptions) {
 
   const group = createGroupCommit<NewWebhookEvent, IntakeOutcome>({
     maxBatch: opts.maxBatch ?? 500,
-    maxInFlight: opts.maxInFlight ?? (opts.database.kind === "pglite" ? 1 : 2),
+    maxInFlight: opts.maxInFlight ?? commitsInFlight(opts.database.kind),
     commit: store,
   });
 

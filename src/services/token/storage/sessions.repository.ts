@@ -1,6 +1,6 @@
 import { and, eq, isNotNull, isNull, lt, or } from "drizzle-orm";
 import type { Database, Db, Queryable } from "../../../shared/db/database.js";
-import { createGroupCommit, type Settled } from "../../../shared/db/group-commit.js";
+import { commitsInFlight, createGroupCommit, settle, type Settled } from "../../../shared/db/group-commit.js";
 import { namedStatement } from "../../../shared/db/named-statement.js";
 import { refusedByServer } from "../../../shared/db/pg-error.js";
 import { tokenSessions, type ClaimsUser, type SessionEndReason, type SessionRow } from "./token.tables.js";
@@ -109,7 +109,7 @@ async function rotateMany(db: Db, inputs: RotateInput[]): Promise<(Rotated | nul
 export function sessionsRepository(db: Db, kind: Database["kind"]) {
   const rotation = createGroupCommit<RotateInput, Rotated | null>({
     maxBatch: 100,
-    maxInFlight: kind === "pglite" ? 1 : 2,
+    maxInFlight: commitsInFlight(kind),
     commit: async (inputs) => {
       if (inputs.length > 1) {
         try {
@@ -121,13 +121,7 @@ export function sessionsRepository(db: Db, kind: Database["kind"]) {
         }
       }
       const out: Settled<Rotated | null>[] = [];
-      for (const input of inputs) {
-        try {
-          out.push({ ok: true, value: (await rotateMany(db, [input]))[0] ?? null });
-        } catch (error) {
-          out.push({ ok: false, error });
-        }
-      }
+      for (const input of inputs) out.push(await settle(async () => (await rotateMany(db, [input]))[0] ?? null));
       return out;
     },
   });

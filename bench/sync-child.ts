@@ -45,16 +45,40 @@ export const API_KEY = "bench-api-key";
 const DB_URL = process.env["BENCH_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
 const logger = createLogger("silent");
 
-/** A fresh, migrated database: PGlite in a temp directory, or a new schema of BENCH_DATABASE_URL (dropped by dispose). */
-export async function storage(kind: string): Promise<{ database: Database; dispose(): Promise<void> }> {
+/**
+ * A fresh, migrated database: PGlite in a temp directory, or a new schema of BENCH_DATABASE_URL (dropped by dispose).
+ * `env` points a served process (`hirebridge serve`) at the same database. PGlite admits one
+ * process at a time: `lend` closes the bench's handle while a served process holds the database,
+ * `reopen` takes it back (on Postgres both keep the one pool).
+ */
+export type Storage = {
+  database: Database;
+  env: Record<string, string>;
+  lend(): Promise<void>;
+  reopen(): Promise<Database>;
+  dispose(): Promise<void>;
+};
+
+export async function storage(kind: string): Promise<Storage> {
   if (kind === "pglite") {
     const dir = mkdtempSync(join(tmpdir(), "hirebridge-bench-"));
-    const database = await openDatabase({ dataDir: dir });
-    await migrate(database);
+    // Where `hirebridge serve` keeps PGlite under DATA_DIR.
+    const open = async () => {
+      const database = await openDatabase({ dataDir: join(dir, "pglite") });
+      await migrate(database);
+      return database;
+    };
+    let current: Database | undefined = await open();
     return {
-      database,
+      database: current,
+      env: { DATA_DIR: dir },
+      async lend() {
+        await current?.close();
+        current = undefined;
+      },
+      reopen: async () => (current ??= await open()),
       dispose: async () => {
-        await database.close();
+        await current?.close();
         rmSync(dir, { recursive: true, force: true });
       },
     };
@@ -64,6 +88,9 @@ export async function storage(kind: string): Promise<{ database: Database; dispo
   await migrate(database);
   return {
     database,
+    env: { DATABASE_URL: DB_URL, DATABASE_SCHEMA: schema },
+    lend: async () => {},
+    reopen: async () => database,
     dispose: async () => {
       await database.close();
       await dropSchemas(DB_URL, schema);

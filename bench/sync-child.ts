@@ -200,6 +200,36 @@ async function assertSucceeded(database: Database): Promise<void> {
 }
 
 /** Moves `count` applications not in "AI Interview" into it upstream (the sandbox's admin surface); answers when it started. */
+/** CPU ticks (utime + stime) of a process so far (Linux /proc); null when it cannot be read. */
+export function cpuTicks(pid: number): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Waits until process `pid` has used no CPU for 100 ms (at most 5 s). After a burst of changes the
+ * sandbox writes its state file (50 ms after the last one, see sandbox/store/persistence.ts): the
+ * stand-in upstream's own bookkeeping, which would otherwise run during the timed run and not
+ * during its baseline.
+ */
+export async function untilQuiet(pid: number | undefined): Promise<void> {
+  if (!pid) return;
+  const end = performance.now() + 5_000;
+  let last = cpuTicks(pid);
+  let quietSince = performance.now();
+  while (last !== null && performance.now() < end) {
+    await new Promise((r) => setTimeout(r, 20));
+    const now = cpuTicks(pid);
+    if (now !== last) quietSince = performance.now();
+    else if (performance.now() - quietSince >= 100) return;
+    last = now;
+  }
+}
+
 export async function changeApplications(origin: string, integrationId: string, count: number): Promise<number> {
   const headers = { authorization: `Bearer ${API_KEY}`, "x-integration-id": integrationId };
   let moved = 0;
@@ -242,7 +272,15 @@ function ownPeakMb(): number {
 /** The line the syncing process prints once loaded, before the sync: the stack's peak counts from it. */
 export const READY = "ready";
 
-export type ChildJob = { kind: string; sandbox: string; origin: string; integrationId: string; changes: number };
+export type ChildJob = {
+  kind: string;
+  sandbox: string;
+  origin: string;
+  integrationId: string;
+  changes: number;
+  /** The sandbox's process, to wait for it to go quiet after the changes. */
+  sandboxPid?: number | undefined;
+};
 export type ChildResult = {
   seconds: number;
   requests: PageRequest[];
@@ -272,6 +310,7 @@ export async function syncChild(job: ChildJob): Promise<ChildResult> {
   let incremental: ChildResult["incremental"] = null;
   if (job.changes > 0) {
     const moved = await changeApplications(job.origin, job.integrationId, job.changes);
+    await untilQuiet(job.sandboxPid);
     // The sandbox sorts its change log on the first `updated_after` query (~0.3 s at 100,000
     // records): one such query first, so the run pays what its baseline (plain paging, after it) pays.
     await f.base.page(job.integrationId, "/ats/applications", { page_size: "1", updated_after: new Date().toISOString() });

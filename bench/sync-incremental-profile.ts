@@ -14,13 +14,13 @@
  * CPUPROF=1: a CPU profile of the last round, /tmp/sync-incremental.cpuprofile. The statements
  * are timed by wrapping pg's Client.prototype.query, in this process only.
  */
-import { writeFileSync, mkdtempSync, readFileSync } from "node:fs";
+import { writeFileSync, mkdtempSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { freePort, median, serveChild, waitHealthy } from "./lib.js";
-import { changeApplications, recording, syncOnce } from "./sync-child.js";
+import { changeApplications, cpuTicks, recording, syncOnce, untilQuiet } from "./sync-child.js";
 
 const ROUNDS = Number(process.env["ROUNDS"] ?? 3);
 const APPS = process.env["APPS"] ?? "100000";
@@ -31,14 +31,7 @@ const times: number[] = [];
 const stats = { statements: 0, commits: 0 };
 const backends = new Set<number>();
 /** utime + stime of a process, ms (Linux /proc; 100 ticks a second). */
-const cpuMs = (pid: number) => {
-  try {
-    const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return (Number(f[11]) + Number(f[12])) * 10;
-  } catch {
-    return 0;
-  }
-};
+const cpuMs = (pid: number) => (cpuTicks(pid) ?? 0) * 10;
 const cpus = { sync: [] as number[], pg: [] as number[], sandbox: [] as number[], statements: [] as number[], commits: [] as number[] };
 const plains: number[] = [];
 const ratios: number[] = [];
@@ -118,6 +111,7 @@ try {
     // Checkpoint at now (+ the margin), so each round reads only its own changes.
     await f.setup.database.query("update sync_checkpoints set synced_until = now() + interval '300 seconds' where model = 'applications'");
     await changeApplications(origin, integrationId, 1000);
+    await untilQuiet(sandbox.child.pid);
     await f.base.page(integrationId, "/ats/applications", { page_size: "1", updated_after: new Date().toISOString() });
     const rec = recording(f.base);
     const timed = {

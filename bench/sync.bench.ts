@@ -253,7 +253,14 @@ export async function main(args: string[]): Promise<void> {
         const full: Awaited<ReturnType<typeof syncInChild>>[] = [];
         for (let r = 0; r < rounds; r++) {
           // The last round also runs the incremental scenario on its database.
-          const job: ChildJob = { kind, sandbox: sandboxUrl, origin, integrationId, changes: r === rounds - 1 ? changes : 0 };
+          const job: ChildJob = {
+            kind,
+            sandbox: sandboxUrl,
+            origin,
+            integrationId,
+            changes: r === rounds - 1 ? changes : 0,
+            sandboxPid: sandbox.child.pid,
+          };
           full.push(await syncInChild(job, sandbox.child.pid));
           plain.push(await plainPaging(sandboxUrl, integrationId, full[r]!.requests));
           const d = await syncOnce(kind, sandboxUrl, integrationId, false);

@@ -41,6 +41,9 @@ export type CreateAppOptions = {
  * (generated when absent or unsafe) and echoed back, `/healthz` and `/readyz`, `/metrics`, server
  * timeouts against slow clients, and the error handler.
  */
+/** Most bytes of a declared body above the limit read and discarded rather than reset (see the onError hook). */
+const DISCARD_MAX_BYTES = 16 * 1024 * 1024;
+
 export function createApp(opts: CreateAppOptions): App {
   const app = Fastify({
     loggerInstance: opts.logger as FastifyBaseLogger,
@@ -76,6 +79,17 @@ export function createApp(opts: CreateAppOptions): App {
 
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
+    done();
+  });
+  // Fastify answers a body above the limit with `Connection: close` and closes the socket with the
+  // rest of the body still arriving: the kernel then resets the connection, and a proxy still
+  // sending that body (nginx) may see the reset before our 413 and answer 502 instead. A declared
+  // body of up to DISCARD_MAX_BYTES keeps the connection: once the 413 is sent Node reads the rest
+  // and throws it away (bounded in time by the request timeout), so the 413 arrives whole.
+  app.addHook("onError", (request, reply, error, done) => {
+    if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE" && Number(request.headers["content-length"]) <= DISCARD_MAX_BYTES) {
+      reply.removeHeader("connection");
+    }
     done();
   });
   if (opts.errorHandler !== false) {

@@ -102,6 +102,53 @@ describe("protection and readiness of the resource servers", () => {
     assert.match(answer, /^HTTP\/1\.1 408/);
   });
 
+  test("a body over the limit sent whole gets its 413 on a connection that stays usable; a huge one is cut off", async (t) => {
+    const app = await api({ BODY_LIMIT_BYTES: 2048 });
+    t.after(() => app.close());
+    await app.listen({ host: "127.0.0.1", port: 0 });
+    const { port } = app.server.address() as { port: number };
+    const user = await identity.login();
+    const head = (length: number) =>
+      `POST /api/v1/org/${user.orgId}/position HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${user.accessToken}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+    /** Writes `parts` on a new connection; resolves with what came back once `done` holds or it closed. */
+    const exchange = (parts: string[], done: (data: string) => boolean) =>
+      new Promise<{ data: string; errors: string[]; closed: boolean }>((resolve) => {
+        const socket = connect(port, "127.0.0.1");
+        const errors: string[] = [];
+        let data = "";
+        socket.on("error", (e: NodeJS.ErrnoException) => errors.push(e.code ?? e.message));
+        socket.on("data", (d) => {
+          data += d.toString();
+          if (done(data)) {
+            socket.destroy();
+            resolve({ data, errors, closed: false });
+          }
+        });
+        socket.on("close", () => resolve({ data, errors, closed: true }));
+        for (const part of parts) socket.write(part);
+      });
+
+    // What a proxy in front does: send the whole body, then read. The rest of the body is read and
+    // discarded, so neither the 413 nor the next request on the connection meets a reset.
+    const body = JSON.stringify({ name: "x", role_description: "y".repeat(500_000) });
+    const whole = await exchange([head(body.length), body, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"], (d) =>
+      /HTTP\/1\.1 200[\s\S]*\r\n\r\n\{/.test(d),
+    );
+    assert.deepEqual(whole.errors, []);
+    assert.equal(whole.closed, false, `the connection stayed open for the next request: ${whole.data.slice(0, 300)}`);
+    const [first] = whole.data.split(/(?=HTTP\/1\.1 200)/);
+    assert.match(first!, /^HTTP\/1\.1 413/);
+    assert.doesNotMatch(first!, /connection: close/i);
+    assert.match(first!, /"detail":"[^"]*too large/i);
+
+    // A declared body beyond what is worth reading (16 MiB) is answered and the connection closed.
+    const huge = await exchange([head(32 * 1024 * 1024), "{"], () => false);
+    assert.equal(huge.closed, true);
+    assert.match(huge.data, /^HTTP\/1\.1 413/);
+    assert.match(huge.data, /connection: close/i);
+  });
+
   test("/readyz fails while Postgres is unreachable and recovers by itself", async (t) => {
     // A TCP relay in front of Postgres that the test can cut and restore.
     const target = new URL(TEST_DATABASE_URL);

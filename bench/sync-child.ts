@@ -199,7 +199,6 @@ async function assertSucceeded(database: Database): Promise<void> {
   if (failed) throw new Error(`sync ${failed.model} ${failed.state}: ${failed.last_error}`);
 }
 
-/** Moves `count` applications not in "AI Interview" into it upstream (the sandbox's admin surface); answers when it started. */
 /** CPU ticks (utime + stime) of a process so far (Linux /proc); null when it cannot be read. */
 export function cpuTicks(pid: number): number | null {
   try {
@@ -230,6 +229,7 @@ export async function untilQuiet(pid: number | undefined): Promise<void> {
   }
 }
 
+/** Moves `count` applications not in "AI Interview" into it upstream (the sandbox's admin surface); answers when it started. */
 export async function changeApplications(origin: string, integrationId: string, count: number): Promise<number> {
   const headers = { authorization: `Bearer ${API_KEY}`, "x-integration-id": integrationId };
   let moved = 0;
@@ -278,7 +278,7 @@ export type ChildJob = {
   origin: string;
   integrationId: string;
   changes: number;
-  /** The sandbox's process, to wait for it to go quiet after the changes. */
+  /** The sandbox's process: its RSS counts in the stack's peak, and the incremental run waits for it to go quiet after the changes. */
   sandboxPid?: number | undefined;
 };
 export type ChildResult = {

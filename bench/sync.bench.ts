@@ -181,7 +181,7 @@ function syncChildScript(): string {
 }
 
 /** Runs syncChild in a child process, sampling the RSS of it + the sandbox (the whole stack) meanwhile. */
-async function syncInChild(job: ChildJob, sandboxPid: number | undefined): Promise<ChildResult & { stackMb: number }> {
+async function syncInChild(job: ChildJob): Promise<ChildResult & { stackMb: number }> {
   // The flags production runs Node with (package.json `start`, the image): a young generation of
   // at most 8 MB per semi-space instead of one sized from the host's memory.
   const child = spawn(process.execPath, [...NODE_FLAGS, syncChildScript(), JSON.stringify(job)], {
@@ -194,7 +194,7 @@ async function syncInChild(job: ChildJob, sandboxPid: number | undefined): Promi
   let stack = 0;
   // From the child's READY line on: its loading is not the sync (a serving process has loaded long before).
   const timer = setInterval(() => {
-    if (out.startsWith(READY)) stack = Math.max(stack, rssMb(child.pid) + rssMb(sandboxPid));
+    if (out.startsWith(READY)) stack = Math.max(stack, rssMb(child.pid) + rssMb(job.sandboxPid));
   }, 50);
   const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
   clearInterval(timer);
@@ -261,7 +261,7 @@ export async function main(args: string[]): Promise<void> {
             changes: r === rounds - 1 ? changes : 0,
             sandboxPid: sandbox.child.pid,
           };
-          full.push(await syncInChild(job, sandbox.child.pid));
+          full.push(await syncInChild(job));
           plain.push(await plainPaging(sandboxUrl, integrationId, full[r]!.requests));
           const d = await syncOnce(kind, sandboxUrl, integrationId, false);
           await d.setup.close();

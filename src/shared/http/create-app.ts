@@ -15,6 +15,9 @@ export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerRespo
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** Most bytes of a declared body above the limit read and discarded rather than reset (see the onError hook). */
+const DISCARD_MAX_BYTES = 16 * 1024 * 1024;
+
 export type CreateAppOptions = {
   /** Label of the service's metrics (token, api, proxy, sandbox). */
   service: string;
@@ -41,9 +44,6 @@ export type CreateAppOptions = {
  * (generated when absent or unsafe) and echoed back, `/healthz` and `/readyz`, `/metrics`, server
  * timeouts against slow clients, and the error handler.
  */
-/** Most bytes of a declared body above the limit read and discarded rather than reset (see the onError hook). */
-const DISCARD_MAX_BYTES = 16 * 1024 * 1024;
-
 export function createApp(opts: CreateAppOptions): App {
   const app = Fastify({
     loggerInstance: opts.logger as FastifyBaseLogger,

@@ -60,6 +60,17 @@ export function assertAnswers(name: string, r: AutocannonResult, status?: number
   }
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat; 0 where it cannot be read. */
+export function cpuSeconds(pid: number | undefined): number {
+  if (!pid) return 0;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime (fields 14, 15) in clock ticks (USER_HZ)
+  } catch {
+    return 0;
+  }
+}
+
 /** Resident memory of a process now and at its peak (VmRSS / VmHWM from /proc), in MB; undefined off Linux. */
 export function memoryOf(pid: number | undefined): { rssMb: number; peakMb: number } | undefined {
   if (!pid) return undefined;

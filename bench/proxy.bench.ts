@@ -50,6 +50,7 @@ import { dropSchemas } from "../src/shared/db/pg-schemas.js";
 import {
   assertAnswers,
   autocannon,
+  cpuSeconds,
   freePort,
   machine,
   median,
@@ -126,16 +127,6 @@ http.createServer((req, res) => {
 
 /** A path under test; `pids` are the processes of its hop (none for the direct path). */
 type Target = { name: string; url: string; headers: Record<string, string>; pids: () => number[] };
-
-/** CPU seconds (user + system) a process has used so far; 0 where /proc is not readable. */
-function cpuSeconds(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime (fields 14, 15) in clock ticks
-  } catch {
-    return 0;
-  }
-}
 
 /** The direct children of a process (nginx's worker under its master). */
 function childrenOf(pid: number): number[] {

@@ -27,10 +27,9 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { dropSchemas } from "../src/shared/db/pg-schemas.js";
-import { autocannon, freePort, machine, median, option, serveChild, waitHealthy, type AutocannonResult } from "./lib.js";
+import { autocannon, cpuSeconds, freePort, machine, median, option, serveChild, waitHealthy, type AutocannonResult } from "./lib.js";
 
 const DEMO_ORG = "6d3f1e2a-9b4c-4f7e-8a1d-2c5b7e9f0a13"; // DEMO_ORG_ID default of the run contract
-const CLOCK_TICKS = 100; // USER_HZ on Linux
 
 type Served = ReturnType<typeof serveChild> & { origin: string };
 type Scenario = { service: string; what: string; instances: Served[]; path: string; auth: boolean };
@@ -44,13 +43,6 @@ type Measure = {
   generatorCpu: number;
   busy: number;
 };
-
-/** CPU seconds a process has used (user + system), from /proc/<pid>/stat. */
-function cpuSeconds(pid: number | undefined): number {
-  if (!pid) return 0;
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-}
 
 /** CPU seconds of each Postgres server process (the postmaster and its backends: one per connection). */
 function postgresSeconds(): Map<number, number> {

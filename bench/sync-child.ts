@@ -199,8 +199,12 @@ async function assertSucceeded(database: Database): Promise<void> {
   if (failed) throw new Error(`sync ${failed.model} ${failed.state}: ${failed.last_error}`);
 }
 
-/** CPU ticks (utime + stime) of a process so far (Linux /proc); null when it cannot be read. */
-export function cpuTicks(pid: number): number | null {
+/**
+ * CPU ticks (utime + stime) of a process so far (Linux /proc); null when it cannot be read. Not
+ * lib.ts's cpuSeconds: this process loads nothing of the bench's own (autocannon), so its memory
+ * is the sync's.
+ */
+function cpuTicks(pid: number): number | null {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
     return Number(fields[11]) + Number(fields[12]);

@@ -19,8 +19,8 @@ import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { freePort, median, serveChild, waitHealthy } from "./lib.js";
-import { changeApplications, cpuTicks, recording, syncOnce, untilQuiet } from "./sync-child.js";
+import { cpuSeconds, freePort, median, serveChild, waitHealthy } from "./lib.js";
+import { changeApplications, recording, syncOnce, untilQuiet } from "./sync-child.js";
 
 const ROUNDS = Number(process.env["ROUNDS"] ?? 3);
 const APPS = process.env["APPS"] ?? "100000";
@@ -31,7 +31,7 @@ const times: number[] = [];
 const stats = { statements: 0, commits: 0 };
 const backends = new Set<number>();
 /** utime + stime of a process, ms (Linux /proc; 100 ticks a second). */
-const cpuMs = (pid: number) => (cpuTicks(pid) ?? 0) * 10;
+const cpuMs = (pid: number) => cpuSeconds(pid) * 1000;
 const cpus = { sync: [] as number[], pg: [] as number[], sandbox: [] as number[], statements: [] as number[], commits: [] as number[] };
 const plains: number[] = [];
 const ratios: number[] = [];

@@ -36,7 +36,19 @@ import { createVerifier } from "../src/shared/auth/verify-jwt.js";
 import { ConfigSchema, loadConfig } from "../src/shared/config.js";
 import { createLogger } from "../src/shared/http/logger.js";
 import { openJobQueue } from "../src/shared/jobs/queue.js";
-import { autocannon, buildOnce, freePort, machine, median, option, productionNodeFlags, ROOT, serveChild, waitHealthy } from "./lib.js";
+import {
+  autocannon,
+  buildOnce,
+  freePort,
+  machine,
+  median,
+  memoryOf,
+  option,
+  productionNodeFlags,
+  ROOT,
+  serveChild,
+  waitHealthy,
+} from "./lib.js";
 import { API_KEY, READY, storage, syncOnce, type ChildJob, type ChildResult, type PageRequest } from "./sync-child.js";
 
 const SECRET = "bench-webhook-secret";
@@ -45,16 +57,8 @@ const logger = createLogger("silent");
 /** The sandbox and the syncing process run as production runs code: compiled, with its Node flags. */
 const NODE_FLAGS = productionNodeFlags();
 
-/** Resident memory of a process, MB (Linux /proc). */
-function rssMb(pid: number | undefined): number {
-  if (!pid) return 0;
-  try {
-    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-    return kb ? Number(kb) / 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
+/** Resident memory of a process, MB (0 where /proc cannot be read). */
+const rssMb = (pid: number | undefined): number => memoryOf(pid)?.rssMb ?? 0;
 
 /** The baseline: the same pages, fetched one after the other and parsed, nothing else. */
 async function plainPaging(sandbox: string, integrationId: string, requests: PageRequest[]): Promise<number> {

@@ -77,7 +77,11 @@ export function memoryOf(pid: number | undefined): { rssMb: number; peakMb: numb
   try {
     const status = readFileSync(`/proc/${pid}/status`, "utf8");
     const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
-    return { rssMb: kb("VmRSS") / 1024, peakMb: kb("VmHWM") / 1024 };
+    const rssMb = kb("VmRSS") / 1024;
+    // A process that has exited but not been reaped yet (a zombie) still has a status file, without
+    // memory lines: it holds no memory, and a NaN would poison every Math.max it reaches.
+    if (Number.isNaN(rssMb)) return undefined;
+    return { rssMb, peakMb: kb("VmHWM") / 1024 };
   } catch {
     return undefined;
   }

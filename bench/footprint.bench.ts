@@ -7,7 +7,8 @@
  *   local `test` database, dropped after) once /healthz answers, and its peak after a short burst;
  * - `npm start` as a user runs it (the `start` script of package.json, as npm runs it): every
  *   process it starts (the shell npm would use is left out) with its RSS, idle and after the
- *   burst, and their sum;
+ *   burst, and their sum; then the same with PGLITE_WASM_COMPILER=baseline (on the database the
+ *   first start created);
  * - wall time of `hirebridge --help`, `hirebridge positions --help` and `hirebridge positions list`
  *   (logged in as the demo user, against the `npm start` stack) through bin/hirebridge.js as the
  *   installed bin runs, median of `--runs`, against `node -e 0` on the same machine.
@@ -143,6 +144,12 @@ export async function main(args: string[]): Promise<void> {
         health: ["API_PORT"],
       },
       { title: "`npm start`, PGlite", command: script, env: allEnv, health: ["API_PORT", "PROXY_PORT"], cli: true },
+      {
+        title: "`npm start`, PGlite, `PGLITE_WASM_COMPILER=baseline`",
+        command: script,
+        env: { ...(await baseEnv()), WORKERS: "true", PGLITE_WASM_COMPILER: "baseline" },
+        health: ["API_PORT", "PROXY_PORT"],
+      },
     ];
     const cliLines: string[] = [];
     for (const run of stacks) {

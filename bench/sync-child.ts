@@ -62,9 +62,11 @@ export type Storage = {
 export async function storage(kind: string): Promise<Storage> {
   if (kind === "pglite") {
     const dir = mkdtempSync(join(tmpdir(), "hirebridge-bench-"));
-    // Where `hirebridge serve` keeps PGlite under DATA_DIR.
+    // Where `hirebridge serve` keeps PGlite under DATA_DIR, compiled as PGLITE_WASM_COMPILER says
+    // (the bench passes its environment on: `PGLITE_WASM_COMPILER=baseline npm run bench -- sync`).
+    const pgliteCompiler = process.env["PGLITE_WASM_COMPILER"] === "baseline" ? "baseline" : "optimizing";
     const open = async () => {
-      const database = await openDatabase({ dataDir: join(dir, "pglite") });
+      const database = await openDatabase({ dataDir: join(dir, "pglite"), pgliteCompiler });
       await migrate(database);
       return database;
     };

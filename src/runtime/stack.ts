@@ -38,7 +38,12 @@ export async function startStack(
   if (!database && selected.some((n) => NEEDS_STORAGE[n])) {
     // Loaded only with storage: drizzle, pg and pg-boss add ~27 MB RSS to `serve sandbox` (measured).
     const [{ openDatabase }, { migrate }] = await Promise.all([import("../shared/db/database.js"), import("../shared/db/migrate.js")]);
-    database = await openDatabase({ url: config.DATABASE_URL, dataDir: `${config.DATA_DIR}/pglite`, schema: config.DATABASE_SCHEMA });
+    database = await openDatabase({
+      url: config.DATABASE_URL,
+      dataDir: `${config.DATA_DIR}/pglite`,
+      schema: config.DATABASE_SCHEMA,
+      pgliteCompiler: config.PGLITE_WASM_COMPILER,
+    });
     const applied = await migrate(database);
     if (applied.length) logger.info({ applied }, "migrations applied");
   }

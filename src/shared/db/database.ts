@@ -1,5 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { setFlagsFromString } from "node:v8";
 import type { PGlite } from "@electric-sql/pglite";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
@@ -42,22 +43,38 @@ export type DatabaseOptions = {
   /** Postgres schema (search_path); created when missing. */
   schema?: string | undefined;
   poolSize?: number;
+  /** How V8 compiles PGlite's WebAssembly (config PGLITE_WASM_COMPILER); `optimizing` when unset. */
+  pgliteCompiler?: PgliteCompiler | undefined;
 };
 
+export type PgliteCompiler = "optimizing" | "baseline";
+
+/**
+ * V8's flags for WebAssembly compiled by Liftoff only. With the default dynamic tiering, a function
+ * that gets hot is recompiled by TurboFan on a background thread; for one of Postgres's largest
+ * functions (wasm-function #2272, 105 KB of body: every statement runs it) that compilation takes
+ * 638 MB of zone memory for about half a second (--trace-wasm-compilation-times), which is the
+ * embedded stack's peak RSS. No V8 flag limits TurboFan by function size, and inlining, loop
+ * peeling and the load elimination made no difference; only keeping TurboFan out does. V8 reads
+ * these flags when it compiles, so setting them before PGlite's module loads is enough.
+ */
+const BASELINE_WASM_FLAGS = "--liftoff-only --no-wasm-tier-up --no-wasm-dynamic-tiering";
+
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
-  return opts.url ? openPostgres(opts.url, opts.schema ?? "public", opts.poolSize ?? 10) : openPglite(opts.dataDir);
+  return opts.url ? openPostgres(opts.url, opts.schema ?? "public", opts.poolSize ?? 10) : openPglite(opts.dataDir, opts.pgliteCompiler);
 }
 
 /** PGlite (and its WebAssembly Postgres) is loaded only when it is used: not by a process on DATABASE_URL. */
-async function openPglite(dataDir: string | undefined): Promise<Database> {
+async function openPglite(dataDir: string | undefined, compiler: PgliteCompiler = "optimizing"): Promise<Database> {
   const onDisk = dataDir && !dataDir.startsWith("memory://") ? dataDir : undefined;
+  if (compiler === "baseline") setFlagsFromString(BASELINE_WASM_FLAGS);
   const [{ PGlite }, { drizzle: drizzlePglite }] = await Promise.all([import("@electric-sql/pglite"), import("drizzle-orm/pglite")]);
   // Postgres's default 128 MB buffer pool is sized for a server; the embedded database of one
   // process holds little, and 16 MB cut PGlite's resident memory by ~120 MB (413 -> 292 MB at open).
   const startParams = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"];
   if (onDisk) {
     mkdirSync(dirname(onDisk), { recursive: true });
-    if (needsInitdb(onDisk)) await initdbOutOfProcess(onDisk, startParams);
+    if (needsInitdb(onDisk)) await initdbOutOfProcess(onDisk, startParams, compiler === "baseline" ? BASELINE_WASM_FLAGS.split(" ") : []);
   }
   const client = await PGlite.create(onDisk, { startParams });
   const db = drizzlePglite(client) as unknown as Db;

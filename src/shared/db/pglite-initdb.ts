@@ -16,9 +16,10 @@ export const needsInitdb = (dataDir: string) =>
  * than on any later start (the freed WebAssembly compilation memory stays with the C allocator,
  * fragmented). The child writes to a sibling directory that is renamed into place only when initdb
  * succeeded, so an interrupted first start leaves no half-made cluster behind; the server then
- * opens the cluster as on every later start.
+ * opens the cluster as on every later start. `nodeFlags` go to the child's Node (the WebAssembly
+ * compiler's, with PGLITE_WASM_COMPILER=baseline).
  */
-export async function initdbOutOfProcess(dataDir: string, startParams: string[]): Promise<void> {
+export async function initdbOutOfProcess(dataDir: string, startParams: string[], nodeFlags: string[] = []): Promise<void> {
   const staging = join(dirname(dataDir), `.${basename(dataDir)}-initdb-${process.pid}`);
   rmSync(staging, { recursive: true, force: true });
   // The child imports PGlite by its resolved URL, so it works from any working directory, and
@@ -27,7 +28,7 @@ export async function initdbOutOfProcess(dataDir: string, startParams: string[])
 const [dir, params] = [process.argv[1], JSON.parse(process.argv[2])];
 await (await PGlite.create(dir, { startParams: params })).close();`;
   try {
-    await run(process.execPath, ["--input-type=module", "-e", script, staging, JSON.stringify(startParams)], {
+    await run(process.execPath, [...nodeFlags, "--input-type=module", "-e", script, staging, JSON.stringify(startParams)], {
       maxBuffer: 16 * 1024 * 1024,
     });
     if (existsSync(dataDir)) rmSync(dataDir, { recursive: true }); // empty (needsInitdb)

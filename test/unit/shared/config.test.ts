@@ -37,3 +37,12 @@ test("every bad variable is listed at once, secrets redacted", () => {
     },
   );
 });
+
+test("PGLITE_WASM_COMPILER is optimizing unless set to baseline; anything else is refused", () => {
+  assert.equal(loadConfig(ConfigSchema, {}).PGLITE_WASM_COMPILER, "optimizing");
+  assert.equal(loadConfig(ConfigSchema, { PGLITE_WASM_COMPILER: "baseline" }).PGLITE_WASM_COMPILER, "baseline");
+  assert.throws(
+    () => loadConfig(ConfigSchema, { PGLITE_WASM_COMPILER: "liftoff" }),
+    (err: unknown) => err instanceof ConfigError && /PGLITE_WASM_COMPILER/.test(err.message),
+  );
+});

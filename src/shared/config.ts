@@ -47,7 +47,7 @@ export const ConfigSchema = Type.Object({
   PGLITE_WASM_COMPILER: Type.Union([Type.Literal("optimizing"), Type.Literal("baseline")], {
     default: "optimizing",
     description:
-      "How V8 compiles embedded PGlite's WebAssembly (no effect with `DATABASE_URL`). `optimizing`: hot functions are recompiled with TurboFan, the fastest; compiling one of Postgres's largest functions takes about 640 MB for a moment, so the embedded stack peaks near 900 MB. `baseline`: Liftoff only, for small machines: about 350 MB lower peaks, PGlite 10–28% slower (bench/README.md, round 5). Applies to all WebAssembly the process compiles from then on.",
+      "How V8 compiles embedded PGlite's WebAssembly (no effect with `DATABASE_URL`). `optimizing`: hot functions are recompiled with TurboFan, the fastest; compiling one of Postgres's largest functions takes about 640 MB for a moment, so the embedded stack peaks near 900 MB. `baseline`: Liftoff only, for small machines: about 350 MB lower peaks, PGlite 6–28% slower (bench/README.md, round 5). Applies to all WebAssembly the process compiles from then on.",
   }),
   REDIS_URL: Type.Optional(Type.String({ pattern: "^rediss?://", description: "Redis for the shared cache." })),
   AUTH_ISSUER: Type.Optional(

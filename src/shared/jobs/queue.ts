@@ -39,8 +39,15 @@ const QUEUE_OPTIONS: Record<QueueName, QueueOptions & { policy?: string; notify?
 export type JobQueue = {
   boss: PgBoss;
   send(name: QueueName, data: object, opts?: { singletonKey?: string; startAfter?: number; tx?: Queryable }): Promise<string | null>;
-  /** Queues one job per item in one statement (inside `tx` when given: they exist exactly when it commits). */
-  sendMany(name: QueueName, data: object[], opts?: { tx?: Queryable }): Promise<void>;
+  /**
+   * The text of ONE statement that runs a caller's own `with` items (`ctes`, an insert say) and then
+   * queues the jobs that `jobs` makes of them: an SQL expression over those items answering a JSON
+   * array of `{id, data}`. The jobs go in through pg-boss's own insert (the queue's policies,
+   * retries and NOTIFY), and the statement answers the ids of the jobs queued. Caller's rows and
+   * jobs are then atomic without a transaction, and cost one round trip where a transaction costs
+   * four (begin, insert, insert jobs, commit). The caller's parameters are its own (`$1`...).
+   */
+  insertJobsWith(name: QueueName, ctes: string, jobs: string): Promise<string>;
   /** Runs `handler` for each job; it sees `retryCount`/`retryLimit` to know a last attempt. */
   work<T extends object>(
     name: QueueName,
@@ -122,13 +129,28 @@ export async function openJobQueue(database: Database, logger: Logger, opts: Job
         // Inside the caller's transaction: the job exists exactly when the caller's write commits.
         ...inTx(o.tx),
       }),
-    sendMany: async (name, data, o = {}) => {
-      if (data.length)
-        await boss.insert(
-          name,
-          data.map((d) => ({ data: d })),
-          inTx(o.tx),
-        );
+    insertJobsWith: async (name, ctes, jobs) => {
+      // pg-boss's statement, as insert() builds it for this queue now: its one parameter, $1, is
+      // the jobs' JSON array. Taken by an adapter that runs nothing (the queue's settings are in
+      // pg-boss's cache, filled at start), so it follows pg-boss's upgrades.
+      let text = "";
+      const capture = {
+        executeSql: async (sqlText: string) => {
+          text = sqlText;
+          return { rows: [] };
+        },
+      };
+      await boss.insert(name, [{ data: {} }], { db: capture, returnId: true });
+      const params = text.match(/\$\d+/g) ?? [];
+      if (params.length !== 1 || params[0] !== "$1")
+        throw new Error(`pg-boss's insert statement for ${name} does not take its jobs as its one parameter $1`);
+      const statement = text.trim().replace("$1", () => `(${jobs})`);
+      // With NOTIFY on, pg-boss's statement is itself a WITH (the insert, then pg_notify): the
+      // caller's items join its list, since a data-modifying WITH cannot nest.
+      const own = /^with\s/i.exec(statement);
+      return own
+        ? `with ${ctes}, ${statement.slice(own[0].length)}`
+        : `with ${ctes}, queued_jobs as (${statement}) select id from queued_jobs`;
     },
     work: async (name, handler, o = {}) => {
       // With a backlog (more than one job ready, as the monitor last counted) each worker fetches

@@ -2,9 +2,10 @@ import type { Logger } from "pino";
 import type { Database } from "../../../shared/db/database.js";
 import { commitsInFlight, createGroupCommit, type Settled } from "../../../shared/db/group-commit.js";
 import { AppError } from "../../../shared/errors.js";
-import { QUEUES, type JobQueue } from "../../../shared/jobs/queue.js";
+import type { JobQueue } from "../../../shared/jobs/queue.js";
 import type { WebhookEventRow } from "../sync.tables.js";
-import { findWebhookEvents, storeWebhookEvents, type NewWebhookEvent } from "./webhook-events.repository.js";
+import { uuidv7s } from "../../../shared/db/uuid7.js";
+import { findWebhookEvents, storeWebhookEventsStatement, type NewWebhookEvent } from "./webhook-events.repository.js";
 
 /** What storing an event came to: stored now, or a repeated delivery (with the row stored first). */
 export type IntakeOutcome = { stored: true } | { stored: false; row: WebhookEventRow | null };
@@ -33,20 +34,7 @@ export function createEventIntake(opts: EventIntakeOptions) {
     for (const event of events) if (!first.has(event.id)) first.set(event.id, event);
     let stored: Set<string>;
     try {
-      stored = await opts.database.db.transaction(async (tx) => {
-        // In id order: two commits holding the same repeated ids take their row locks in the same
-        // order, so they wait for each other instead of deadlocking.
-        const ids = await storeWebhookEvents(
-          tx,
-          [...first.values()].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0)),
-        );
-        await opts.queue.sendMany(
-          QUEUES.webhookEvents,
-          ids.map((eventId) => ({ eventId })),
-          { tx },
-        );
-        return new Set(ids);
-      });
+      stored = await storeWithJobs([...first.values()]);
     } catch (err) {
       opts.logger.error({ err, events: events.length }, "webhook events not stored: their commit failed");
       throw new AppError("UNAVAILABLE", "The event could not be stored; deliver it again", { headers: { "retry-after": "1" } });
@@ -71,6 +59,33 @@ export function createEventIntake(opts: EventIntakeOptions) {
       for (const i of repeats) outcomes[i] = { ok: true, value: { stored: false, row: rows.get(events[i]!.id) ?? null } };
     }
     return outcomes as Settled<IntakeOutcome>[];
+  }
+
+  /**
+   * Stores the events (distinct ids) that are new and queues a job for each, in one statement
+   * (webhook-events.repository.ts): answers the ids stored.
+   */
+  async function storeWithJobs(events: NewWebhookEvent[]): Promise<Set<string>> {
+    // In id order: two commits holding the same repeated ids take their row locks in the same
+    // order, so they wait for each other instead of deadlocking.
+    events.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+    const jobIds = uuidv7s(events.length);
+    const statement = await storeWebhookEventsStatement(opts.queue);
+    const queued = await statement(opts.database.db, [
+      JSON.stringify(
+        events.map((e, n) => ({
+          n,
+          id: e.id,
+          type: e.type,
+          integration_id: e.integrationId,
+          org_id: e.orgId,
+          payload: e.payload,
+          job: jobIds[n],
+        })),
+      ),
+    ]);
+    const eventOf = new Map(jobIds.map((job, n) => [job, events[n]!.id]));
+    return new Set(queued.map((row) => eventOf.get(row.id)!));
   }
 
   const group = createGroupCommit<NewWebhookEvent, IntakeOutcome>({

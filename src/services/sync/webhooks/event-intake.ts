@@ -22,8 +22,8 @@ export type EventIntakeOptions = {
 
 /**
  * Group commit for the webhook receivers (shared/db/group-commit.ts): each commit stores every
- * event waiting for it in one multi-row insert deduplicating on the event id and one insert of
- * their jobs, in one transaction. Every request is answered after the commit that holds its event;
+ * event waiting for it with one multi-row insert deduplicating on the event id, and queues their
+ * jobs, in one statement (no transaction around it). Every request is answered after the commit that holds its event;
  * when that commit fails, every request in it fails with a 503 the upstream retries, and none of
  * its events is stored.
  */

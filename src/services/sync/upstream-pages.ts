@@ -11,6 +11,8 @@ import type { SyncRunRow } from "./sync.tables.js";
 const PAGE_SIZE = 250;
 /** Jobs whose stages are read in one request (keeps the `ids` filter, and the URL, short). */
 const JOBS_PER_LISTING = 50;
+/** Pages of the next chunk's listing read while the current chunk's are (concatAhead). */
+const NEXT_LISTING_PAGES = 2;
 
 /** A position whose candidate stage's applications are listed: position, job, stage (null: not a stage of the job), language. */
 type ChunkEntry = { p: string; j: string; s: string | null; l: string };
@@ -23,6 +25,8 @@ type ApplicationsCursor = { after: string; chunk?: ChunkEntry[]; cursor?: string
 
 /** A page read ahead of the writes, with what its transaction stores besides. */
 export type ReadPage<T> = { results: T[]; resume: string | null };
+/** A page of a full run's applications: its chunk of positions, and how many of them have no stage to list (counted once). */
+type ApplicationPage = ReadPage<Application> & { chunk: ChunkEntry[]; skippedPositions: number };
 
 /**
  * Pages fetched ahead of the writes. One was not enough: the upstream, this process and the
@@ -73,6 +77,67 @@ export async function* readAhead<T>(source: AsyncGenerator<T>, depth = READ_AHEA
     // flight settle, then close the source.
     await Promise.allSettled(pending.map((p) => p.next));
     await source.return(undefined);
+  }
+}
+
+/**
+ * Starts reading `source` at once, up to `depth` items ahead of whoever iterates `items()`.
+ * `close()` lets the reads in flight settle and closes the source.
+ */
+function prefetch<T>(source: AsyncGenerator<T>, depth: number) {
+  const pending: Promise<IteratorResult<T>>[] = [];
+  const pull = () => {
+    const next = source.next();
+    next.catch(() => {}); // a failure is handled where it is awaited, in its turn
+    pending.push(next);
+  };
+  for (let i = 0; i < depth; i++) pull();
+  return {
+    async *items(): AsyncGenerator<T> {
+      for (;;) {
+        const item = await pending.shift()!;
+        if (item.done) return;
+        pull();
+        yield item.value;
+      }
+    },
+    async close(): Promise<void> {
+      await Promise.allSettled(pending.splice(0));
+      await source.return(undefined);
+    },
+  };
+}
+
+/**
+ * The items of each source in turn, in order, while the source after the current one is already
+ * started and has read up to `depth` items. For a full sync's chunk listings, which do not depend
+ * on each other: each listing is read page after page (a page's cursor comes with the page before
+ * it), so one listing at a time kept the upstream waiting on this process and the database for
+ * every page; two at once keep it busy. A failure of the next source is thrown in its turn, after
+ * the current source's items.
+ */
+export async function* concatAhead<T>(sources: AsyncGenerator<AsyncGenerator<T>>, depth: number): AsyncGenerator<T> {
+  const start = () => {
+    const started = sources.next().then((s) => (s.done ? null : prefetch(s.value, depth)));
+    started.catch(() => {}); // awaited in its turn
+    return started;
+  };
+  let upcoming = start();
+  let current: ReturnType<typeof prefetch<T>> | null = null;
+  try {
+    for (;;) {
+      current = await upcoming;
+      if (!current) return;
+      upcoming = start();
+      yield* current.items();
+      await current.close();
+      current = null;
+    }
+  } finally {
+    // Stopped early (cancelled or failed) or done: the reads in flight settle before the sources close.
+    await current?.close();
+    await (await upcoming.catch(() => null))?.close();
+    await sources.return(undefined);
   }
 }
 
@@ -134,43 +199,49 @@ export function createPageReader(deps: PageReaderDeps) {
    * The applications in the candidate stages of the linked positions, chunk by chunk (positions
    * ordered by id, `JOBS_PER_LISTING` at a time, never all of them at once): one listing per chunk
    * filtered by its jobs and stages, page by page. Each page carries the resume point its
-   * transaction stores: the chunk and the next page's cursor, or the chunk's end.
+   * transaction stores: the chunk and the next page's cursor, or the chunk's end. The listings of
+   * two chunks are read at once (concatAhead): the pages still come out in order.
    */
-  async function* applicationPages(
-    r: SyncRunRow,
-  ): AsyncGenerator<ReadPage<Application> & { chunk: ChunkEntry[]; skippedPositions: number }> {
-    const resume = parseApplicationsCursor(r.pageCursor);
+  function applicationPages(r: SyncRunRow): AsyncGenerator<ApplicationPage> {
+    return concatAhead(chunkListings(r, parseApplicationsCursor(r.pageCursor)), NEXT_LISTING_PAGES);
+  }
+
+  /** The listing of each chunk in turn, from the resume point: the chunk being listed first, from its cursor. */
+  async function* chunkListings(r: SyncRunRow, resume: ApplicationsCursor | null): AsyncGenerator<AsyncGenerator<ApplicationPage>> {
+    if (resume?.chunk) yield chunkPages(r, resume.chunk, resume.cursor ?? null, 0);
     let after = resume?.after ?? null;
-    let chunk = resume?.chunk ?? null;
-    let cursor = resume?.cursor ?? null;
     for (;;) {
-      let skippedPositions = 0;
-      if (!chunk) {
-        chunk = await nextChunk(r, after);
-        if (!chunk.length) return;
-        // A candidate stage that is not a stage of its job (or a job gone): counted as skipped, once.
-        skippedPositions = chunk.filter((c) => !c.s).length;
-        cursor = null;
-      }
-      const last = chunk[chunk.length - 1]!.p;
-      const listed = chunk.filter((c) => c.s);
-      const query = {
-        ...baseQuery(r),
-        job_ids: [...new Set(listed.map((c) => c.j))].join(","),
-        current_stage_ids: [...new Set(listed.map((c) => c.s!))].join(","),
-      };
-      for (;;) {
-        const page = listed.length
-          ? await deps.reader.page<Application>(r.integrationId, "/ats/applications", cursor ? { ...query, cursor } : query)
-          : { results: [], next: null };
-        const next: ApplicationsCursor = page.next ? { after: last, chunk, cursor: page.next } : { after: last };
-        yield { results: page.results, resume: JSON.stringify(next), chunk, skippedPositions };
-        skippedPositions = 0;
-        if (!page.next) break;
-        cursor = page.next;
-      }
-      after = last;
-      chunk = null;
+      const chunk = await nextChunk(r, after);
+      if (!chunk.length) return;
+      // A candidate stage that is not a stage of its job (or a job gone): counted as skipped, once.
+      yield chunkPages(r, chunk, null, chunk.filter((c) => !c.s).length);
+      after = chunk[chunk.length - 1]!.p;
+    }
+  }
+
+  /** One chunk's listing, page by page from `cursor`, each page with its resume point. */
+  async function* chunkPages(
+    r: SyncRunRow,
+    chunk: ChunkEntry[],
+    cursor: string | null,
+    skippedPositions: number,
+  ): AsyncGenerator<ApplicationPage> {
+    const last = chunk[chunk.length - 1]!.p;
+    const listed = chunk.filter((c) => c.s);
+    const query = {
+      ...baseQuery(r),
+      job_ids: [...new Set(listed.map((c) => c.j))].join(","),
+      current_stage_ids: [...new Set(listed.map((c) => c.s!))].join(","),
+    };
+    for (;;) {
+      const page = listed.length
+        ? await deps.reader.page<Application>(r.integrationId, "/ats/applications", cursor ? { ...query, cursor } : query)
+        : { results: [], next: null };
+      const next: ApplicationsCursor = page.next ? { after: last, chunk, cursor: page.next } : { after: last };
+      yield { results: page.results, resume: JSON.stringify(next), chunk, skippedPositions };
+      skippedPositions = 0;
+      if (!page.next) return;
+      cursor = page.next;
     }
   }
 

@@ -23,9 +23,9 @@ export type EventIntakeOptions = {
 /**
  * Group commit for the webhook receivers (shared/db/group-commit.ts): each commit stores every
  * event waiting for it with one multi-row insert deduplicating on the event id, and queues their
- * jobs, in one statement (no transaction around it). Every request is answered after the commit that holds its event;
- * when that commit fails, every request in it fails with a 503 the upstream retries, and none of
- * its events is stored.
+ * jobs, in one statement (no transaction around it). Every request is answered after the commit
+ * that holds its event; when that commit fails, every request in it fails with a 503 the upstream
+ * retries, and none of its events is stored.
  */
 export function createEventIntake(opts: EventIntakeOptions) {
   async function store(events: NewWebhookEvent[]): Promise<Settled<IntakeOutcome>[]> {
@@ -62,6 +62,17 @@ export function createEventIntake(opts: EventIntakeOptions) {
   }
 
   /**
+   * The statement, built once (from pg-boss's insert for the queue) on the first commit rather
+   * than on every one; a failure to build it is not kept, so the next commit tries again.
+   */
+  let statement: ReturnType<typeof storeWebhookEventsStatement> | undefined;
+  const storeStatement = () =>
+    (statement ??= storeWebhookEventsStatement(opts.queue).catch((err: unknown) => {
+      statement = undefined;
+      throw err;
+    }));
+
+  /**
    * Stores the events (distinct ids) that are new and queues a job for each, in one statement
    * (webhook-events.repository.ts): answers the ids stored.
    */
@@ -70,8 +81,7 @@ export function createEventIntake(opts: EventIntakeOptions) {
     // order, so they wait for each other instead of deadlocking.
     events.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
     const jobIds = uuidv7s(events.length);
-    const statement = await storeWebhookEventsStatement(opts.queue);
-    const queued = await statement(opts.database.db, [
+    const queued = await (await storeStatement())(opts.database.db, [
       JSON.stringify(
         events.map((e, n) => ({
           n,

@@ -102,6 +102,18 @@ export async function storage(kind: string): Promise<Storage> {
 
 export type PageRequest = { path: string; query: Record<string, string> };
 
+/** The sync's baseline: plain sequential HTTP paging (fetch + JSON.parse) of exactly `requests`, seconds. */
+export async function plainPaging(sandbox: string, integrationId: string, requests: PageRequest[]): Promise<number> {
+  const headers = { authorization: `Bearer ${API_KEY}`, "x-integration-id": integrationId };
+  const t0 = performance.now();
+  for (const r of requests) {
+    const res = await fetch(`${sandbox}${r.path}?${new URLSearchParams(r.query)}`, { headers });
+    JSON.parse(await res.text());
+    if (res.status !== 200) throw new Error(`plain paging: ${r.path} answered ${res.status}`);
+  }
+  return (performance.now() - t0) / 1000;
+}
+
 /** Records every page the engine reads, to page through the same ones again with plain HTTP. */
 export function recording(reader: AtsReader) {
   const requests: PageRequest[] = [];
@@ -157,7 +169,7 @@ export async function syncOnce(kind: string, sandbox: string, integrationId: str
     positionsOfJobs: async (_q, _o, _i, jobIds) => linked.filter((p) => jobIds.includes(p.upstreamJobIdId)),
     upsertCandidates: async (_q, _o, apps) => ({ created: apps.length, updated: 0, skipped: 0 }),
   };
-  const engineFor = (reader: AtsReader) =>
+  const engineFor = (reader: AtsReader, checkpointMarginSeconds = 300) =>
     createSyncEngine({
       db: database.db,
       queue,
@@ -166,7 +178,7 @@ export async function syncOnce(kind: string, sandbox: string, integrationId: str
       integrations: { find: (id) => findIntegration(database.db, id) },
       logger,
       defaultCandidateStage: "AI Interview",
-      checkpointMarginSeconds: 300,
+      checkpointMarginSeconds,
     });
   const base = createAtsReader(upstream, logger);
   const rec = recording(base);
@@ -286,7 +298,12 @@ export type ChildJob = {
   changes: number;
   /** The sandbox's process: its RSS counts in the stack's peak, and the incremental run waits for it to go quiet after the changes. */
   sandboxPid?: number | undefined;
+  /** How many times the incremental scenario runs, one after the other on the same database (its medians). */
+  incrementalRounds?: number;
 };
+
+/** One incremental run: the applications moved, what the run read and wrote, and its baseline (plain paging of the same pages). */
+export type IncrementalRun = { moved: number; seconds: number; baseline: number; pages: number; records: number; added: number };
 export type ChildResult = {
   seconds: number;
   requests: PageRequest[];
@@ -295,7 +312,7 @@ export type ChildResult = {
   /** RSS of the syncing process before the sync (its code and, on PGlite, the embedded database), and its peak. */
   idleRssMb: number;
   peakRssMb: number;
-  incremental: { moved: number; seconds: number; requests: PageRequest[]; records: number; added: number } | null;
+  incremental: IncrementalRun[];
 };
 
 /**
@@ -313,15 +330,17 @@ export async function syncChild(job: ChildJob): Promise<ChildResult> {
   const idleRssMb = process.memoryUsage().rss / 2 ** 20;
   const f = await syncOnce(job.kind, job.sandbox, job.integrationId, true);
   const peakRssMb = ownPeakMb();
-  let incremental: ChildResult["incremental"] = null;
-  if (job.changes > 0) {
+  const incremental: IncrementalRun[] = [];
+  for (let round = 0; job.changes > 0 && round < (job.incrementalRounds ?? 1); round++) {
     const moved = await changeApplications(job.origin, job.integrationId, job.changes);
     await untilQuiet(job.sandboxPid);
-    // The sandbox sorts its change log on the first `updated_after` query (~0.3 s at 100,000
-    // records): one such query first, so the run pays what its baseline (plain paging, after it) pays.
+    // The sandbox sorts its change log on the first `updated_after` query after changes (~0.3 s at
+    // 100,000 records): one such query first, so the run pays what its baseline (after it) pays.
     await f.base.page(job.integrationId, "/ats/applications", { page_size: "1", updated_after: new Date().toISOString() });
     const rec = recording(f.base);
-    const engine = f.engineFor(rec.reader);
+    // No checkpoint margin: each run reads the changes made since the run before it, not those of
+    // the last 300 s as well (the sandbox and the engine share this machine's clock).
+    const engine = f.engineFor(rec.reader, 0);
     const count = async () => Number((await f.setup.database.query<{ n: string }>("select count(*)::text as n from candidates"))[0]!.n);
     const before = await count();
     const t0 = performance.now();
@@ -335,7 +354,11 @@ export async function syncChild(job: ChildJob): Promise<ChildResult> {
     await engine.run({ integrationId: job.integrationId, model: "applications" }, { last: true });
     const seconds = (performance.now() - t0) / 1000;
     await assertSucceeded(f.setup.database);
-    incremental = { moved, seconds, requests: rec.requests, records: rec.records(), added: (await count()) - before };
+    const added = (await count()) - before;
+    if (rec.records() < moved || added !== moved)
+      throw new Error(`incremental sync read ${rec.records()} and added ${added} of ${moved} moved`);
+    const baseline = await plainPaging(job.sandbox, job.integrationId, rec.requests);
+    incremental.push({ moved, seconds, baseline, pages: rec.requests.length, records: rec.records(), added });
   }
   await f.setup.close();
   return { seconds: f.seconds, requests: f.requests, records: f.records, written: f.written, idleRssMb, peakRssMb, incremental };

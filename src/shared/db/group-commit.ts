@@ -14,9 +14,10 @@ export async function settle<O>(work: () => Promise<O>): Promise<Settled<O>> {
 
 /**
  * Commits a group commit keeps under way at once on `kind`: PGlite has one connection, so a second
- * would only queue behind the first; on Postgres a second batch gathers while the first commits.
+ * would only queue behind the first; on Postgres a second batch gathers while the first commits
+ * (`onPostgres`: more where a commit's wait, not the server's CPU, bounds the throughput).
  */
-export const commitsInFlight = (kind: Database["kind"]): number => (kind === "pglite" ? 1 : 2);
+export const commitsInFlight = (kind: Database["kind"], onPostgres = 2): number => (kind === "pglite" ? 1 : onPostgres);
 
 export type GroupCommitOptions<I, O> = {
   /** Most items in one commit. */

@@ -13,12 +13,18 @@
  * page writes of the last round, each inside a savepoint rolled back before the statement runs.
  * CPUPROF=1: a CPU profile of the last round, /tmp/sync-incremental.cpuprofile. The statements
  * are timed by wrapping pg's Client.prototype.query, in this process only.
+ * FLOOR=1: the database's share of the same work without the engine: 1,000 new candidates, each
+ * with its interview record, in positions of the synced integration, written by one bare INSERT
+ * (no email probe, no ON CONFLICT, the schema's keys, foreign keys and triggers as they are) in one
+ * committed transaction; the median of 5, against the median plain paging.
  */
+import { randomBytes, randomUUID } from "node:crypto";
 import { writeFileSync, mkdtempSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import type { Database } from "../src/shared/db/database.js";
 import { cpuSeconds, freePort, median, serveChild, waitHealthy } from "./lib.js";
 import { changeApplications, recording, syncOnce, untilQuiet } from "./sync-child.js";
 
@@ -174,7 +180,46 @@ try {
   console.log(
     `median incremental ${median(times).toFixed(1)} ms, plain ${median(plains).toFixed(1)} ms, ratio ${median(ratios).toFixed(2)}`,
   );
+  if (process.env["FLOOR"]) await floor(f.setup.database, f.setup.orgId, median(plains));
   await f.setup.close();
 } finally {
   await sandbox.stop();
+}
+
+/** FLOOR=1 (see the header): the bare write of 1,000 candidates and their interview records. */
+async function floor(database: Database, orgId: string, plainMs: number): Promise<void> {
+  const positions = (await database.query<{ id: string }>("select id from positions where candidate_stage is not null order by id")).map(
+    (r) => r.id,
+  );
+  const ms: number[] = [];
+  for (let rep = 0; rep < 5; rep++) {
+    const rows = Array.from({ length: 1000 }, (_, k) => ({
+      cid: randomUUID(),
+      iid: randomUUID(),
+      p: positions[(k * 7 + rep) % positions.length],
+      a: `floor-${rep}-${k}-${randomBytes(6).toString("hex")}`,
+      name: `Floor Candidate ${rep}-${k}`,
+      email: `floor.${rep}.${k}.${randomBytes(3).toString("hex")}@example.com`,
+      phone: "+1 555 0100",
+      lang: "en",
+      tags: [] as string[],
+      link: randomBytes(24).toString("base64url"),
+    }));
+    const t = performance.now();
+    await database.rawTransaction(async (_exec, query) => {
+      await query(
+        `with i as (select * from jsonb_to_recordset($1::jsonb)
+                      as i(cid uuid, iid uuid, p uuid, a text, name text, email text, phone text, lang text, tags text[], link text)),
+              c as (insert into candidates (id, organization_id, position_id, upstream_application_id, name, email, phone, language, tags)
+                    select cid, $2::uuid, p, a, name, email, phone, lang, tags from i)
+         insert into interviews (id, organization_id, candidate_id, interview_link)
+         select iid, $2::uuid, cid, 'http://127.0.0.1:8001/interview/' || link from i`,
+        [JSON.stringify(rows), orgId],
+      );
+    });
+    ms.push(performance.now() - t);
+  }
+  console.log(
+    `floor: a bare INSERT of 1,000 candidates with their interview records, committed: ${ms.map((x) => x.toFixed(1)).join(", ")} ms, median ${median(ms).toFixed(1)} ms = ${(median(ms) / plainMs).toFixed(2)} x the median plain paging`,
+  );
 }

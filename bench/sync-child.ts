@@ -247,38 +247,72 @@ export async function untilQuiet(pid: number | undefined): Promise<void> {
   }
 }
 
-/** Moves `count` applications not in "AI Interview" into it upstream (the sandbox's admin surface); answers when it started. */
-export async function changeApplications(origin: string, integrationId: string, count: number): Promise<number> {
+/** An application moved by `changeApplications`, and the stage it was in. */
+export type MovedApplication = { id: string; stageId: string };
+
+/**
+ * Moves `count` applications not in "AI Interview" into it upstream (the sandbox's admin surface);
+ * answers how many, and adds each with its former stage to `moved` (for `restoreApplications`).
+ */
+export async function changeApplications(
+  origin: string,
+  integrationId: string,
+  count: number,
+  moved: MovedApplication[] = [],
+): Promise<number> {
   const headers = { authorization: `Bearer ${API_KEY}`, "x-integration-id": integrationId };
-  let moved = 0;
+  let done = 0;
   let cursor: string | null = null;
-  while (moved < count) {
+  while (done < count) {
     const url: string = `${origin}/v1/ats/applications?page_size=250${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
     const page = ((await (await fetch(url, { headers })).json()) as { data: { results: Application[]; next: string | null } }).data;
     const candidates = page.results.filter(
-      (a) => a.current_stage?.name !== "AI Interview" && a.candidate?.email_addresses?.length && !a.remote_deleted_at,
+      (a) => a.current_stage?.name !== "AI Interview" && a.current_stage_id && a.candidate?.email_addresses?.length && !a.remote_deleted_at,
     );
-    for (let i = 0; i < candidates.length && moved < count; i += 8) {
-      const batch = candidates.slice(i, i + Math.min(8, count - moved));
-      const answers = await Promise.all(
-        batch.map((a) =>
-          fetch(`${origin}/sandbox/integrations/${encodeURIComponent(integrationId)}/applications/${a.id}/stage`, {
-            method: "PUT",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify({ stage_name: "AI Interview" }),
-          }).then(async (r) => {
-            await r.arrayBuffer();
-            return r.ok;
-          }),
-        ),
+    for (let i = 0; i < candidates.length && done < count; i += 8) {
+      const batch = candidates.slice(i, i + Math.min(8, count - done));
+      const ok = await putStages(
+        origin,
+        integrationId,
+        batch.map((a) => ({ id: a.id, body: { stage_name: "AI Interview" } })),
       );
-      moved += answers.filter(Boolean).length;
+      batch.forEach((a, k) => ok[k] && moved.push({ id: a.id, stageId: a.current_stage_id! }));
+      done += ok.filter(Boolean).length;
     }
     if (!page.next) break;
     cursor = page.next;
   }
-  if (moved < count) throw new Error(`only ${moved} applications could be moved`);
-  return moved;
+  if (done < count) throw new Error(`only ${done} applications could be moved`);
+  return done;
+}
+
+/** Puts the applications `changeApplications` moved back in their former stages, so that the next storage's full sync reads what the first one read. */
+export async function restoreApplications(origin: string, integrationId: string, moved: MovedApplication[]): Promise<void> {
+  for (let i = 0; i < moved.length; i += 8) {
+    const batch = moved.slice(i, i + 8);
+    const ok = await putStages(
+      origin,
+      integrationId,
+      batch.map((a) => ({ id: a.id, body: { stage_id: a.stageId } })),
+    );
+    if (ok.some((x) => !x)) throw new Error("an application could not be moved back to its stage");
+  }
+}
+
+/** PUTs each application's stage at once; answers which succeeded. */
+function putStages(origin: string, integrationId: string, moves: { id: string; body: Record<string, string> }[]): Promise<boolean[]> {
+  return Promise.all(
+    moves.map((m) =>
+      fetch(`${origin}/sandbox/integrations/${encodeURIComponent(integrationId)}/applications/${m.id}/stage`, {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(m.body),
+      }).then(async (r) => {
+        await r.arrayBuffer();
+        return r.ok;
+      }),
+    ),
+  );
 }
 
 /** VmHWM: the peak resident memory of this process so far, MB. */
@@ -331,8 +365,9 @@ export async function syncChild(job: ChildJob): Promise<ChildResult> {
   const f = await syncOnce(job.kind, job.sandbox, job.integrationId, true);
   const peakRssMb = ownPeakMb();
   const incremental: IncrementalRun[] = [];
+  const movedAll: MovedApplication[] = [];
   for (let round = 0; job.changes > 0 && round < (job.incrementalRounds ?? 1); round++) {
-    const moved = await changeApplications(job.origin, job.integrationId, job.changes);
+    const moved = await changeApplications(job.origin, job.integrationId, job.changes, movedAll);
     await untilQuiet(job.sandboxPid);
     // The sandbox sorts its change log on the first `updated_after` query after changes (~0.3 s at
     // 100,000 records): one such query first, so the run pays what its baseline (after it) pays.
@@ -360,6 +395,9 @@ export async function syncChild(job: ChildJob): Promise<ChildResult> {
     const baseline = await plainPaging(job.sandbox, job.integrationId, rec.requests);
     incremental.push({ moved, seconds, baseline, pages: rec.requests.length, records: rec.records(), added });
   }
+  // The upstream as the scenario found it: the next storage's full sync reads the same records.
+  await restoreApplications(job.origin, job.integrationId, movedAll);
+  await untilQuiet(job.sandboxPid);
   await f.setup.close();
   return { seconds: f.seconds, requests: f.requests, records: f.records, written: f.written, idleRssMb, peakRssMb, incremental };
 }

@@ -276,7 +276,7 @@ export async function changeApplications(
         integrationId,
         batch.map((a) => ({ id: a.id, body: { stage_name: "AI Interview" } })),
       );
-      batch.forEach((a, k) => ok[k] && moved.push({ id: a.id, stageId: a.current_stage_id! }));
+      for (const [k, a] of batch.entries()) if (ok[k]) moved.push({ id: a.id, stageId: a.current_stage_id! });
       done += ok.filter(Boolean).length;
     }
     if (!page.next) break;

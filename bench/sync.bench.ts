@@ -51,7 +51,7 @@ import {
   serveChild,
   waitHealthy,
 } from "./lib.js";
-import { API_KEY, plainPaging, READY, storage, syncOnce, type ChildJob, type ChildResult } from "./sync-child.js";
+import { API_KEY, plainPaging, READY, storage, syncOnce, type ChildJob, type ChildResult, type IncrementalRun } from "./sync-child.js";
 
 const SECRET = "bench-webhook-secret";
 const logger = createLogger("silent");
@@ -62,7 +62,6 @@ const NODE_FLAGS = productionNodeFlags();
 /** Resident memory of a process, MB (0 where /proc cannot be read). */
 const rssMb = (pid: number | undefined): number => memoryOf(pid)?.rssMb ?? 0;
 
-/** The baseline: the same pages, fetched one after the other and parsed, nothing else. */
 async function ingestion(
   kind: string,
   sandbox: string,
@@ -272,7 +271,7 @@ export async function main(args: string[]): Promise<void> {
         );
 
         const runs = full[full.length - 1]!.incremental;
-        const at = <K extends keyof (typeof runs)[number]>(k: K) => median(runs.map((x) => x[k] as number));
+        const at = (k: keyof IncrementalRun) => median(runs.map((x) => x[k]));
         incremental.push(
           `| ${kind} | ${at("moved")} | ${at("pages")} | ${at("records")} | ${at("baseline").toFixed(3)} | ${at("seconds").toFixed(3)} | ${median(runs.map((x) => x.seconds / x.baseline)).toFixed(2)} | ${at("added")} |`,
         );

@@ -1,7 +1,6 @@
 /** Pieces every benchmark shares: autocannon, free ports, readiness, child servers, statistics, memory. */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { cpus, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
 
@@ -126,15 +125,7 @@ export function processMs(args: string[], env: Record<string, string>): Promise<
   });
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer().once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      srv.close(() => (typeof addr === "object" && addr ? resolve(addr.port) : reject(new Error("no port"))));
-    });
-  });
-}
+export { freePort } from "../test/helpers/ports.js";
 
 export async function waitHealthy(url: string, child?: ChildProcess, timeoutMs = 180_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

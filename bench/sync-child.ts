@@ -151,8 +151,10 @@ export async function syncOnce(kind: string, sandbox: string, integrationId: str
   });
   const real: RecruitingStore = createSyncStore({ interviewBaseUrl: "http://127.0.0.1:8001/interview" });
   const linked: LinkedPosition[] = [];
+  // The no-write pass records its pages in transactions of their own (it has no page statement to fold them into).
+  const { upsertCandidatesRecorded: _recorded, ...realInTransactions } = real;
   const noWrites: RecruitingStore = {
-    ...real,
+    ...realInTransactions,
     upsertPositions: async (_q, _org, _int, jobs) => {
       for (const j of jobs)
         if (j.candidate_stage)

@@ -1,5 +1,6 @@
+import type { SQL } from "drizzle-orm";
 import type { UpstreamPage } from "../../contracts/upstream/index.js";
-import type { Queryable } from "../../shared/db/database.js";
+import type { Db, Queryable } from "../../shared/db/database.js";
 import type { KeysetCursor } from "../../shared/db/keyset-cursor.js";
 import type { MappedApplication, MappedJob } from "./mapping.js";
 
@@ -134,6 +135,17 @@ export type PositionedMappedApplication = MappedApplication & { positionId: stri
 
 export type WriteCounts = { created: number; updated: number; skipped: number };
 
+/**
+ * A page's record (the sync run's counts and resume point) written in the page's own statement:
+ * `lock` selects and locks the run while it is running; `record` is the statement's WITH items
+ * that record the page, given its counts and `ok` (true when the page is written). See
+ * sync-runs.repository.ts pageRecording.
+ */
+export type PageRecording = {
+  lock: SQL;
+  record: (page: { created: SQL; updated: SQL; skipped: number; ok: SQL }) => SQL;
+};
+
 /** The recruiting data the engine writes: set-based upserts keyed on the upstream ids, inside the caller's transaction. */
 export interface RecruitingStore {
   upsertPositions(q: Queryable, orgId: string, integrationId: string, jobs: MappedJob[]): Promise<{ created: number; updated: number }>;
@@ -147,6 +159,18 @@ export interface RecruitingStore {
   /** The linked positions (with a candidate stage) of these upstream jobs. */
   positionsOfJobs(q: Queryable, orgId: string, integrationId: string, jobIds: string[]): Promise<LinkedPosition[]>;
   upsertCandidates(q: Queryable, orgId: string, apps: PositionedMappedApplication[]): Promise<WriteCounts>;
+  /**
+   * Writes the page and its record in one statement, on the database (no transaction): whether it
+   * was recorded (false: the run is no longer running, nothing written), or null when an
+   * application met a candidate by email that is not its own (nothing written: the caller writes
+   * the page with upsertCandidates in a transaction). A store without it is written that way always.
+   */
+  upsertCandidatesRecorded?(
+    db: Db,
+    orgId: string,
+    apps: PositionedMappedApplication[],
+    recording: PageRecording,
+  ): Promise<{ recorded: boolean } | null>;
   unlink(q: Queryable, orgId: string, integrationId: string): Promise<{ positions: number; candidates: number }>;
 }
 

@@ -1,5 +1,6 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Queryable, RawQuery } from "../../shared/db/database.js";
+import type { PageRecording } from "./ports.js";
 import { assertTransition, type SyncRunState } from "./sync-run.states.js";
 import { syncCheckpoints, syncRuns, type SyncModel, type SyncRunRow } from "./sync.tables.js";
 
@@ -131,6 +132,41 @@ export async function recordSyncPage(
     .where(and(eq(syncRuns.id, runId), eq(syncRuns.state, "running")))
     .returning();
   return row ?? null;
+}
+
+/**
+ * recordSyncPage and, on the run's last page, advanceCheckpoint, as a page write's own WITH items
+ * (RecruitingStore.upsertCandidatesRecorded): the page, its counts and resume point commit in one
+ * statement. The run's row is locked first, and only while the run is running: a run cancelled
+ * meanwhile gets neither the page nor the record.
+ */
+export function pageRecording(
+  runId: string,
+  page: { skipped: number; pages: number; resume: string | null; finishedAt?: Date | undefined },
+): PageRecording {
+  const at = new Date();
+  return {
+    lock: sql`select id from sync_runs where id = ${runId} and state = 'running' for update`,
+    record: (c) => sql`rec as (
+      update sync_runs
+         set created_count = created_count + ${c.created}, updated_count = updated_count + ${c.updated},
+             skipped_count = skipped_count + ${c.skipped + page.skipped}::int, pages = pages + ${page.pages}::int,
+             page_cursor = ${page.resume}::text,${page.finishedAt ? sql` state = 'succeeded', finished_at = ${page.finishedAt}::timestamptz,` : sql``}
+             updated_at = ${at}::timestamptz
+       where id = ${runId} and ${c.ok}
+      returning integration_id, model, started_at
+    )${
+      page.finishedAt
+        ? sql`, cp as (
+      -- The checkpoint is the run's start (checkpointOf in sync-engine.ts), moved forward only.
+      insert into sync_checkpoints (integration_id, model, synced_until)
+      select integration_id, model, coalesce(started_at, ${page.finishedAt}::timestamptz) from rec
+      on conflict (integration_id, model) do update
+         set synced_until = greatest(sync_checkpoints.synced_until, excluded.synced_until), updated_at = ${at}::timestamptz
+    )`
+        : sql``
+    }`,
+  };
 }
 
 export async function listSyncRuns(q: Queryable, integrationId: string, limit = 20): Promise<SyncRunRow[]> {

@@ -3,6 +3,8 @@ import { after, before, test } from "node:test";
 import type { Application, Job } from "../../../src/contracts/upstream/index.js";
 import { createAtsReader, RetryableUpstreamError, type AtsReader } from "../../../src/services/sync/ats-reader.js";
 import { createSyncStore } from "../../../src/services/recruiting/upstream/index.js";
+import type { RecruitingStore } from "../../../src/services/sync/ports.js";
+import type { Queryable } from "../../../src/shared/db/database.js";
 import { createSyncEngine } from "../../../src/services/sync/sync-engine.js";
 import { cancelOpenSyncRuns, findSyncRun, listSyncRuns } from "../../../src/services/sync/sync-runs.repository.js";
 import { createUpstreamClient } from "../../../src/shared/upstream/upstream-client.js";
@@ -163,68 +165,121 @@ describeEachDatabase("sync engine", (getDb) => {
     assert.deepEqual(new Set(linked.map((p) => p.upstream_job_id_id)), new Set(jobs.map((j) => j.id)));
   });
 
-  test("an applications sync interrupted in the middle of writing a page resumes there: nothing skipped, nothing written or counted twice", async () => {
-    const engine = engineWith(reader);
-    await engine.start({ integrationId, orgId, models: ["jobs"], type: "FULL", trigger: "sync-all" });
-    await engine.run({ integrationId, model: "jobs" }, { last: false });
-    const candidatesNow = async () =>
-      (
-        await getDb().query<{ position_id: string; upstream_application_id: string }>(
-          "select c.position_id, c.upstream_application_id from candidates c join positions p on p.id = c.position_id where p.upstream_integration_id = $1 order by 1, 2",
-          [integrationId],
-        )
-      ).map((c) => `${c.position_id}/${c.upstream_application_id}`);
-    const forget = () =>
-      getDb().query("delete from candidates where position_id in (select id from positions where upstream_integration_id = $1)", [
-        integrationId,
-      ]);
-    const syncApplications = async (e: ReturnType<typeof engineWith>, last: boolean) => {
-      const run = await e.start({ integrationId, orgId, models: ["applications"], type: "FULL", trigger: "sync-all" });
-      await e.run({ integrationId, model: "applications" }, { last });
-      return run.id;
-    };
-
-    // Reference: the same sync, uninterrupted.
-    await forget();
-    const whole = (await findSyncRun(getDb().db, await syncApplications(engine, false)))!;
-    const expected = await candidatesNow();
-    assert.ok(whole.pages >= 6, `several pages (${whole.pages})`);
-    assert.equal(whole.createdCount, expected.length);
-
-    // The fourth page's transaction breaks after its candidates were written (the worker lost its
-    // connection, say): the page rolls back, the run stays running at the page before.
-    await forget();
-    let writes = 0;
-    const breaking = engineWith(reader, {
-      store: {
-        ...store,
-        upsertCandidates: async (...args) => {
-          const counts = await store.upsertCandidates(...args);
-          if (++writes === 4) throw new RetryableUpstreamError("connection lost mid-page");
-          return counts;
-        },
+  /**
+   * The ways a page write breaks (the worker lost its connection, say), by how the store writes
+   * the page: `store` breaks the write `breaks(q)` (asked before it, on its connection) says is the one.
+   */
+  const breakingStores: Record<string, { rolledBack: boolean; store: (breaks: (q: Queryable) => Promise<boolean>) => RecruitingStore }> = {
+    // In a transaction (a page that met a candidate by email, or a store with no page statement):
+    // it breaks after its candidates were written, and rolls back.
+    "its transaction breaks after writing": {
+      rolledBack: true,
+      store: (breaks) => {
+        const { upsertCandidatesRecorded: _, ...inTransactions } = store;
+        return {
+          ...inTransactions,
+          upsertCandidates: async (...args) => {
+            const broken = await breaks(args[0]);
+            const counts = await store.upsertCandidates(...args);
+            if (broken) throw new RetryableUpstreamError("connection lost mid-page");
+            return counts;
+          },
+        };
       },
-    });
-    const runId = (await engine.start({ integrationId, orgId, models: ["applications"], type: "FULL", trigger: "sync-all" })).id;
-    await assert.rejects(breaking.run({ integrationId, model: "applications" }, { last: false }), /connection lost/);
-    const broken = (await findSyncRun(getDb().db, runId))!;
-    assert.equal(broken.state, "running");
-    assert.ok(broken.pages >= 3 && broken.pages < whole.pages, `stopped after ${broken.pages} pages`);
-    assert.equal(
-      typeof (JSON.parse(broken.pageCursor!) as { cursor?: unknown }).cursor,
-      "string",
-      "stopped inside a listing, at its next page",
-    );
-    const partial = await candidatesNow();
-    assert.ok(partial.length < expected.length, "the broken page's candidates were rolled back");
+    },
+    // Its one statement with the record never reaches the database.
+    "its statement is lost on the way": {
+      rolledBack: true,
+      store: (breaks) => ({
+        ...store,
+        upsertCandidatesRecorded: async (...args) => {
+          if (await breaks(args[0])) throw new RetryableUpstreamError("connection lost mid-page");
+          return store.upsertCandidatesRecorded(...args);
+        },
+      }),
+    },
+    // Its one statement commits, and its answer is lost.
+    "its statement's answer is lost": {
+      rolledBack: false,
+      store: (breaks) => ({
+        ...store,
+        upsertCandidatesRecorded: async (...args) => {
+          const broken = await breaks(args[0]);
+          const done = await store.upsertCandidatesRecorded(...args);
+          if (broken) throw new RetryableUpstreamError("connection lost mid-page");
+          return done;
+        },
+      }),
+    },
+  };
 
-    await engine.run({ integrationId, model: "applications" }, { last: false });
-    const resumed = (await findSyncRun(getDb().db, runId))!;
-    assert.equal(resumed.state, "succeeded");
-    assert.deepEqual(await candidatesNow(), expected, "the same candidates as the uninterrupted sync");
-    assert.equal(resumed.createdCount, expected.length, "each counted once");
-    assert.equal(resumed.pages, whole.pages, "each page written once");
-  });
+  for (const [how, breaking] of Object.entries(breakingStores))
+    test(`an applications sync whose page write breaks (${how}) resumes after its last recorded page: nothing skipped, nothing written or counted twice`, async () => {
+      const engine = engineWith(reader);
+      await engine.start({ integrationId, orgId, models: ["jobs"], type: "FULL", trigger: "sync-all" });
+      await engine.run({ integrationId, model: "jobs" }, { last: false });
+      const candidatesNow = async () =>
+        (
+          await getDb().query<{ position_id: string; upstream_application_id: string }>(
+            "select c.position_id, c.upstream_application_id from candidates c join positions p on p.id = c.position_id where p.upstream_integration_id = $1 order by 1, 2",
+            [integrationId],
+          )
+        ).map((c) => `${c.position_id}/${c.upstream_application_id}`);
+      const forget = () =>
+        getDb().query("delete from candidates where position_id in (select id from positions where upstream_integration_id = $1)", [
+          integrationId,
+        ]);
+      const syncApplications = async (e: ReturnType<typeof engineWith>, last: boolean) => {
+        const run = await e.start({ integrationId, orgId, models: ["applications"], type: "FULL", trigger: "sync-all" });
+        await e.run({ integrationId, model: "applications" }, { last });
+        return run.id;
+      };
+
+      // Reference: the same sync, uninterrupted.
+      await forget();
+      const whole = (await findSyncRun(getDb().db, await syncApplications(engine, false)))!;
+      const expected = await candidatesNow();
+      assert.ok(whole.pages >= 6, `several pages (${whole.pages})`);
+      assert.equal(whole.createdCount, expected.length);
+
+      // The fourth write breaks (of pages written one by one or, read meanwhile, together): the run
+      // stays running at the last page recorded.
+      await forget();
+      const runId = (await engine.start({ integrationId, orgId, models: ["applications"], type: "FULL", trigger: "sync-all" })).id;
+      let writes = 0;
+      let pagesBefore = -1;
+      const broken = engineWith(reader, {
+        // Read on the write's own connection (in its transaction, when it has one).
+        store: breaking.store(async (q) => {
+          if (++writes !== 4) return false;
+          pagesBefore = (await findSyncRun(q, runId))!.pages;
+          return true;
+        }),
+      });
+      await assert.rejects(broken.run({ integrationId, model: "applications" }, { last: false }), /connection lost/);
+      const stopped = (await findSyncRun(getDb().db, runId))!;
+      assert.equal(stopped.state, "running");
+      assert.ok(stopped.pages >= 3 && stopped.pages < whole.pages, `stopped after ${stopped.pages} pages`);
+      if (breaking.rolledBack)
+        assert.equal(
+          typeof (JSON.parse(stopped.pageCursor!) as { cursor?: unknown }).cursor,
+          "string",
+          "stopped inside a listing, at its next page",
+        );
+      assert.ok(pagesBefore >= 3, `three writes recorded before (${pagesBefore} pages)`);
+      if (breaking.rolledBack) assert.equal(stopped.pages, pagesBefore, "the broken write's pages are not recorded");
+      else assert.ok(stopped.pages > pagesBefore, "the write whose answer was lost is recorded");
+      const partial = await candidatesNow();
+      assert.ok(partial.length < expected.length, "the pages after the last one recorded are not there");
+      assert.equal(partial.length, stopped.createdCount, "the pages recorded are the pages written");
+
+      await engine.run({ integrationId, model: "applications" }, { last: false });
+      const resumed = (await findSyncRun(getDb().db, runId))!;
+      assert.equal(resumed.state, "succeeded");
+      assert.deepEqual(await candidatesNow(), expected, "the same candidates as the uninterrupted sync");
+      assert.equal(resumed.createdCount, expected.length, "each counted once");
+      assert.equal(resumed.pages, whole.pages, "each page written once");
+    });
 
   test("an incremental applications sync reads only the changed applications and adds those now in their candidate stage", async () => {
     const engine = engineWith(reader);
@@ -263,7 +318,7 @@ describeEachDatabase("sync engine", (getDb) => {
     const { moved, all } = await moveIntoCandidateStage(7, known);
 
     // The first write waits until the other three pages were read, so they are written together;
-    // that second write breaks after its candidates were written (the connection lost, say). The
+    // that second write breaks on its way to the database (the connection lost, say). The
     // positions are looked up before: on PGlite's one connection, the reads' lookups would wait
     // for the write's transaction.
     const jobIds = [...new Set(all.map((a) => a.job_id).filter((j): j is string => !!j))];
@@ -282,15 +337,14 @@ describeEachDatabase("sync engine", (getDb) => {
       store: {
         ...store,
         positionsOfJobs: async (_q, _o, _i, ids) => positions.filter((p) => ids.includes(p.upstreamJobIdId)),
-        upsertCandidates: async (...args) => {
+        upsertCandidatesRecorded: async (...args) => {
           if (written.length === 0) {
             for (let i = 0; i < 200 && reads < 4; i++) await new Promise((r) => setTimeout(r, 10));
             await new Promise((r) => setTimeout(r, 100)); // the last page's positions
           }
-          const counts = await store.upsertCandidates(...args);
           written.push(args[2].length);
           if (written.length === 2) throw new RetryableUpstreamError("connection lost mid-write");
-          return counts;
+          return store.upsertCandidatesRecorded(...args);
         },
       },
     });

@@ -1,7 +1,12 @@
 import { and, asc, eq, gt, isNotNull, sql, type SQL } from "drizzle-orm";
-import type { Queryable } from "../../../shared/db/database.js";
+import type { Db, Queryable } from "../../../shared/db/database.js";
 import { positions } from "../positions/positions.tables.js";
-import { upsertPositionedCandidates, type UpstreamApplication } from "./upstream-candidates.repository.js";
+import {
+  type PageRecording,
+  upsertPositionedCandidates,
+  type UpstreamApplication,
+  writeRecordedPage,
+} from "./upstream-candidates.repository.js";
 import { unlinkIntegration, writeUpstreamPositions, type UpstreamJob } from "./upstream-positions.repository.js";
 
 /** A position linked to an upstream job, as the sync engine lists them. */
@@ -68,6 +73,15 @@ export function createSyncStore(opts: { interviewBaseUrl: string }) {
       const created = written.filter((c) => c.inserted).length;
       return { created, updated: written.length - created, skipped: skipped.length };
     },
+
+    upsertCandidatesRecorded: (db: Db, orgId: string, apps: (UpstreamApplication & { positionId: string })[], recording: PageRecording) =>
+      writeRecordedPage(
+        db,
+        orgId,
+        apps.map(({ positionId, ...a }) => ({ ...a, position_id: positionId })),
+        opts.interviewBaseUrl,
+        recording,
+      ),
 
     unlink: (q: Queryable, orgId: string, integrationId: string) => unlinkIntegration(q, orgId, integrationId),
   };

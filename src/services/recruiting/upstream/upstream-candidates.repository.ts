@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Queryable } from "../../../shared/db/database.js";
 import { uuidv7s } from "../../../shared/db/uuid7.js";
 import { candidates, type CandidateRow } from "../candidates/candidates.tables.js";
@@ -48,15 +48,34 @@ type InputRow = {
 };
 
 /**
+ * What a page write records in its own statement, so that the page and its record commit together
+ * without a transaction around them (one round trip where begin, write, record and commit took
+ * four). `lock` selects and locks the row the page is recorded on: the page is written only when
+ * it answers one. `record` is the WITH items that record it, given the page's counts and `ok`,
+ * true when the page is written; they may read `up` (the candidates written) and must do nothing
+ * unless `ok`.
+ */
+export type PageRecording = {
+  lock: SQL;
+  record: (page: { created: SQL; updated: SQL; skipped: number; ok: SQL }) => SQL;
+};
+
+/**
  * The page's write, one statement: the applications (one jsonb parameter) are matched to the
  * candidate holding their email in their position; those with no such candidate, or whose
  * candidate is theirs already, are upserted on (position, application) — a row whose upstream
  * fields did not change is left alone (no new row version) — and every new candidate gets its
  * interview record in the same statement. Answers the rows written, and the applications whose
  * email belongs to another candidate (`n` = their index in the input) for the caller to sort out.
+ * With `recording`, the page is written and recorded only when its row is locked and no
+ * application meets such a candidate (nothing else is written then); it answers those
+ * applications, and one row whose `recorded` says whether the page was.
  */
-const PAGE_WRITE = (org: string, base: string, input: string) => sql`
-  with i as (
+const PAGE_WRITE = (org: string, base: string, input: string, recording?: PageRecording) => {
+  const met = sql`mail_id is not null and mail_app is distinct from a`;
+  const ok = sql`(select ok from ok)`;
+  return sql`
+  with ${recording ? sql`lk as materialized (${recording.lock}), ` : sql``}i as (
     select * from jsonb_to_recordset(${input}::jsonb)
       as i(n int, cid uuid, iid uuid, p uuid, a text, name text, email text, phone text, lang text, tags text[], link text)
   ), m as (
@@ -68,9 +87,9 @@ const PAGE_WRITE = (org: string, base: string, input: string) => sql`
         select c.id, c.upstream_application_id from candidates c
          where c.position_id = i.p and lower(c.email) = lower(i.email) limit 1
       ) c on true
-  ), up as (
+  ), ${recording ? sql`ok as (select exists (select 1 from lk) and not exists (select 1 from m where ${met}) as ok), ` : sql``}up as (
     insert into candidates as c (id, organization_id, position_id, upstream_application_id, name, email, phone, language, tags)
-    select cid, ${org}::uuid, p, a, name, email, phone, lang, tags from m where mail_id is null or mail_app = a
+    select cid, ${org}::uuid, p, a, name, email, phone, lang, tags from m where (mail_id is null or mail_app = a)${recording ? sql` and ${ok}` : sql``}
     on conflict (position_id, upstream_application_id) do update
        set name = excluded.name, email = excluded.email, phone = excluded.phone, updated_at = now()
      where (c.name, c.email, c.phone) is distinct from (excluded.name, excluded.email, excluded.phone)
@@ -79,12 +98,94 @@ const PAGE_WRITE = (org: string, base: string, input: string) => sql`
     -- Candidates new in this statement: none has an interview yet (no ON CONFLICT to check).
     insert into interviews (id, organization_id, candidate_id, interview_link)
     select m.iid, ${org}::uuid, up.id, ${base} || '/' || m.link from up join m on m.p = up.p and m.a = up.a where up.inserted
-  )
+  )${
+    recording
+      ? sql`, ${recording.record({
+          created: sql`(select count(*) from up where inserted)`,
+          updated: sql`(select count(*) from up where not inserted)`,
+          skipped: 0,
+          ok,
+        })}
+  select null::uuid as id, null::boolean as inserted, n, mail_id, mail_app, null::boolean as recorded from m where ${met}
+  union all
+  select null, null, null, null, null, ${ok}`
+      : sql`
   select up.id, up.inserted, null::int as n, null::uuid as mail_id, null::text as mail_app from up
   union all
-  select null, null, n, mail_id, mail_app from m where mail_id is not null and mail_app is distinct from a`;
+  select null, null, n, mail_id, mail_app from m where ${met}`
+  }`;
+};
 
-type PageWriteRow = { id: string | null; inserted: boolean | null; n: number | null; mail_id: string | null; mail_app: string | null };
+type PageWriteRow = {
+  id: string | null;
+  inserted: boolean | null;
+  n: number | null;
+  mail_id: string | null;
+  mail_app: string | null;
+  recorded?: boolean | null;
+};
+
+/** A key of a position's application or email. */
+const key = (position: string, value: string) => `${position}\u0000${value}`;
+
+/**
+ * The statement's input rows: one application per (position, application), and one per (position,
+ * email); the others are skipped as `duplicate_email_in_page`.
+ */
+function pageInput(applications: PositionedApplication[]): { input: InputRow[]; skipped: SkippedApplication[] } {
+  const skipped: SkippedApplication[] = [];
+  const byApplication = new Map(applications.map((a) => [key(a.position_id, a.upstream_application_id), a]));
+  const byEmail = new Map<string, PositionedApplication>();
+  for (const app of byApplication.values()) {
+    const k = key(app.position_id, app.email.toLowerCase());
+    if (byEmail.has(k)) skipped.push({ upstream_application_id: app.upstream_application_id, reason: "duplicate_email_in_page" });
+    else byEmail.set(k, app);
+  }
+  const apps = [...byEmail.values()];
+  // One draw of random bytes for the page's interview links (192 bits each; used for new candidates only).
+  const random = randomBytes(24 * apps.length);
+  const newIds = uuidv7s(2 * apps.length);
+  const input: InputRow[] = apps.map((a, n) => ({
+    n,
+    cid: newIds[2 * n]!,
+    iid: newIds[2 * n + 1]!,
+    p: a.position_id,
+    a: a.upstream_application_id,
+    name: clip(a.name, 200)!,
+    email: a.email,
+    phone: a.phone?.trim() ? clip(a.phone, 200) : null,
+    lang: clip(a.language, 200)!,
+    tags: [...new Set(a.tags ?? [])],
+    link: random.subarray(24 * n, 24 * (n + 1)).toString("base64url"),
+  }));
+  return { input, skipped };
+}
+
+/**
+ * Writes a page of applications as upsertPositionedCandidates does, together with its record
+ * (`recording`), in one statement: no transaction around it, so it must be given the database,
+ * not a transaction. Answers whether the page was recorded (false: its row was not there to lock,
+ * and nothing was written), or null when an application met a candidate by email that is not
+ * its own: nothing was written then, and the caller writes the page with upsertPositionedCandidates
+ * in a transaction, which sorts these out.
+ */
+export async function writeRecordedPage(
+  q: Queryable,
+  orgId: string,
+  applications: PositionedApplication[],
+  interviewBaseUrl: string,
+  recording: PageRecording,
+): Promise<{ recorded: boolean } | null> {
+  const { input, skipped } = pageInput(applications);
+  const counted: PageRecording = {
+    lock: recording.lock,
+    record: (page) => recording.record({ ...page, skipped: page.skipped + skipped.length }),
+  };
+  const base = interviewBaseUrl.replace(/\/+$/, "");
+  const rows = rowsOf<PageWriteRow>(await q.execute(PAGE_WRITE(orgId, base, JSON.stringify(input), counted)));
+  if (rows.some((r) => r.n !== null)) return null;
+  return { recorded: rows.some((r) => r.recorded === true) };
+}
 
 /**
  * Upserts a page of applications, of any positions of the org, as candidates on (position,
@@ -104,34 +205,8 @@ export async function upsertPositionedCandidates(
   applications: PositionedApplication[],
   interviewBaseUrl: string,
 ): Promise<CandidatesWritten> {
-  const skipped: SkippedApplication[] = [];
-  const key = (position: string, value: string) => `${position}\u0000${value}`;
-  const byApplication = new Map(applications.map((a) => [key(a.position_id, a.upstream_application_id), a]));
-  const byEmail = new Map<string, PositionedApplication>();
-  for (const app of byApplication.values()) {
-    const k = key(app.position_id, app.email.toLowerCase());
-    if (byEmail.has(k)) skipped.push({ upstream_application_id: app.upstream_application_id, reason: "duplicate_email_in_page" });
-    else byEmail.set(k, app);
-  }
-  const apps = [...byEmail.values()];
-  if (apps.length === 0) return { written: [], skipped };
-
-  // One draw of random bytes for the page's interview links (192 bits each; used for new candidates only).
-  const random = randomBytes(24 * apps.length);
-  const newIds = uuidv7s(2 * apps.length);
-  const input: InputRow[] = apps.map((a, n) => ({
-    n,
-    cid: newIds[2 * n]!,
-    iid: newIds[2 * n + 1]!,
-    p: a.position_id,
-    a: a.upstream_application_id,
-    name: clip(a.name, 200)!,
-    email: a.email,
-    phone: a.phone?.trim() ? clip(a.phone, 200) : null,
-    lang: clip(a.language, 200)!,
-    tags: [...new Set(a.tags ?? [])],
-    link: random.subarray(24 * n, 24 * (n + 1)).toString("base64url"),
-  }));
+  const { input, skipped } = pageInput(applications);
+  if (input.length === 0) return { written: [], skipped };
   const base = interviewBaseUrl.replace(/\/+$/, "");
   const rows = rowsOf<PageWriteRow>(await q.execute(PAGE_WRITE(orgId, base, JSON.stringify(input))));
   const written = rows.filter((r) => r.id !== null).map((r) => ({ id: r.id!, inserted: r.inserted! }));

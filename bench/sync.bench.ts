@@ -160,6 +160,9 @@ async function ingestion(
   return { ...runs, stored, drainSeconds, open, failed };
 }
 
+/** Waits longer than the sandbox takes to release its memory once idle (releaseMemoryWhenIdle: 2 s, checked every 0.5 s). */
+const sandboxIdle = () => new Promise((r) => setTimeout(r, 3_000));
+
 let childScript: string | undefined;
 /**
  * sync-child.ts as plain JavaScript (its types stripped here, once), importing the built dist/:
@@ -256,8 +259,15 @@ export async function main(args: string[]): Promise<void> {
             sandboxPid: sandbox.child.pid,
             incrementalRounds: rounds,
           };
+          // The sync and its baselines each from the same sandbox: one that gave back what the runs
+          // before left it (it does after 2-2.5 s without a request, src/runtime/release-memory.ts).
+          // Without this the second storage's syncs met a sandbox still holding the first's (20-40 MB
+          // more at the stack's peak), and each measure met the sandbox as the one before left it.
+          await sandboxIdle();
           full.push(await syncInChild(job));
+          await sandboxIdle();
           plain.push(await plainPaging(sandboxUrl, integrationId, full[r]!.requests));
+          await sandboxIdle();
           const d = await syncOnce(kind, sandboxUrl, integrationId, false);
           await d.setup.close();
           dry.push(d.seconds);

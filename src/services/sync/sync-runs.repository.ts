@@ -153,7 +153,7 @@ export function pageRecording(
              skipped_count = skipped_count + ${c.skipped + page.skipped}::int, pages = pages + ${page.pages}::int,
              page_cursor = ${page.resume}::text,${page.finishedAt ? sql` state = 'succeeded', finished_at = ${page.finishedAt}::timestamptz,` : sql``}
              updated_at = ${at}::timestamptz
-       where id = ${runId} and ${c.ok}
+       where id = ${runId} and state = 'running' and ${c.ok}
       returning integration_id, model, started_at
     )${
       page.finishedAt

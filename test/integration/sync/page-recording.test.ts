@@ -5,12 +5,13 @@ import { insertCandidateWithInterview } from "../../../src/services/recruiting/c
 import { createPosition } from "../../../src/services/recruiting/positions/positions.repository.js";
 import { writeRecordedPage } from "../../../src/services/recruiting/upstream/upstream-candidates.repository.js";
 import { createSyncRun, findSyncRun, pageRecording, startSyncRun } from "../../../src/services/sync/sync-runs.repository.js";
-import { describeEachDatabase } from "../../helpers/db.js";
+import pg from "pg";
+import { describeEachDatabase, TEST_DATABASE_URL } from "../../helpers/db.js";
 
 const BASE = "https://interview.example.test/i";
 
 /** A page's candidates and its record in one statement (the sync engine's page write), against the real tables. */
-describeEachDatabase("a page written with its record in one statement", (getDb) => {
+describeEachDatabase("a page written with its record in one statement", (getDb, kind) => {
   test("it commits the page with the run's counts and resume point, writes nothing when an email needs sorting out or the run stopped, and ends the run on its last page", async () => {
     const { db, query } = getDb();
     const org = randomUUID();
@@ -104,4 +105,59 @@ describeEachDatabase("a page written with its record in one statement", (getDb) 
     assert.deepEqual([run.state, run.pages, run.createdCount], ["succeeded", 3, 2]);
     assert.ok(handMade, "the hand-made candidate is untouched");
   });
+  // Two connections: Postgres only (PGlite has one).
+  if (kind === "postgres")
+    test("a run cancelled by another connection while the page's statement waits for it gets neither the page nor the record", async () => {
+      const { db, query, schema } = getDb();
+      const org = randomUUID();
+      const position = await createPosition(db, org, { name: "Sync target" });
+      const queued = await createSyncRun(db, {
+        integrationId: `int-${randomUUID()}`,
+        orgId: org,
+        model: "applications",
+        type: "FULL",
+        trigger: "test",
+      });
+      const run = await startSyncRun(db, queued, new Date(), 0);
+      const other = new pg.Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${schema}` });
+      await other.connect();
+      try {
+        // The cancel is under way (the run's row is locked, not yet committed) when the page's statement starts.
+        await other.query("begin");
+        await other.query("update sync_runs set state = 'cancelled' where id = $1", [run.id]);
+        const writing = writeRecordedPage(
+          db,
+          org,
+          [
+            {
+              upstream_application_id: "app-1",
+              name: "One",
+              email: "one@example.test",
+              phone: null,
+              language: "en",
+              position_id: position.id,
+            },
+          ],
+          BASE,
+          pageRecording(run.id, { pages: 1, skipped: 0, resume: null, finishedAt: new Date() }),
+        );
+        for (let i = 0; i < 100; i++) {
+          const [waiting] = await query<{ n: number }>(
+            "select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%with lk as materialized%'",
+          );
+          if (waiting!.n > 0) break;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        await other.query("commit");
+        assert.deepEqual(await writing, { recorded: false });
+        const [written] = await query<{ n: number }>("select count(*)::int as n from candidates where position_id = $1", [position.id]);
+        assert.equal(written!.n, 0, "no candidate of the page");
+        const after = (await findSyncRun(db, run.id))!;
+        assert.deepEqual([after.state, after.pages, after.createdCount], ["cancelled", 0, 0]);
+        const checkpoints = await query("select 1 from sync_checkpoints where integration_id = $1", [run.integrationId]);
+        assert.equal(checkpoints.length, 0, "no checkpoint");
+      } finally {
+        await other.end();
+      }
+    });
 });

@@ -308,6 +308,38 @@ describeEachDatabase("sync engine", (getDb) => {
     assert.equal(done.createdCount, 3);
   });
 
+  test("an incremental run meeting a hand-made candidate by email adopts it: that page is written in a transaction", async () => {
+    const engine = engineWith(reader);
+    await fullSync(engine);
+    const known = await syncedApplicationIds();
+    const { moved, all } = await moveIntoCandidateStage(3, known);
+    // A recruiter added the second moved application's person by hand, in the same position,
+    // with the email in other letters' case.
+    const target = all.find((a) => a.id === moved[1])!;
+    const email = target.candidate!.email_addresses!.map((e) => e.email_address?.trim()).find((e) => !!e && e.includes("@"))!;
+    const [position] = await getDb().query<{ id: string }>(
+      "select id from positions where upstream_integration_id = $1 and upstream_job_id_id = $2",
+      [integrationId, target.job_id],
+    );
+    const [handMade] = await getDb().query<{ id: string }>(
+      "insert into candidates (organization_id, position_id, name, email, phone, language, tags) values ($1, $2, 'By hand', $3, '9', 'fr', '{}') returning id",
+      [orgId, position!.id, email.toUpperCase()],
+    );
+    const run = await engine.start({ integrationId, orgId, models: ["applications"], type: "DELTA", trigger: "data-changed" });
+    await engineWith(reader, { checkpointMarginSeconds: 0 }).run({ integrationId, model: "applications" }, { last: false });
+    const done = (await findSyncRun(getDb().db, run.id))!;
+    assert.equal(done.state, "succeeded");
+    assert.deepEqual([done.createdCount, done.updatedCount], [2, 1], "two created, the hand-made one adopted");
+    const [adopted] = await getDb().query<{ upstream_application_id: string | null; language: string }>(
+      "select upstream_application_id, language from candidates where id = $1",
+      [handMade!.id],
+    );
+    assert.deepEqual([adopted!.upstream_application_id, adopted!.language], [target.id, "fr"], "linked, its language kept");
+    const after = await syncedApplicationIds();
+    assert.equal(after.length, new Set(after).size, "no candidate twice");
+    assert.deepEqual(new Set(after), new Set([...known, ...moved]));
+  });
+
   test("an incremental run writing the pages read meanwhile together, interrupted, resumes after its last commit: nothing skipped, nothing written or counted twice", async () => {
     const engine = engineWith(reader);
     await fullSync(engine);

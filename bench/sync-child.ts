@@ -149,12 +149,12 @@ export async function syncOnce(kind: string, sandbox: string, integrationId: str
     retry: { retries: 3, baseDelayMs: 50, maxTotalWaitMs: 5000 },
     logger,
   });
-  const real: RecruitingStore = createSyncStore({ interviewBaseUrl: "http://127.0.0.1:8001/interview" });
+  const real = createSyncStore({ interviewBaseUrl: "http://127.0.0.1:8001/interview" });
   const linked: LinkedPosition[] = [];
-  // The no-write pass records its pages in transactions of their own (it has no page statement to fold them into).
-  const { upsertCandidatesRecorded: _recorded, ...realInTransactions } = real;
   const noWrites: RecruitingStore = {
-    ...realInTransactions,
+    ...real,
+    // Each page recorded as the sync records it (one statement), with no candidates written.
+    upsertCandidatesRecorded: (db, orgId, _apps, recording) => real.upsertCandidatesRecorded(db, orgId, [], recording),
     upsertPositions: async (_q, _org, _int, jobs) => {
       for (const j of jobs)
         if (j.candidate_stage)

@@ -51,7 +51,17 @@ import {
   serveChild,
   waitHealthy,
 } from "./lib.js";
-import { API_KEY, plainPaging, READY, storage, syncOnce, type ChildJob, type ChildResult, type IncrementalRun } from "./sync-child.js";
+import {
+  API_KEY,
+  plainPaging,
+  READY,
+  storage,
+  syncOnce,
+  untilQuiet,
+  type ChildJob,
+  type ChildResult,
+  type IncrementalRun,
+} from "./sync-child.js";
 
 const SECRET = "bench-webhook-secret";
 const logger = createLogger("silent");
@@ -160,8 +170,15 @@ async function ingestion(
   return { ...runs, stored, drainSeconds, open, failed };
 }
 
-/** Waits longer than the sandbox takes to release its memory once idle (releaseMemoryWhenIdle: 2 s, checked every 0.5 s). */
-const sandboxIdle = () => new Promise((r) => setTimeout(r, 3_000));
+/**
+ * Waits until the sandbox has released its memory: it starts to 2-2.5 s after its last request
+ * (releaseMemoryWhenIdle: 2 s idle, checked every 0.5 s) a compacting collection that takes a few
+ * hundred ms on a grown heap. So: past the last check, then until its CPU is quiet.
+ */
+const sandboxIdle = async (pid: number | undefined) => {
+  await new Promise((r) => setTimeout(r, 2_600));
+  await untilQuiet(pid);
+};
 
 let childScript: string | undefined;
 /**
@@ -263,11 +280,11 @@ export async function main(args: string[]): Promise<void> {
           // before left it (it does after 2-2.5 s without a request, src/runtime/release-memory.ts).
           // Without this the second storage's syncs met a sandbox still holding the first's (20-40 MB
           // more at the stack's peak), and each measure met the sandbox as the one before left it.
-          await sandboxIdle();
+          await sandboxIdle(sandbox.child.pid);
           full.push(await syncInChild(job));
-          await sandboxIdle();
+          await sandboxIdle(sandbox.child.pid);
           plain.push(await plainPaging(sandboxUrl, integrationId, full[r]!.requests));
-          await sandboxIdle();
+          await sandboxIdle(sandbox.child.pid);
           const d = await syncOnce(kind, sandboxUrl, integrationId, false);
           await d.setup.close();
           dry.push(d.seconds);

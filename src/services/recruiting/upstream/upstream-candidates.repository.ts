@@ -67,15 +67,16 @@ export type PageRecording = {
  * fields did not change is left alone (no new row version) — and every new candidate gets its
  * interview record in the same statement. Answers the rows written, and the applications whose
  * email belongs to another candidate (`n` = their index in the input) for the caller to sort out.
- * With `recording`, the page is written and recorded only when its row is locked and no
- * application meets such a candidate (nothing else is written then); it answers those
- * applications, and one row whose `recorded` says whether the page was.
+ * With `recording` (and the applications pageInput skipped, for the record's count), the page
+ * is written and recorded only when its row is locked and no application meets such a candidate
+ * (nothing else is written then); it answers those applications, and one row whose `recorded`
+ * says whether the page was.
  */
-const PAGE_WRITE = (org: string, base: string, input: string, recording?: PageRecording) => {
+const PAGE_WRITE = (org: string, base: string, input: string, recording?: { to: PageRecording; skipped: number }) => {
   const met = sql`mail_id is not null and mail_app is distinct from a`;
   const ok = sql`(select ok from ok)`;
   return sql`
-  with ${recording ? sql`lk as materialized (${recording.lock}), ` : sql``}i as (
+  with ${recording ? sql`lk as materialized (${recording.to.lock}), ` : sql``}i as (
     select * from jsonb_to_recordset(${input}::jsonb)
       as i(n int, cid uuid, iid uuid, p uuid, a text, name text, email text, phone text, lang text, tags text[], link text)
   ), m as (
@@ -100,10 +101,10 @@ const PAGE_WRITE = (org: string, base: string, input: string, recording?: PageRe
     select m.iid, ${org}::uuid, up.id, ${base} || '/' || m.link from up join m on m.p = up.p and m.a = up.a where up.inserted
   )${
     recording
-      ? sql`, ${recording.record({
+      ? sql`, ${recording.to.record({
           created: sql`(select count(*) from up where inserted)`,
           updated: sql`(select count(*) from up where not inserted)`,
-          skipped: 0,
+          skipped: recording.skipped,
           ok,
         })}
   select null::uuid as id, null::boolean as inserted, n, mail_id, mail_app, null::boolean as recorded from m where ${met}
@@ -177,12 +178,10 @@ export async function writeRecordedPage(
   recording: PageRecording,
 ): Promise<{ recorded: boolean } | null> {
   const { input, skipped } = pageInput(applications);
-  const counted: PageRecording = {
-    lock: recording.lock,
-    record: (page) => recording.record({ ...page, skipped: page.skipped + skipped.length }),
-  };
   const base = interviewBaseUrl.replace(/\/+$/, "");
-  const rows = rowsOf<PageWriteRow>(await q.execute(PAGE_WRITE(orgId, base, JSON.stringify(input), counted)));
+  const rows = rowsOf<PageWriteRow>(
+    await q.execute(PAGE_WRITE(orgId, base, JSON.stringify(input), { to: recording, skipped: skipped.length })),
+  );
   if (rows.some((r) => r.n !== null)) return null;
   return { recorded: rows.some((r) => r.recorded === true) };
 }

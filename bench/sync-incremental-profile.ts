@@ -10,13 +10,16 @@
  *
  * TIMELINE=1: every statement (its time on the connection), page request and answer of the last
  * round, in ms from its start (ALL=1: of every round). EXPLAIN=1: EXPLAIN (ANALYZE, BUFFERS) of the
- * page writes of the last round, each inside a savepoint rolled back before the statement runs.
+ * page writes of the last round, each inside a transaction (a page written in one statement) or a
+ * savepoint (one written in the engine's transaction) rolled back before the statement runs.
  * CPUPROF=1: a CPU profile of the last round, /tmp/sync-incremental.cpuprofile. The statements
  * are timed by wrapping pg's Client.prototype.query, in this process only.
  * FLOOR=1: the database's share of the same work without the engine: 1,000 new candidates, each
  * with its interview record, in positions of the synced integration, written by one bare INSERT
  * (no email probe, no ON CONFLICT, the schema's keys, foreign keys and triggers as they are) in one
- * committed transaction; the median of 5, against the median plain paging.
+ * committed transaction; alternated with the engine's page statement on rows of the same shape
+ * (4 statements of 250, each committed); the medians of 5, against the median plain paging. With
+ * EXPLAIN=1, the plan of one such statement of 250.
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { writeFileSync, mkdtempSync } from "node:fs";
@@ -25,6 +28,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import type { Database } from "../src/shared/db/database.js";
+import { upsertPositionedCandidates } from "../src/services/recruiting/upstream/upstream-candidates.repository.js";
 import { cpuSeconds, freePort, median, serveChild, waitHealthy } from "./lib.js";
 import { changeApplications, plainPaging, recording, syncOnce, untilQuiet } from "./sync-child.js";
 
@@ -56,6 +60,22 @@ const orig = pg.Client.prototype.query as (...a: unknown[]) => unknown;
     const pid = (this as { processID?: number }).processID;
     if (pid) backends.add(pid);
   }
+  if (process.env["EXPLAIN"] && t0 && /^ ?with (lk|i) as/.test(text) && typeof cfg === "object") {
+    const self = this as pg.Client;
+    const c = cfg as { text: string; values?: unknown[] };
+    const run = async () => {
+      const alone = /^ ?with lk/.test(text);
+      await orig.call(self, alone ? "begin" : "savepoint e");
+      const plan = (await orig.call(self, {
+        text: `explain (analyze, buffers) ${c.text}`,
+        values: c.values ?? (args[1] as unknown[]),
+      })) as { rows: { "QUERY PLAN": string }[] };
+      explains.push(plan.rows.map((r) => r["QUERY PLAN"]).join("\n"));
+      await orig.call(self, alone ? "rollback" : "rollback to savepoint e");
+      return orig.apply(self, args);
+    };
+    return run();
+  }
   const cb = args.find((a) => typeof a === "function") as ((...x: unknown[]) => void) | undefined;
   if (cb) {
     const i = args.indexOf(cb);
@@ -64,21 +84,6 @@ const orig = pg.Client.prototype.query as (...a: unknown[]) => unknown;
       cb(...x);
     };
     return orig.apply(this, args);
-  }
-  if (process.env["EXPLAIN"] && t0 && /^ ?with i as/.test(text) && typeof cfg === "object") {
-    const self = this as pg.Client;
-    const c = cfg as { text: string; values?: unknown[] };
-    const run = async () => {
-      await orig.call(self, "savepoint e");
-      const plan = (await orig.call(self, {
-        text: `explain (analyze, buffers) ${c.text}`,
-        values: c.values ?? (args[1] as unknown[]),
-      })) as { rows: { "QUERY PLAN": string }[] };
-      explains.push(plan.rows.map((r) => r["QUERY PLAN"]).join("\n"));
-      await orig.call(self, "rollback to savepoint e");
-      return orig.apply(self, args);
-    };
-    return run();
   }
   const r = orig.apply(this, args) as Promise<unknown>;
   if (r && typeof r.then === "function")
@@ -178,26 +183,38 @@ try {
   await sandbox.stop();
 }
 
-/** FLOOR=1 (see the header): the bare write of 1,000 candidates and their interview records. */
+/** FLOOR=1 (see the header): the bare write of 1,000 candidates and their interview records, and ours. */
 async function floor(database: Database, orgId: string, plainMs: number): Promise<void> {
   const positions = (await database.query<{ id: string }>("select id from positions where candidate_stage is not null order by id")).map(
     (r) => r.id,
   );
-  const ms: number[] = [];
+  const apps = (tag: string) =>
+    Array.from({ length: 1000 }, (_, k) => ({
+      position_id: positions[(k * 7 + tag.length) % positions.length]!,
+      upstream_application_id: `${tag}-${k}-${randomBytes(6).toString("hex")}`,
+      name: `Floor Candidate ${tag}-${k}`,
+      email: `${tag}.${k}.${randomBytes(3).toString("hex")}@example.com`,
+      phone: "+1 555 0100",
+      language: "en",
+      tags: [] as string[],
+    }));
+  const bare: number[] = [];
+  const ours: number[] = [];
+  // Alternated, so that both meet the same machine and the same table sizes.
   for (let rep = 0; rep < 5; rep++) {
-    const rows = Array.from({ length: 1000 }, (_, k) => ({
+    const rows = apps(`bare${rep}`).map((a) => ({
       cid: randomUUID(),
       iid: randomUUID(),
-      p: positions[(k * 7 + rep) % positions.length],
-      a: `floor-${rep}-${k}-${randomBytes(6).toString("hex")}`,
-      name: `Floor Candidate ${rep}-${k}`,
-      email: `floor.${rep}.${k}.${randomBytes(3).toString("hex")}@example.com`,
-      phone: "+1 555 0100",
-      lang: "en",
-      tags: [] as string[],
+      p: a.position_id,
+      a: a.upstream_application_id,
+      name: a.name,
+      email: a.email,
+      phone: a.phone,
+      lang: a.language,
+      tags: a.tags,
       link: randomBytes(24).toString("base64url"),
     }));
-    const t = performance.now();
+    let t = performance.now();
     await database.rawTransaction(async (_exec, query) => {
       await query(
         `with i as (select * from jsonb_to_recordset($1::jsonb)
@@ -209,9 +226,29 @@ async function floor(database: Database, orgId: string, plainMs: number): Promis
         [JSON.stringify(rows), orgId],
       );
     });
-    ms.push(performance.now() - t);
+    bare.push(performance.now() - t);
+    // Ours: the engine's page statement (without its record: no run to record on here), 250
+    // applications a statement as the engine's pages, each committed on its own.
+    const mine = apps(`ours${rep}`);
+    t = performance.now();
+    for (let i = 0; i < mine.length; i += 250)
+      await upsertPositionedCandidates(database.db, orgId, mine.slice(i, i + 250), "http://127.0.0.1:8001/interview");
+    ours.push(performance.now() - t);
   }
-  console.log(
-    `floor: a bare INSERT of 1,000 candidates with their interview records, committed: ${ms.map((x) => x.toFixed(1)).join(", ")} ms, median ${median(ms).toFixed(1)} ms = ${(median(ms) / plainMs).toFixed(2)} x the median plain paging`,
-  );
+  const line = (what: string, ms: number[]) =>
+    `${what}: ${ms.map((x) => x.toFixed(1)).join(", ")} ms, median ${median(ms).toFixed(1)} ms = ${(median(ms) / plainMs).toFixed(2)} x the median plain paging`;
+  console.log(line("floor: a bare INSERT of 1,000 candidates with their interview records, committed", bare));
+  console.log(line("ours: the engine's page statement, 4 x 250 applications, each committed", ours));
+  if (process.env["EXPLAIN"]) {
+    // Explained by the pg hook above (t0 set), inside a transaction rolled back.
+    await database.db
+      .transaction(async (tx) => {
+        t0 = performance.now();
+        await upsertPositionedCandidates(tx, orgId, apps("explain").slice(0, 250), "http://127.0.0.1:8001/interview");
+        t0 = 0;
+        tx.rollback();
+      })
+      .catch(() => {});
+    console.log(explains.join("\n-----\n"));
+  }
 }

@@ -42,7 +42,15 @@ const stats = { statements: 0, commits: 0 };
 const backends = new Set<number>();
 /** utime + stime of a process, ms (Linux /proc; 100 ticks a second). */
 const cpuMs = (pid: number) => cpuSeconds(pid) * 1000;
-const cpus = { sync: [] as number[], pg: [] as number[], sandbox: [] as number[], statements: [] as number[], commits: [] as number[] };
+const cpus = {
+  sync: [] as number[],
+  pg: [] as number[],
+  sandbox: [] as number[],
+  statements: [] as number[],
+  commits: [] as number[],
+  plainClient: [] as number[],
+  plainSandbox: [] as number[],
+};
 const plains: number[] = [];
 const ratios: number[] = [];
 const at = () => (performance.now() - t0).toFixed(1);
@@ -160,7 +168,12 @@ try {
       const { profile } = await session.post("Profiler.stop");
       writeFileSync("/tmp/sync-incremental.cpuprofile", JSON.stringify(profile));
     }
+    const plainCpu = process.cpuUsage();
+    const plainSandbox = cpuMs(sandbox.child.pid!);
     const plain = (await plainPaging(`${origin}/v1`, integrationId, rec.requests)) * 1000;
+    const pc = process.cpuUsage(plainCpu);
+    cpus.plainClient.push((pc.user + pc.system) / 1000);
+    cpus.plainSandbox.push(cpuMs(sandbox.child.pid!) - plainSandbox);
     times.push(ms);
     plains.push(plain);
     ratios.push(ms / plain);
@@ -173,6 +186,9 @@ try {
   }
   console.log(
     `median CPU ms: syncing process ${median(cpus.sync).toFixed(0)}, Postgres backends ${median(cpus.pg).toFixed(0)}, sandbox ${median(cpus.sandbox).toFixed(0)}; statements ${median(cpus.statements)}, commits ${median(cpus.commits)}`,
+  );
+  console.log(
+    `median CPU ms of plain paging: its client ${median(cpus.plainClient).toFixed(1)}, the sandbox ${median(cpus.plainSandbox).toFixed(0)} (/proc: 10 ms ticks)`,
   );
   console.log(
     `median incremental ${median(times).toFixed(1)} ms, plain ${median(plains).toFixed(1)} ms, ratio ${median(ratios).toFixed(2)}`,
@@ -199,6 +215,7 @@ async function floor(database: Database, orgId: string, plainMs: number): Promis
       tags: [] as string[],
     }));
   const bare: number[] = [];
+  const bareCpu: number[] = [];
   const ours: number[] = [];
   // Alternated, so that both meet the same machine and the same table sizes.
   for (let rep = 0; rep < 5; rep++) {
@@ -216,6 +233,9 @@ async function floor(database: Database, orgId: string, plainMs: number): Promis
     }));
     let t = performance.now();
     await database.rawTransaction(async (_exec, query) => {
+      const [{ pid }] = (await query<{ pid: number }>("select pg_backend_pid() as pid")) as [{ pid: number }];
+      const before = cpuMs(pid);
+      t = performance.now();
       await query(
         `with i as (select * from jsonb_to_recordset($1::jsonb)
                       as i(cid uuid, iid uuid, p uuid, a text, name text, email text, phone text, lang text, tags text[], link text)),
@@ -225,6 +245,7 @@ async function floor(database: Database, orgId: string, plainMs: number): Promis
          select iid, $2::uuid, cid, 'http://127.0.0.1:8001/interview/' || link from i`,
         [JSON.stringify(rows), orgId],
       );
+      bareCpu.push(cpuMs(pid) - before);
     });
     bare.push(performance.now() - t);
     // Ours: the engine's page statement (without its record: no run to record on here), 250
@@ -239,6 +260,7 @@ async function floor(database: Database, orgId: string, plainMs: number): Promis
     `${what}: ${ms.map((x) => x.toFixed(1)).join(", ")} ms, median ${median(ms).toFixed(1)} ms = ${(median(ms) / plainMs).toFixed(2)} x the median plain paging`;
   console.log(line("floor: a bare INSERT of 1,000 candidates with their interview records, committed", bare));
   console.log(line("ours: the engine's page statement, 4 x 250 applications, each committed", ours));
+  console.log(`the bare INSERT's Postgres backend CPU: ${bareCpu.join(", ")} ms (/proc: 10 ms ticks), median ${median(bareCpu)} ms`);
   if (process.env["EXPLAIN"]) {
     // Explained by the pg hook above (t0 set), inside a transaction rolled back.
     await database.db

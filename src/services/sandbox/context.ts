@@ -76,6 +76,7 @@ export function createSandboxContextParts(deps: SandboxDeps): {
   const settings: RuntimeSettings = {
     latency_ms: deps.latencyMs ?? 0,
     rate_limit_per_second: deps.rateLimitPerSecond ?? 0,
+    rate_limit_path_prefix: null,
     concurrency_limit: deps.concurrencyLimit ?? 30,
     fault_rate: deps.faultRate ?? 0,
     fault_kinds: ["500", "503"],

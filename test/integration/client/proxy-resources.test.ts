@@ -212,18 +212,25 @@ describe("SDK: integration proxy resources", () => {
     assert.ok(upstream instanceof UpstreamUnavailableError, String(upstream));
     assert.equal(upstream.status, 502);
 
-    await sandbox("PUT", "/sandbox/config", { rate_limit_per_second: 1, fail_next: 0, fault_path_prefix: null });
+    // The limit is scoped to the note's path too: a sync reading the lists meanwhile (webhooks from
+    // the notes added here start one) would otherwise spend the one-per-second budget first.
+    const notes = `/ats/applications/${appId}/notes`;
+    await sandbox("PUT", "/sandbox/config", {
+      rate_limit_per_second: 1,
+      rate_limit_path_prefix: notes,
+      fail_next: 0,
+      fault_path_prefix: null,
+    });
     try {
       await hb.ats.applications.addNote(integration, appId, { content: "takes the only token" }).catch(() => undefined);
       const limited = await hb.ats.applications.addNote(integration, appId, { content: "y" }, { maxRetries: 0 }).catch((e: unknown) => e);
       assert.ok(limited instanceof RateLimitError, String(limited));
       assert.equal(limited.retryAfter, 1);
-      // With retries allowed, the SDK waits Retry-After and gets through (background syncs may
-      // take some of the one-per-second budget, hence a few retries).
+      // With retries allowed, the SDK waits Retry-After and gets through.
       const ok = await hb.ats.applications.addNote(integration, appId, { content: "z" }, { maxRetries: 5 });
       assert.equal(ok.status, "success");
     } finally {
-      await sandbox("PUT", "/sandbox/config", { rate_limit_per_second: 0 });
+      await sandbox("PUT", "/sandbox/config", { rate_limit_per_second: 0, rate_limit_path_prefix: null });
     }
   });
 });

@@ -8,6 +8,7 @@ const RESET = {
   fail_next: 0,
   fault_rate: 0,
   rate_limit_per_second: 0,
+  rate_limit_path_prefix: null,
   fault_path_prefix: null,
   fault_kinds: ["500", "503"],
   fault_timeout_ms: 5000,

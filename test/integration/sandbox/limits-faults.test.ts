@@ -73,6 +73,31 @@ test("rate limit: 429 PLATFORM.RATE_LIMIT_EXCEEDED with Retry-After, then admitt
   );
 });
 
+test("rate_limit_path_prefix: only requests under it are limited, and only they spend the limit", async (t) => {
+  const sandbox = await startSandbox();
+  t.after(() => sandbox.close());
+  await admin(sandbox, "PUT", "/sandbox/config", { rate_limit_per_second: 1, rate_limit_path_prefix: "/check-api-key" });
+  // Outside the prefix: a burst, none limited, and the one token is still there afterwards.
+  const lists = await Promise.all(Array.from({ length: 5 }, () => get(sandbox, "/ats/jobs?page_size=1")));
+  for (const r of lists) await r.arrayBuffer();
+  assert.deepEqual(
+    lists.map((r) => r.status),
+    Array(5).fill(200),
+  );
+  const statuses: number[] = [];
+  for (let i = 0; i < 2; i++) {
+    const res = await get(sandbox, "/check-api-key");
+    await res.arrayBuffer();
+    statuses.push(res.status);
+  }
+  assert.deepEqual(statuses, [200, 429]);
+  // Back to every request.
+  await admin(sandbox, "PUT", "/sandbox/config", { rate_limit_path_prefix: null });
+  const res = await get(sandbox, "/ats/jobs?page_size=1");
+  await res.arrayBuffer();
+  assert.equal(res.status, 429, "the token the scoped request spent is gone for every path");
+});
+
 test("concurrency limit: the action over the limit is 429 with Concurrency-* headers; reads are not limited", async (t) => {
   const sandbox = await startSandbox({ concurrencyLimit: 2, latencyMs: 1000 });
   t.after(() => sandbox.close());

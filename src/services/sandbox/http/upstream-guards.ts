@@ -35,14 +35,15 @@ export function installUpstreamGuards(app: FastifyInstance, ctx: SandboxContext)
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
       throw new SandboxError(401, "PLATFORM.AUTHENTICATION_INVALID", "The API key is missing or invalid.", { title: "Unauthorized" });
     }
-    const wait = ctx.limiter.take(ctx.settings.rate_limit_per_second);
+    const path = request.url.slice("/v1".length).split("?")[0] ?? "";
+    const limited = ctx.settings.rate_limit_path_prefix === null || path.startsWith(ctx.settings.rate_limit_path_prefix);
+    const wait = limited ? ctx.limiter.take(ctx.settings.rate_limit_per_second) : null;
     if (wait !== null) {
       throw new SandboxError(429, "PLATFORM.RATE_LIMIT_EXCEEDED", "Too many requests; retry after the time in Retry-After.", {
         title: "Rate limit exceeded",
         headers: { "retry-after": String(wait) },
       });
     }
-    const path = request.url.slice("/v1".length).split("?")[0] ?? "";
     const fault = ctx.faults.pick(path);
     if (fault) {
       await ctx.faults.inject(fault, request, reply, path.startsWith("/ats/"));

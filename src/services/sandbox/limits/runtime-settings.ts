@@ -10,6 +10,9 @@ export type FaultKind = (typeof FAULT_KINDS)[number];
 export const RuntimeSettingsSchema = Type.Object({
   latency_ms: Type.Integer({ minimum: 0, maximum: 600_000, description: "Added to every /v1 request." }),
   rate_limit_per_second: Type.Integer({ minimum: 0, description: "Requests per second over all /v1 calls; 0 = off." }),
+  rate_limit_path_prefix: Type.Union([Type.Null(), Type.String({ minLength: 1 })], {
+    description: "Only requests whose path after /v1 starts with this are rate-limited and spend the limit; null = all.",
+  }),
   concurrency_limit: Type.Integer({ minimum: 0, description: "In-flight actions per integration; 0 = off." }),
   fault_rate: Type.Number({ minimum: 0, maximum: 1, description: "Share of /v1 requests that fail." }),
   fault_kinds: Type.Array(Type.Union(FAULT_KINDS.map((k) => Type.Literal(k))), { minItems: 1, uniqueItems: true }),

@@ -89,7 +89,13 @@ describeEachDatabase("write-back", (getDb) => {
 
   test("a rate-limited write-back waits as Retry-After says; an errored interview goes to review", async () => {
     const c = candidates[1]!;
-    await sandboxConfig({ fault_path_prefix: null, fail_next: 0, rate_limit_per_second: 1 });
+    // Limited on this application's paths only: syncs reading the lists meanwhile spend nothing of it.
+    await sandboxConfig({
+      fault_path_prefix: null,
+      fail_next: 0,
+      rate_limit_per_second: 1,
+      rate_limit_path_prefix: `/ats/applications/${c.upstream_application_id}/`,
+    });
     try {
       assert.equal((await call(interviewUrl(c), { method: "PUT", token, body: { status: "errored" } })).status, 200);
       const app = await eventually(
@@ -104,7 +110,7 @@ describeEachDatabase("write-back", (getDb) => {
       assert.equal(app.notes.length, 1);
       assert.match(app.notes[0]!.content, /needs a review/);
     } finally {
-      await sandboxConfig({ rate_limit_per_second: 0 });
+      await sandboxConfig({ rate_limit_per_second: 0, rate_limit_path_prefix: null });
     }
   });
 

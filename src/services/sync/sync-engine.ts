@@ -107,10 +107,26 @@ export function createSyncEngine(deps: SyncEngineDeps) {
    */
   async function run(data: SyncJobData, attempt: { last: boolean }): Promise<void> {
     for (;;) {
-      const next = await nextSyncRun(deps.db, data.integrationId, data.model);
+      const next = (await nextSyncRun(deps.db, data.integrationId, data.model)) ?? (await lastLook(data));
       if (!next) return;
       await runOne(next, attempt);
     }
+  }
+
+  /**
+   * Before a worker gives its job back, it looks for a queued run once more, under the key's lock.
+   * A trigger holds that lock from its look at the open runs to its commit. When the queue drops its
+   * job (`stately`: one is already waiting for the key), its run relies on the worker of that
+   * waiting job, or on the one still looping. Without the lock, a worker could look between the
+   * trigger's insert and its commit, miss the run, and end; the waiting job could do the same. The
+   * run would then stay queued with no job to run it. The look after the lock is a new statement,
+   * so it sees what the trigger committed.
+   */
+  async function lastLook(data: SyncJobData): Promise<SyncRunRow | null> {
+    return deps.db.transaction(async (tx) => {
+      await lockSyncKey(tx, data.integrationId, data.model);
+      return nextSyncRun(tx, data.integrationId, data.model);
+    });
   }
 
   async function runOne(first: SyncRunRow, attempt: { last: boolean }): Promise<void> {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import pg from "pg";
 import type { Application, Job } from "../../../src/contracts/upstream/index.js";
 import { createAtsReader, RetryableUpstreamError, type AtsReader } from "../../../src/services/sync/ats-reader.js";
 import { createSyncStore } from "../../../src/services/recruiting/upstream/index.js";
@@ -9,10 +10,10 @@ import { createSyncEngine } from "../../../src/services/sync/sync-engine.js";
 import { cancelOpenSyncRuns, findSyncRun, listSyncRuns } from "../../../src/services/sync/sync-runs.repository.js";
 import { createUpstreamClient } from "../../../src/shared/upstream/upstream-client.js";
 import { silentLogger } from "../../helpers/config.js";
-import { describeEachDatabase } from "../../helpers/db.js";
+import { describeEachDatabase, TEST_DATABASE_URL } from "../../helpers/db.js";
 import { call, startTestStack, type TestStack } from "../../helpers/stack.js";
 
-describeEachDatabase("sync engine", (getDb) => {
+describeEachDatabase("sync engine", (getDb, kind) => {
   let stack: TestStack;
   let integrationId: string;
   let orgId: string;
@@ -120,6 +121,50 @@ describeEachDatabase("sync engine", (getDb) => {
     assert.notEqual(next.id, upgraded.id, "after the run, a trigger queues a new one");
     await engine.run({ integrationId, model: "jobs" }, { last: false });
   });
+
+  // Two connections: Postgres only (PGlite has one).
+  if (kind === "postgres")
+    test("a run queued while the worker takes its last look is run by that worker, not left queued without a job", async () => {
+      const engine = engineWith(reader);
+      const first = await engine.start({ integrationId, orgId, models: ["jobs"], type: "DELTA", trigger: "data-changed" });
+      const other = new pg.Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${getDb().schema}` });
+      await other.connect();
+      try {
+        // A trigger mid-way: it holds the key's lock and has inserted its run, not yet committed
+        // (its job dropped by the queue, which had one waiting for the key already).
+        const otherPid = (await other.query<{ pid: number }>("select pg_backend_pid() as pid")).rows[0]!.pid;
+        await other.query("begin");
+        await other.query("select pg_advisory_xact_lock(hashtext($1))", [`sync:${integrationId}:jobs`]);
+        const [late] = (
+          await other.query<{ id: string }>(
+            "insert into sync_runs (integration_id, org_id, model, type, trigger) values ($1, $2, 'jobs', 'DELTA', 'data-changed') returning id",
+            [integrationId, orgId],
+          )
+        ).rows;
+        const running = engine.run({ integrationId, model: "jobs" }, { last: false });
+        let returned = false;
+        void running.then(() => {
+          returned = true;
+        });
+        // The worker has done the first run and waits for the key's lock (or, wrongly, has ended).
+        for (let i = 0; i < 250 && !returned; i++) {
+          const [waiting] = await getDb().query<{ n: number }>(
+            "select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%pg_advisory_xact_lock%' and pid <> $1",
+            [otherPid],
+          );
+          if (waiting!.n > 0) break;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        assert.equal((await findSyncRun(getDb().db, first.id))?.state, "succeeded");
+        assert.equal(returned, false, "the worker does not end while a trigger may still commit a run");
+        await other.query("commit");
+        await running;
+        assert.equal((await findSyncRun(getDb().db, late!.id))?.state, "succeeded", "the run committed meanwhile is done");
+      } finally {
+        await other.query("rollback").catch(() => {});
+        await other.end();
+      }
+    });
 
   test("a sync killed mid-way resumes from its last page: nothing skipped, nothing counted twice", async () => {
     await getDb().query("delete from positions where upstream_integration_id = $1", [integrationId]);

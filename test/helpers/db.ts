@@ -11,6 +11,28 @@ export const TEST_REDIS_URL = process.env["TEST_REDIS_URL"] ?? "redis://127.0.0.
 export type DbKind = "pglite" | "postgres";
 export const DB_KINDS: DbKind[] = ["pglite", "postgres"];
 
+/**
+ * Polls (every 20 ms, up to 5 s) until a Postgres backend waits for a lock while running a
+ * statement whose text contains `fragment`, or `giveUp()` says to stop waiting; answers whether
+ * one was seen. For tests that hold a lock on a second connection and must act only once the
+ * code under test is blocked on it.
+ */
+export async function untilWaitingForLock(
+  query: Database["query"],
+  fragment: string,
+  giveUp: () => boolean = () => false,
+): Promise<boolean> {
+  for (let i = 0; i < 250 && !giveUp(); i++) {
+    const [waiting] = await query<{ n: number }>(
+      "select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and pid <> pg_backend_pid() and position($1 in query) > 0",
+      [fragment],
+    );
+    if (waiting!.n > 0) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return false;
+}
+
 /** A fresh, migrated database: in-memory PGlite, or a new schema in the real Postgres (dropped after). */
 export async function freshDatabase(kind: DbKind): Promise<Database & { dispose(): Promise<void> }> {
   if (kind === "pglite") {

@@ -6,7 +6,7 @@ import { createPosition } from "../../../src/services/recruiting/positions/posit
 import { writeRecordedPage } from "../../../src/services/recruiting/upstream/upstream-candidates.repository.js";
 import { createSyncRun, findSyncRun, pageRecording, startSyncRun } from "../../../src/services/sync/sync-runs.repository.js";
 import pg from "pg";
-import { describeEachDatabase, TEST_DATABASE_URL } from "../../helpers/db.js";
+import { describeEachDatabase, TEST_DATABASE_URL, untilWaitingForLock } from "../../helpers/db.js";
 
 const BASE = "https://interview.example.test/i";
 
@@ -141,13 +141,7 @@ describeEachDatabase("a page written with its record in one statement", (getDb, 
           BASE,
           pageRecording(run.id, { pages: 1, skipped: 0, resume: null, finishedAt: new Date() }),
         );
-        for (let i = 0; i < 100; i++) {
-          const [waiting] = await query<{ n: number }>(
-            "select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%with lk as materialized%'",
-          );
-          if (waiting!.n > 0) break;
-          await new Promise((r) => setTimeout(r, 20));
-        }
+        await untilWaitingForLock(query, "with lk as materialized");
         await other.query("commit");
         assert.deepEqual(await writing, { recorded: false });
         const [written] = await query<{ n: number }>("select count(*)::int as n from candidates where position_id = $1", [position.id]);

@@ -10,7 +10,7 @@ import { createSyncEngine } from "../../../src/services/sync/sync-engine.js";
 import { cancelOpenSyncRuns, findSyncRun, listSyncRuns } from "../../../src/services/sync/sync-runs.repository.js";
 import { createUpstreamClient } from "../../../src/shared/upstream/upstream-client.js";
 import { silentLogger } from "../../helpers/config.js";
-import { describeEachDatabase, TEST_DATABASE_URL } from "../../helpers/db.js";
+import { describeEachDatabase, TEST_DATABASE_URL, untilWaitingForLock } from "../../helpers/db.js";
 import { call, startTestStack, type TestStack } from "../../helpers/stack.js";
 
 describeEachDatabase("sync engine", (getDb, kind) => {
@@ -132,7 +132,6 @@ describeEachDatabase("sync engine", (getDb, kind) => {
       try {
         // A trigger mid-way: it holds the key's lock and has inserted its run, not yet committed
         // (its job dropped by the queue, which had one waiting for the key already).
-        const otherPid = (await other.query<{ pid: number }>("select pg_backend_pid() as pid")).rows[0]!.pid;
         await other.query("begin");
         await other.query("select pg_advisory_xact_lock(hashtext($1))", [`sync:${integrationId}:jobs`]);
         const [late] = (
@@ -147,14 +146,7 @@ describeEachDatabase("sync engine", (getDb, kind) => {
           returned = true;
         });
         // The worker has done the first run and waits for the key's lock (or, wrongly, has ended).
-        for (let i = 0; i < 250 && !returned; i++) {
-          const [waiting] = await getDb().query<{ n: number }>(
-            "select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%pg_advisory_xact_lock%' and pid <> $1",
-            [otherPid],
-          );
-          if (waiting!.n > 0) break;
-          await new Promise((r) => setTimeout(r, 20));
-        }
+        await untilWaitingForLock(getDb().query, "pg_advisory_xact_lock", () => returned);
         assert.equal((await findSyncRun(getDb().db, first.id))?.state, "succeeded");
         assert.equal(returned, false, "the worker does not end while a trigger may still commit a run");
         await other.query("commit");

@@ -114,19 +114,19 @@ export function createSyncEngine(deps: SyncEngineDeps) {
   }
 
   /**
-   * Before a worker gives its job back, it looks for a queued run once more, under the key's lock.
+   * Before a worker gives its job back, it looks for a queued run once more, after the key's lock.
    * A trigger holds that lock from its look at the open runs to its commit. When the queue drops its
    * job (`stately`: one is already waiting for the key), its run relies on the worker of that
    * waiting job, or on the one still looping. Without the lock, a worker could look between the
    * trigger's insert and its commit, miss the run, and end; the waiting job could do the same. The
-   * run would then stay queued with no job to run it. The look after the lock is a new statement,
-   * so it sees what the trigger committed.
+   * run would then stay queued with no job to run it. Taking the lock (released at once: its
+   * statement is its own transaction) waits out any trigger under way; the look is the next
+   * statement, so it sees what that trigger committed. A trigger starting after it finds this job
+   * still active, so its own job is queued, or meets a waiting job whose worker looks in turn.
    */
   async function lastLook(data: SyncJobData): Promise<SyncRunRow | null> {
-    return deps.db.transaction(async (tx) => {
-      await lockSyncKey(tx, data.integrationId, data.model);
-      return nextSyncRun(tx, data.integrationId, data.model);
-    });
+    await lockSyncKey(deps.db, data.integrationId, data.model);
+    return nextSyncRun(deps.db, data.integrationId, data.model);
   }
 
   async function runOne(first: SyncRunRow, attempt: { last: boolean }): Promise<void> {

@@ -52,6 +52,8 @@ const cpus = {
   plainSandbox: [] as number[],
 };
 const plains: number[] = [];
+/** The interview links' base, as the bench's syncs write them. */
+const INTERVIEW_BASE = "http://127.0.0.1:8001/interview";
 const ratios: number[] = [];
 const at = () => (performance.now() - t0).toFixed(1);
 const note = (s: string) => t0 && log.push(`${at()} ${s}`);
@@ -242,8 +244,8 @@ async function floor(database: Database, orgId: string, plainMs: number): Promis
               c as (insert into candidates (id, organization_id, position_id, upstream_application_id, name, email, phone, language, tags)
                     select cid, $2::uuid, p, a, name, email, phone, lang, tags from i)
          insert into interviews (id, organization_id, candidate_id, interview_link)
-         select iid, $2::uuid, cid, 'http://127.0.0.1:8001/interview/' || link from i`,
-        [JSON.stringify(rows), orgId],
+         select iid, $2::uuid, cid, $3 || '/' || link from i`,
+        [JSON.stringify(rows), orgId, INTERVIEW_BASE],
       );
       bareCpu.push(cpuMs(pid) - before);
     });
@@ -252,8 +254,7 @@ async function floor(database: Database, orgId: string, plainMs: number): Promis
     // applications a statement as the engine's pages, each committed on its own.
     const mine = apps(`ours${rep}`);
     t = performance.now();
-    for (let i = 0; i < mine.length; i += 250)
-      await upsertPositionedCandidates(database.db, orgId, mine.slice(i, i + 250), "http://127.0.0.1:8001/interview");
+    for (let i = 0; i < mine.length; i += 250) await upsertPositionedCandidates(database.db, orgId, mine.slice(i, i + 250), INTERVIEW_BASE);
     ours.push(performance.now() - t);
   }
   const line = (what: string, ms: number[]) =>
@@ -266,7 +267,7 @@ async function floor(database: Database, orgId: string, plainMs: number): Promis
     await database.db
       .transaction(async (tx) => {
         t0 = performance.now();
-        await upsertPositionedCandidates(tx, orgId, apps("explain").slice(0, 250), "http://127.0.0.1:8001/interview");
+        await upsertPositionedCandidates(tx, orgId, apps("explain").slice(0, 250), INTERVIEW_BASE);
         t0 = 0;
         tx.rollback();
       })

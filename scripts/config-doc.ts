@@ -3,13 +3,13 @@
  * every document that carries it (README.md, docs/operations.md).
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { ConfigSchema } from "../src/shared/config.js";
+import { CONFIG_SLICES } from "../src/runtime/config.js";
 import { configTable } from "../src/shared/config-doc.js";
 
 const CONFIG_DOCS = ["README.md", "docs/operations.md"];
 const START = "<!-- config:start -->";
 const END = "<!-- config:end -->";
-const table = configTable(ConfigSchema);
+const table = configTable(CONFIG_SLICES);
 if (process.argv.includes("--write")) {
   for (const file of CONFIG_DOCS) {
     const doc = readFileSync(file, "utf8");

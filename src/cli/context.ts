@@ -126,3 +126,10 @@ export class CliContext {
     return value;
   }
 }
+
+/** The integration a command is about: its argument, else HIREBRIDGE_INTEGRATION_ID. */
+export function integrationOf(ctx: Pick<CliContext, "io">, given: string | undefined): string {
+  const id = given || ctx.io.env["HIREBRIDGE_INTEGRATION_ID"];
+  if (!id) throw new CliError("An integration id is needed (argument, or HIREBRIDGE_INTEGRATION_ID)", EXIT.USAGE);
+  return id;
+}

@@ -6,7 +6,14 @@ export type Column<T> = {
   maxWidth?: number;
   /** May be left out when the terminal is too narrow for every column; higher goes first. */
   drop?: number;
+  /**
+   * An id, to be copied into the next command: never cut, never left out. A column headed `ID` is
+   * one without saying so.
+   */
+  id?: boolean;
 };
+
+const isId = <T>(c: Column<T>): boolean => c.id === true || c.header === "ID";
 
 const DEFAULT_MAX_WIDTH = 48;
 
@@ -30,50 +37,70 @@ const MIN_COLUMN = 6;
 
 /**
  * Column widths that fit `total` characters: the widest column gives up a character at a time
- * (down to its header or MIN_COLUMN) until the line fits, so short columns (ids, states, counts)
- * stay whole and long free text is what gets cut.
+ * (down to its header or MIN_COLUMN; an id column not at all) until the line fits, so short columns
+ * (states, counts) stay whole and long free text is what gets cut.
  */
-function fitWidths(widths: number[], total: number): number[] {
+function fitWidths(widths: number[], ids: boolean[], total: number): number[] {
   const out = [...widths];
-  const floor = out.map((w) => Math.min(w, MIN_COLUMN));
+  const floor = out.map((w, i) => (ids[i] ? w : Math.min(w, MIN_COLUMN)));
   let excess = out.reduce((a, b) => a + b, 0) + GAP * (out.length - 1) - total;
   while (excess > 0) {
     let widest = -1;
     for (let i = 0; i < out.length; i++) if (out[i]! > floor[i]! && (widest === -1 || out[i]! > out[widest]!)) widest = i;
-    if (widest === -1) break; // every column at its floor: the line stays longer
+    if (widest === -1) break; // every column at its floor
     out[widest]!--;
     excess--;
   }
   return out;
 }
 
-/** Droppable columns leave (highest `drop` first) while the whole cells would not fit `width`. */
+type Kept<T> = { c: Column<T>; w: number };
+const lineWidth = <T>(kept: Kept<T>[], width: (k: Kept<T>) => number) => kept.reduce((sum, k) => sum + width(k) + GAP, -GAP);
+
+/**
+ * The columns that fit `width`: droppable columns leave (highest `drop` first) while the whole cells
+ * would not fit; then, while even the cut cells would not (ids whole, the rest at their floor), the
+ * rightmost column that is not an id leaves too, so ids always come out whole.
+ */
 function keepColumns<T>(columns: Column<T>[], natural: number[], width: number): Column<T>[] {
-  let kept = columns.map((c, i) => ({ c, w: natural[i]! }));
-  const total = () => kept.reduce((sum, k) => sum + k.w + GAP, -GAP);
-  while (total() > width) {
+  let kept: Kept<T>[] = columns.map((c, i) => ({ c, w: natural[i]! }));
+  while (lineWidth(kept, (k) => k.w) > width) {
     const droppable = kept.filter((k) => k.c.drop !== undefined);
     if (droppable.length === 0) break;
     const first = droppable.reduce((a, b) => (b.c.drop! > a.c.drop! ? b : a));
     kept = kept.filter((k) => k !== first);
   }
+  const floor = (k: Kept<T>) => (isId(k.c) ? k.w : Math.min(k.w, MIN_COLUMN));
+  while (lineWidth(kept, floor) > width) {
+    const last = kept.findLastIndex((k) => !isId(k.c));
+    if (last === -1) break; // only ids left: the line stays longer
+    kept = kept.filter((_, i) => i !== last);
+  }
   return kept.map((k) => k.c);
 }
 
 /**
- * A plain-text table: header, dashes, one line per row; long cells are cut with an ellipsis.
- * With `width` (the terminal's), no line is longer: columns marked `drop` leave first, then the
- * widest columns are cut.
+ * A plain-text table: header, dashes, one line per row; long cells are cut with an ellipsis, never
+ * ids. With `width` (the terminal's), no line is longer: columns marked `drop` leave first, then
+ * the widest columns are cut, then columns leave from the right; ids stay whole.
  */
 export function renderTable<T>(all: Column<T>[], rows: T[], width?: number): string {
   if (rows.length === 0) return "(none)";
-  const allTexts = rows.map((row) => all.map((c) => fit(cell(c.value(row)), c.maxWidth ?? DEFAULT_MAX_WIDTH)));
+  const allTexts = rows.map((row) =>
+    all.map((c) => (isId(c) ? cell(c.value(row)) : fit(cell(c.value(row)), c.maxWidth ?? DEFAULT_MAX_WIDTH))),
+  );
   const allNatural = all.map((c, i) => Math.max(c.header.length, ...allTexts.map((r) => r[i]!.length)));
   const columns = width ? keepColumns(all, allNatural, width) : all;
   const keep = columns.map((c) => all.indexOf(c));
   const texts = allTexts.map((r) => keep.map((i) => r[i]!));
   const natural = keep.map((i) => allNatural[i]!);
-  const widths = width ? fitWidths(natural, width) : natural;
+  const widths = width
+    ? fitWidths(
+        natural,
+        columns.map((c) => isId(c)),
+        width,
+      )
+    : natural;
   const line = (parts: string[]) =>
     parts
       .map((p, i) => fit(p, widths[i]!).padEnd(widths[i]!))

@@ -1,17 +1,8 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
-import { CliError, describeFailure, EXIT, type ExitCode } from "./cli-errors.js";
+import { CliError, describeFailure, EXIT } from "./cli-errors.js";
 import type { CliContext, CliIo, GlobalOptions } from "./context.js";
-
-/** What a command does with its context, positional arguments and own options. */
-// biome-ignore lint/suspicious/noConfusingVoidType: an action that returns nothing (void) exits 0
-export type Action = (ctx: CliContext, args: string[], options: Record<string, unknown>) => Promise<void | ExitCode | number>;
-
-/** Wraps an action: builds the context from the global options, runs, records the exit code. */
-export type Run = (action: Action) => (...params: unknown[]) => Promise<void>;
-
-/** A command module: adds its commands (with help and examples) to the program. */
-export type RegisterCommands = (program: Command, run: Run) => void;
+import { examples, type RegisterCommands, type Run } from "./command.js";
 
 /**
  * Every command module, in the order --help lists its commands, with the top-level commands it
@@ -29,6 +20,8 @@ export const COMMAND_MODULES: readonly { commands: readonly string[]; load: () =
   { commands: ["integrations"], load: async () => [(await import("./commands/integrations.commands.js")).registerIntegrationCommands] },
   { commands: ["ats"], load: async () => [(await import("./commands/ats.commands.js")).registerAtsCommands] },
   { commands: ["sync"], load: async () => [(await import("./commands/sync.commands.js")).registerSyncCommands] },
+  { commands: ["webhooks"], load: async () => [(await import("./commands/webhooks.commands.js")).registerWebhookCommands] },
+  { commands: ["activity"], load: async () => [(await import("./commands/activity.commands.js")).registerActivityCommands] },
   { commands: ["admin"], load: async () => [(await import("./commands/admin.commands.js")).registerAdminCommands] },
   {
     commands: ["serve", "reset"],
@@ -60,11 +53,6 @@ export function modulesFor(argv: readonly string[] | undefined): typeof COMMAND_
 
 /** The package's version (package.json sits two folders up from src/cli and from dist/cli). */
 const VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
-
-/** Adds an "Examples:" section to a command's --help. */
-export function examples(cmd: Command, lines: string[]): Command {
-  return cmd.addHelpText("after", `\nExamples:\n${lines.map((l) => `  $ ${l}`).join("\n")}\n`);
-}
 
 /**
  * The command tree: the whole of it, or (with `argv`) only what that command line needs.

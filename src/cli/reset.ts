@@ -1,8 +1,9 @@
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { resolve } from "node:path";
-import { ConfigSchema, loadConfig, serviceUrls } from "../shared/config.js";
-import { embeddedStorage } from "../runtime/data-dir.js";
+import { isAbsolute } from "node:path";
+import { BaseConfigSchema, loadConfig, serviceUrls } from "../shared/config.js";
+import { dataDirOf, embeddedStorage, PACKAGE_ROOT } from "../runtime/data-dir.js";
+import { checkDataDirFree, StartupError } from "../runtime/startup-checks.js";
 import { CliError, EXIT } from "./cli-errors.js";
 import type { CliContext } from "./context.js";
 import { confirm } from "./prompt.js";
@@ -24,16 +25,26 @@ async function answers(url: string): Promise<boolean> {
  * Postgres (DATABASE_URL), which it never touches.
  */
 export async function reset(ctx: CliContext, yes: boolean): Promise<number> {
-  const config = loadConfig(ConfigSchema, ctx.io.env);
+  const config = loadConfig(BaseConfigSchema, ctx.io.env);
   if (config.DATABASE_URL) {
     throw new CliError("DATABASE_URL is set: reset only wipes the embedded storage under DATA_DIR, never a real Postgres", EXIT.USAGE);
   }
   const urls = serviceUrls(config);
   const running = (await Promise.all([new URL(urls.api).origin, urls.sandboxOrigin].map((o) => answers(`${o}/healthz`)))).some(Boolean);
   if (running) throw new CliError("The stack is running: stop it (Ctrl-C or SIGTERM) before reset", EXIT.FAILURE);
-  const targets = embeddedStorage(config.DATA_DIR).filter((t) => existsSync(t.path));
+  const dataDir = dataDirOf(config);
+  try {
+    checkDataDirFree({ ...config, DATA_DIR: dataDir });
+  } catch (err) {
+    if (err instanceof StartupError) throw new CliError(`The stack is running: stop it before reset. ${err.message}`, EXIT.FAILURE);
+    throw err;
+  }
+  const targets = embeddedStorage(dataDir).filter((t) => existsSync(t.path));
   if (targets.length === 0) {
-    ctx.out.note(`Nothing to reset under ${resolve(config.DATA_DIR)}.`);
+    const relative = isAbsolute(config.DATA_DIR) ? "" : ` (DATA_DIR ${config.DATA_DIR}, relative to the checkout ${PACKAGE_ROOT})`;
+    ctx.out.note(
+      `Nothing to reset: no Hirebridge data under ${dataDir}${relative}. If the stack keeps its data elsewhere, set DATA_DIR to that directory.`,
+    );
     return EXIT.OK;
   }
   const list = targets.map((t) => `  ${t.what}: ${t.path}`).join("\n");

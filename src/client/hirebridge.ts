@@ -6,15 +6,18 @@ import { HttpClient, type RequestOptions } from "./core/http-client.js";
 import { DEFAULT_RETRY_POLICY } from "./core/retry.js";
 import { globalFetch, type FetchLike } from "./core/transport.js";
 import { requireSecureBaseUrl } from "./core/url.js";
+import { ActivityResource } from "./proxy/activity.js";
 import { AtsResource } from "./proxy/ats.js";
 import { ConnectResource } from "./proxy/connect.js";
 import type { ProxyContext } from "./proxy/context.js";
 import { GeneralResource } from "./proxy/general.js";
 import { IntegrationsResource } from "./proxy/integrations.js";
 import { SyncResource } from "./proxy/sync.js";
+import { WebhookEventsResource } from "./proxy/webhook-events.js";
 import { CandidatesResource, InterviewsResource } from "./recruiting/candidates.js";
 import { RecruitingContext } from "./recruiting/context.js";
 import { PositionsResource } from "./recruiting/positions.js";
+import { WebhookEndpointsResource } from "./recruiting/webhook-endpoints.js";
 
 export type HirebridgeOptions = {
   /** The identity provider's realm URL, e.g. `https://id.example.com/realms/hirebridge`. */
@@ -73,12 +76,18 @@ export class Hirebridge {
   readonly positions: PositionsResource;
   readonly candidates: CandidatesResource;
   readonly interviews: InterviewsResource;
+  /** Where Hirebridge sends your organisation's events (outbound webhooks); verify deliveries with `verifyWebhook`. */
+  readonly webhookEndpoints: WebhookEndpointsResource;
   readonly general: GeneralResource;
   readonly integrations: IntegrationsResource;
   readonly ats: AtsResource;
   readonly connect: ConnectResource;
   /** Hirebridge's sync of an integration into positions and candidates. */
   readonly sync: SyncResource;
+  /** An integration's trail (events, sync runs, write-backs, failed upstream calls) and retries from it. */
+  readonly activity: ActivityResource;
+  /** The upstream's webhook events as Hirebridge stored them: the failed ones, and their re-drive. */
+  readonly webhookEvents: WebhookEventsResource;
   private readonly recruiting: RecruitingContext;
 
   constructor(options: HirebridgeOptions) {
@@ -108,6 +117,7 @@ export class Hirebridge {
     this.positions = new PositionsResource(this.recruiting);
     this.candidates = new CandidatesResource(this.recruiting);
     this.interviews = new InterviewsResource(this.recruiting);
+    this.webhookEndpoints = new WebhookEndpointsResource(this.recruiting);
 
     const proxy: ProxyContext = {
       http,
@@ -122,6 +132,8 @@ export class Hirebridge {
     this.ats = new AtsResource(proxy);
     this.connect = new ConnectResource(proxy);
     this.sync = new SyncResource(proxy);
+    this.activity = new ActivityResource(proxy);
+    this.webhookEvents = new WebhookEventsResource(proxy);
   }
 
   /** Logs in now (otherwise the first call does), so bad credentials surface early. */

@@ -29,6 +29,7 @@ export {
 } from "./core/errors.js";
 export { systemClock, type Clock } from "./core/clock.js";
 export { isFinalRun, modelsOf, type SyncModel } from "./proxy/sync.js";
+export { verifyWebhook, WebhookVerificationError, type VerifyOptions, type WebhookEvent } from "./webhooks/verify.js";
 export type { FetchLike } from "./core/transport.js";
 export type { RequestOptions } from "./core/http-client.js";
 export type * from "./types.js";

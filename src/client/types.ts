@@ -12,6 +12,7 @@ export type {
   CandidateUpdate,
   Interview,
   InterviewStatus,
+  InterviewCorrection,
   InterviewUpdate,
   OrgIdResponse,
   Position,
@@ -43,29 +44,38 @@ export type {
   RelinkRequest,
   UsersQuery,
 } from "../contracts/proxy/index.js";
+export type { ActivityItem, ActivityKind, ActivityPage, ActivityQuery, ActivityStatus } from "../contracts/proxy/activity.js";
 export type {
+  IntegrationHealth,
   IntegrationList,
   IntegrationListQuery,
   IntegrationSummary,
+  IntegrationUpdate,
   IntegrationSyncs,
   SyncAllQuery,
+  QuietRuns,
   SyncRun,
+  SyncRunEntry,
   WebhookResponse,
   WriteBack,
 } from "../contracts/proxy/webhooks.js";
 export type {
-  Application,
+  WebhookEventList,
+  WebhookEventListQuery,
+  WebhookEventRecord,
+  WebhookEventStatus,
+} from "../contracts/proxy/webhook-events.js";
+export type { Application, Candidate as AtsCandidate, CreatedApplication } from "../contracts/upstream/ats-application-records.js";
+export type { Job } from "../contracts/upstream/ats-records.js";
+export type {
   ApplicationStage,
   Attachment,
-  Candidate as AtsCandidate,
-  CreatedApplication,
   Interview as AtsInterview,
-  Job,
   Offer,
   RejectionReason,
   Tag,
   User as AtsUser,
-} from "../contracts/upstream/ats-records.js";
+} from "../contracts/upstream/ats-reference-records.js";
 export type {
   CheckApiKeyResult,
   CustomField,
@@ -84,3 +94,19 @@ export type {
   UpstreamSuccess,
 } from "../contracts/upstream/envelopes.js";
 export type { UserRepresentation, UserRepresentationInput, UserSearchQuery } from "../contracts/token.js";
+export type {
+  DeliveryListQuery,
+  DeliveryStatus,
+  ResendAnswer,
+  SecretRotation,
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookDeliveryList,
+  WebhookEndpoint,
+  WebhookEndpointCreate,
+  WebhookEndpointCreated,
+  WebhookEndpointList,
+  WebhookEndpointUpdate,
+  WebhookMessage,
+} from "../contracts/webhooks-out/endpoints.js";
+export type { EventData, EventType, EventTypeCatalogue } from "../contracts/webhooks-out/events.js";

@@ -30,6 +30,14 @@ export const Nullable = <T extends TSchema>(schema: T, opts: Record<string, unkn
 
 export const Uuid = (opts: Record<string, unknown> = {}) => Type.String({ format: "uuid", ...opts });
 export const DateTime = (opts: Record<string, unknown> = {}) => Type.String({ format: "date-time", ...opts });
+/**
+ * A link a person may open (a recording, a transcript, a calendar, a result in the ATS): an
+ * absolute `http` or `https` URL, nothing else (`javascript:`, `data:` and the like are refused
+ * with 422, so no client ever renders one as a live link, and the write-back never sends one).
+ */
+export const HTTP_URL_PATTERN = "^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$";
+export const HttpUrl = (opts: Record<string, unknown> = {}) =>
+  Type.String({ pattern: HTTP_URL_PATTERN, ...opts, description: `${String(opts["description"] ?? "")} An http or https URL.`.trim() });
 export const Int32 = (opts: Record<string, unknown> = {}) => Type.Integer({ minimum: -2147483648, maximum: 2147483647, ...opts });
 
 /**

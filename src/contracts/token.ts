@@ -42,7 +42,7 @@ export type RefreshGrantForm = Static<typeof RefreshGrantFormSchema>;
 
 export const TokenResponseSchema = Type.Object(
   {
-    access_token: Type.String({ description: "JWT (RS256) for API requests." }),
+    access_token: Type.String({ description: "JWT (RS256, or ES256 under AUTH_ACCESS_TOKEN_ALG) for API requests." }),
     expires_in: Type.Integer({ description: "Access token lifetime, seconds." }),
     refresh_expires_in: Type.Integer({ description: "Refresh token lifetime, seconds." }),
     refresh_token: Type.String({ description: "Single use: every refresh returns a new one." }),
@@ -85,8 +85,19 @@ export const UserInfoSchema = Type.Object({
 });
 export type UserInfo = Static<typeof UserInfoSchema>;
 
+/** A published key: RSA (`n`, `e`) for RS256, or EC P-256 (`crv`, `x`, `y`) for ES256 (AUTH_ACCESS_TOKEN_ALG). */
 export const JwkSchema = Type.Object(
-  { kty: Type.String(), kid: Type.String(), alg: Type.String(), use: Type.String(), n: Type.String(), e: Type.String() },
+  {
+    kty: Type.String(),
+    kid: Type.String(),
+    alg: Type.String(),
+    use: Type.String(),
+    n: Type.Optional(Type.String()),
+    e: Type.Optional(Type.String()),
+    crv: Type.Optional(Type.String()),
+    x: Type.Optional(Type.String()),
+    y: Type.Optional(Type.String()),
+  },
   { additionalProperties: true },
 );
 export const JwksSchema = Type.Object({ keys: Type.Array(JwkSchema) });

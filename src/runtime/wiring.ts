@@ -1,3 +1,4 @@
+import type { Database } from "../shared/db/database.js";
 import type { JobQueue } from "../shared/jobs/queue.js";
 import type { ProxyAppOptions } from "../services/proxy/app.js";
 import type { HostedModule } from "../services/proxy/proxy-deps.js";
@@ -5,39 +6,117 @@ import { createRecruitingService } from "../services/recruiting/service.js";
 import { createSyncStore, writeBackSource, type RecruitingHooks } from "../services/recruiting/upstream/index.js";
 import { serviceUrls } from "../shared/config.js";
 import { writeBackHook } from "../services/sync/write-back.js";
-import type { ServiceFactory } from "./service.js";
+import type { WebhooksOut, WebhooksOutDeps } from "../services/webhooks-out/module.js";
+import { bannerLine, type ServiceContext, type ServiceFactory } from "../shared/service.js";
+import type { ConfigOf } from "./config.js";
+import type { IntegrationOwnership } from "../shared/ports/integration-ownership.js";
+import { integrationOwnersOf } from "../services/proxy/integrations/integration-owners.js";
 
 /**
- * The one place the services meet. The sync module runs in the proxy's process, on its port: it
- * gets the proxy's integration directory and upstream client as the interfaces it declares
- * (services/sync/ports.ts), and reads and writes the recruiting data through the recruiting API's
- * repositories (the write-back source, and the sync engine's store of positions and candidates). The recruiting API records an ended interview's ATS write-back through the sync
- * module's hook, in the same transaction.
+ * The one place the services meet, through the interfaces of src/shared/ports/. The sync module
+ * runs in the proxy's process, on its port: it gets the proxy's integration directory
+ * (`IntegrationLookup`) and upstream client, and reads and writes the recruiting data through the
+ * recruiting API's repositories (`WriteBackSource`, and the sync engine's `RecruitingStore` of
+ * positions and candidates). The recruiting API records an ended interview's ATS write-back
+ * through the sync module's hook (`InterviewEndedHook`), in the same transaction. Both record the
+ * outbound events of their changes through the process's outbound webhooks (`EventsOut`).
  *
  * The proxy and the sync module are imported when a proxy is built, not with this file: `serve api`
  * loads only the recruiting API and the write-back hook (the proxy side brings the upstream client,
  * the webhook receivers, the sync engine and, with REDIS_URL, ioredis).
  */
-export const syncOnProxy: HostedModule = async (host) => {
+export const syncOnProxy: HostedModule<ConfigOf<"proxy">> = async (host) => {
   const { startSyncModule } = await import("../services/sync/sync-module.js");
-  return startSyncModule({
-    ...host,
-    source: writeBackSource,
-    store: createSyncStore({ interviewBaseUrl: serviceUrls(host.config).interview }),
-  });
+  const webhooks = await acquireWebhooksOut({ config: host.config, database: host.database, logger: host.logger });
+  const events = webhooks.module.events;
+  try {
+    const sync = await startSyncModule({
+      ...host,
+      source: writeBackSource,
+      store: createSyncStore({ interviewBaseUrl: serviceUrls(host.config).interview, events }),
+      events,
+    });
+    return {
+      ...sync,
+      close: async () => {
+        await sync.close();
+        await webhooks.release();
+      },
+    };
+  } catch (err) {
+    await webhooks.release();
+    throw err;
+  }
 };
 
 /** The recruiting API's hooks: an interview that ends records its ATS write-back and queues its job on `queue`. */
-export const recruitingHooks = (queue: JobQueue): RecruitingHooks => ({ onInterviewEnded: writeBackHook(queue, writeBackSource) });
+export const recruitingHooks = (queue: JobQueue): RecruitingHooks => ({ onInterviewEnded: writeBackHook(queue) });
 
 /** The integration proxy with the sync module on its port: what `serve proxy` runs, and what the tests build. */
-export const buildProxyWithSync = async (opts: ProxyAppOptions) => {
+export const buildProxyWithSync = async (opts: ProxyAppOptions<ConfigOf<"proxy">>) => {
   const { buildProxyApp } = await import("../services/proxy/app.js");
   return buildProxyApp({ ...opts, modules: [syncOnProxy, ...(opts.modules ?? [])] });
 };
 
-export const proxyServiceWithSync: ServiceFactory = async (ctx) => {
+export const proxyServiceWithSync: ServiceFactory<ConfigOf<"proxy">> = async (ctx) => {
   const { createProxyService } = await import("../services/proxy/service.js");
   return createProxyService([syncOnProxy])(ctx);
 };
-export const recruitingServiceWithWriteBack: ServiceFactory = createRecruitingService(recruitingHooks);
+/**
+ * Outbound webhooks, one per process and database: the recruiting API serves their endpoints and
+ * records its events through them, the sync module (proxy) records its own; the first service that
+ * asks starts them (and their dispatcher), the last that lets go stops them.
+ */
+const webhooksOut = new WeakMap<Database, { module: Promise<WebhooksOut>; users: number }>();
+
+export async function acquireWebhooksOut(deps: WebhooksOutDeps): Promise<{ module: WebhooksOut; release(): Promise<void> }> {
+  let entry = webhooksOut.get(deps.database);
+  if (!entry) {
+    const module = import("../services/webhooks-out/module.js").then(async ({ createWebhooksOut }) => {
+      const created = createWebhooksOut(deps);
+      await created.start();
+      return created;
+    });
+    entry = { module, users: 0 };
+    webhooksOut.set(deps.database, entry);
+  }
+  entry.users++;
+  const held = entry;
+  const module = await held.module;
+  let released = false;
+  return {
+    module,
+    async release() {
+      if (released) return;
+      released = true;
+      if (--held.users > 0) return;
+      webhooksOut.delete(deps.database);
+      await module.close();
+    },
+  };
+}
+
+/**
+ * Whose each integration is, for the recruiting API: the proxy's integrations table read through the
+ * one IntegrationOwnership implementation, shared with the proxy's directory when both run in the
+ * process (`serve api` alone reads the same table). Positions and candidates link only to their
+ * organisation's own integrations.
+ */
+export const recruitingOwnership = (database: Database): IntegrationOwnership =>
+  integrationOwnersOf(database.db) satisfies IntegrationOwnership;
+
+const recruitingExtensions = async (ctx: ServiceContext<ConfigOf<"api">>) => {
+  const { module, release } = await acquireWebhooksOut({ config: ctx.config, database: ctx.database!, logger: ctx.logger });
+  return {
+    events: module.events,
+    modules: [module.routes],
+    bannerLines: [bannerLine("Webhooks out", module.banner())],
+    close: release,
+    ownership: recruitingOwnership(ctx.database!),
+  };
+};
+
+export const recruitingServiceWithWriteBack: ServiceFactory<ConfigOf<"api">> = createRecruitingService(
+  recruitingHooks,
+  recruitingExtensions,
+);

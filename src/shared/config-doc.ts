@@ -15,12 +15,17 @@ function typeOf(schema: TSchema): string {
   return String(schema["type"] ?? "string");
 }
 
-/** The configuration reference as a markdown table, generated from the schema that parses it. */
-export function configTable(schema: TObject): string {
-  const rows = Object.entries(schema.properties).map(([name, s]) => {
-    const def = s.default === undefined ? "(unset)" : `\`${String(s.default)}\``;
-    const note = SECRET.test(name) ? " Secret: set your own outside local development." : "";
-    return `| \`${name}\` | ${typeOf(s)} | ${def} | ${(s.description ?? "").replace(/\|/g, "\\|")}${note} |`;
-  });
-  return ["| variable | type | default | meaning |", "|---|---|---|---|", ...rows].join("\n");
+/**
+ * The configuration reference as a markdown table, generated from the schemas that parse it: each
+ * slice of variables with the services that read it (`all`: the shared base).
+ */
+export function configTable(slices: readonly { readBy: string; schema: TObject }[]): string {
+  const rows = slices.flatMap(({ readBy, schema }) =>
+    Object.entries(schema.properties).map(([name, s]) => {
+      const def = s.default === undefined ? "(unset)" : `\`${String(s.default)}\``;
+      const note = SECRET.test(name) ? " Secret: set your own outside local development." : "";
+      return `| \`${name}\` | ${readBy} | ${typeOf(s)} | ${def} | ${(s.description ?? "").replace(/\|/g, "\\|")}${note} |`;
+    }),
+  );
+  return ["| variable | read by | type | default | meaning |", "|---|---|---|---|---|", ...rows].join("\n");
 }

@@ -2,9 +2,9 @@ import { type Static, type TObject, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 
 /**
- * Configuration is parsed once, from one source (process.env by default), into a frozen typed
- * object. Every bad variable is reported together so an operator fixes them in one pass.
- * Only `loadConfig` reads the environment; modules receive the parsed object.
+ * Configuration is parsed once, from one source (the environment the CLI hands over), into a
+ * frozen typed object. Every bad variable is reported together so an operator fixes them in one
+ * pass. Modules receive the parsed object; only src/cli/ reads the environment.
  */
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -16,10 +16,14 @@ export class ConfigError extends Error {
 const Port = (def: number, description: string) => Type.Integer({ minimum: 0, maximum: 65535, default: def, description });
 
 /**
- * Every variable of the run contract. Each service reads the part it needs; they share one schema so
- * `npm start` (all services in one process) and `hirebridge serve <one>` parse the same way.
+ * The variables every service may read: the run contract (bind address, each service's port, so
+ * every service knows where the others live: serviceUrls), logging, storage, the shared cache, the
+ * tokens the APIs trust, HTTP limits, tracing, the job queue, and what two services share (the
+ * upstream's key and webhook secret, the demo organisation). Each service declares its own
+ * variables in its folder's `config.ts`; src/runtime/config.ts composes them with this base, per
+ * service for `serve <name>`, all of them for `serve all` (the same names and defaults either way).
  */
-export const ConfigSchema = Type.Object({
+export const BaseConfigSchema = Type.Object({
   HOST: Type.String({ default: "127.0.0.1", description: "Bind address of every service." }),
   PROXY_PORT: Port(8000, "Integration proxy port."),
   API_PORT: Port(8001, "Recruiting API port."),
@@ -39,11 +43,27 @@ export const ConfigSchema = Type.Object({
         "Log lines: `pretty` (one readable line per request or event), `json` (pino, for collectors), or `auto`: pretty when stdout is a terminal, else JSON.",
     },
   ),
-  DATA_DIR: Type.String({ default: "./.data", description: "Where embedded storage (PGlite) and signing keys live." }),
+  DATA_DIR: Type.String({
+    default: "./.data",
+    description:
+      "Where embedded storage (PGlite) and the sandbox's state live; a relative path is relative to the Hirebridge checkout (so `npm start` and the CLI run from any directory agree). One running stack per directory (`hirebridge.lock`).",
+  }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: "^postgres(ql)?://", description: "A real Postgres; unset means embedded PGlite." })),
   DATABASE_SCHEMA: Type.Optional(
     Type.String({ pattern: "^[a-z_][a-z0-9_]{0,62}$", description: "Postgres schema to use (default public)." }),
   ),
+  DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    default: 15000,
+    description:
+      "Longest one Postgres statement may run (its statement_timeout; the client gives up 500 ms later when the server answers nothing at all); past it the request answers 503 with Retry-After. Migrations are exempt. No effect on PGlite.",
+  }),
+  DATABASE_CONNECT_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    default: 5000,
+    description:
+      "Longest wait for a Postgres connection: for a free one of the pool, or to open a new one; past it the request answers 503 with Retry-After. No effect on PGlite.",
+  }),
   PGLITE_WASM_COMPILER: Type.Union([Type.Literal("optimizing"), Type.Literal("baseline")], {
     default: "optimizing",
     description:
@@ -57,7 +77,12 @@ export const ConfigSchema = Type.Object({
     }),
   ),
   AUTH_JWKS_URL: Type.Optional(Type.String({ pattern: "^https?://", description: "JWKS URL; default: discovered from the issuer." })),
-  AUTH_AUDIENCE: Type.Optional(Type.String({ minLength: 1, description: "When set, tokens must name it in `aud` or `azp`." })),
+  AUTH_AUDIENCE: Type.String({
+    default: "hirebridge",
+    minLength: 1,
+    description:
+      "Audience both APIs require: a token must name it in `aud`, or have been issued to it as a client (`azp`, or RFC 9068's `client_id`). The embedded token service puts it in the `aud` of its application clients' access tokens; against Keycloak, an audience mapper does (docs/operations.md, Audience).",
+  }),
   AUTH_CLOCK_SKEW_SECONDS: Type.Integer({
     minimum: 0,
     maximum: 300,
@@ -66,40 +91,6 @@ export const ConfigSchema = Type.Object({
   }),
   AUTH_REALM: Type.String({ default: "hirebridge", pattern: "^[A-Za-z0-9_-]+$", description: "Realm of the embedded token service." }),
   AUTH_CLIENT_ID: Type.String({ default: "hirebridge", minLength: 1, description: "Public client id." }),
-  ACCESS_TOKEN_LIFESPAN: Type.Integer({ minimum: 1, default: 1800, description: "Access token lifetime, seconds." }),
-  REFRESH_TOKEN_LIFESPAN: Type.Integer({
-    minimum: 1,
-    default: 1800,
-    description: "Refresh token lifetime (SSO idle), seconds; each refresh slides it.",
-  }),
-  SESSION_MAX_LIFESPAN: Type.Integer({ minimum: 1, default: 36000, description: "Longest a login session lives (SSO max), seconds." }),
-  BRUTE_FORCE_MAX_FAILURES: Type.Integer({ minimum: 1, default: 5, description: "Failed logins before a user is locked out for a while." }),
-  BRUTE_FORCE_LOCKOUT_SECONDS: Type.Integer({ minimum: 1, default: 60, description: "How long a lockout lasts, seconds." }),
-  PASSWORD_RESET_ENDS_SESSIONS: Type.Boolean({
-    default: true,
-    description:
-      "A password set through the admin API (reset-password, or credentials in a user update) ends the user's sessions: their refresh tokens stop working.",
-  }),
-  PASSWORD_HASH_MEMORY_KIB: Type.Integer({
-    minimum: 1024,
-    maximum: 4194304,
-    default: 19456,
-    description:
-      "argon2id memory per password hash, KiB (19456 = 19 MiB, OWASP's minimum; with the defaults one hash takes about 26 ms of one core, see docs/token-service.md). Lower values are for tests only. Stored hashes keep theirs until the next login.",
-  }),
-  PASSWORD_HASH_PASSES: Type.Integer({
-    minimum: 1,
-    maximum: 100,
-    default: 2,
-    description: "argon2id passes (time cost) per password hash; OWASP's minimum with 19 MiB is 2.",
-  }),
-  PASSWORD_HASH_PARALLELISM: Type.Integer({ minimum: 1, maximum: 16, default: 1, description: "argon2id lanes per password hash." }),
-  ADMIN_PASSWORD: Type.String({
-    default: "admin-password",
-    minLength: 1,
-    description: "Password of `admin` in realm master (admin REST API).",
-  }),
-  DEMO_PASSWORD: Type.String({ default: "demo-password", minLength: 1, description: "Password of the demo user created on first start." }),
   DEMO_ORG_ID: Type.String({
     pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
     default: "6d3f1e2a-9b4c-4f7e-8a1d-2c5b7e9f0a13",
@@ -110,11 +101,6 @@ export const ConfigSchema = Type.Object({
     default: 1200,
     description:
       "Requests per minute per caller (token subject, else address) on the recruiting API and the proxy; 429 with Retry-After. 0 = off. Shared through Redis when REDIS_URL is set. The webhook receivers are outside it: authentic events are never refused; unauthentic ones get this many per address per instance.",
-  }),
-  TOKEN_RATE_LIMIT_PER_MINUTE: Type.Integer({
-    minimum: 0,
-    default: 300,
-    description: "Requests per minute per client address on the token service (brute-force lockout applies besides). 0 = off.",
   }),
   TRUST_PROXY: Type.Integer({
     minimum: 0,
@@ -149,28 +135,6 @@ export const ConfigSchema = Type.Object({
     minLength: 1,
     description: "Secret the upstream signs webhooks with.",
   }),
-  UPSTREAM_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 15000, description: "Timeout of one upstream call, ms." }),
-  INTEGRATION_CACHE_TTL_SECONDS: Type.Integer({
-    minimum: 0,
-    default: 60,
-    description: "How long integration details are cached, seconds.",
-  }),
-  UPSTREAM_RETRIES: Type.Integer({
-    minimum: 0,
-    maximum: 10,
-    default: 2,
-    description: "Proxy: retries of an upstream read after 429, 5xx or a connection failure (writes: only when nothing was sent).",
-  }),
-  UPSTREAM_RETRY_BASE_MS: Type.Integer({
-    minimum: 1,
-    default: 200,
-    description: "Proxy: first retry backoff step, ms (doubles, jittered).",
-  }),
-  UPSTREAM_RETRY_MAX_WAIT_MS: Type.Integer({
-    minimum: 0,
-    default: 5000,
-    description: "Proxy: most time spent waiting between retries of one call, ms (all within UPSTREAM_TIMEOUT_MS).",
-  }),
   INTERVIEW_BASE_URL: Type.Optional(
     Type.String({
       pattern: "^https?://",
@@ -178,25 +142,9 @@ export const ConfigSchema = Type.Object({
       description: "Base of the candidate interview links the recruiting API issues; default: {api origin}/interview.",
     }),
   ),
-  SYNC_DEFAULT_CANDIDATE_STAGE: Type.String({
-    default: "AI Interview",
-    description: "Stage a new synced position takes as its candidate_stage when its job has a stage of that name (empty: none).",
-  }),
-  SYNC_CHECKPOINT_MARGIN_SECONDS: Type.Integer({
-    minimum: 0,
-    default: 300,
-    description: "Overlap of incremental syncs: the next delta reads from the last sync's start minus this, seconds.",
-  }),
-  SYNC_PAGE_SIZE: Type.Integer({
-    minimum: 1,
-    maximum: 250,
-    default: 250,
-    description: "Records per upstream page the sync engine reads (the upstream allows 250).",
-  }),
-  SYNC_WEEKLY_CRON: Type.String({
-    default: "0 3 * * 0",
-    description: "Cron (UTC) of the weekly full sync of every active integration, the safety net for lost webhooks.",
-  }),
+  SANDBOX_WEBHOOK_URL: Type.Optional(
+    Type.String({ pattern: "^https?://", description: "Receiver base; default: the local proxy's webhooks." }),
+  ),
   WORKERS: Type.Boolean({
     default: true,
     description: "Run the durable job workers (webhook events, syncs, write-backs) in the proxy process.",
@@ -208,35 +156,8 @@ export const ConfigSchema = Type.Object({
     description:
       "A running job whose worker sent no heartbeat for this long (its process died) goes back to the queue for another instance. Workers beat every half of it; instances look for such jobs as often (at most every 60 s).",
   }),
-  SANDBOX_SEED: Type.Integer({ default: 42, description: "Seed of the sandbox's generated data." }),
-  SANDBOX_APPLICATIONS: Type.Integer({
-    minimum: 0,
-    maximum: 1000000,
-    default: 60,
-    description: "Applications the sandbox generates for its demo integration.",
-  }),
-  SANDBOX_WEBHOOK_URL: Type.Optional(
-    Type.String({ pattern: "^https?://", description: "Receiver base; default: the local proxy's webhooks." }),
-  ),
-  SANDBOX_LATENCY_MS: Type.Integer({ minimum: 0, default: 0, description: "Latency the sandbox adds to every answer, ms." }),
-  SANDBOX_RATE_LIMIT_PER_SECOND: Type.Integer({
-    minimum: 0,
-    default: 0,
-    description: "Sandbox rate limit per API key (429 + Retry-After); 0 = off.",
-  }),
-  SANDBOX_CONCURRENCY_LIMIT: Type.Integer({
-    minimum: 0,
-    default: 30,
-    description: "Sandbox concurrency limit per integration on actions.",
-  }),
-  SANDBOX_FAULT_RATE: Type.Number({
-    minimum: 0,
-    maximum: 1,
-    default: 0,
-    description: "Share of sandbox calls that fail (5xx, timeouts, drops).",
-  }),
 });
-export type Config = Static<typeof ConfigSchema>;
+export type BaseConfig = Static<typeof BaseConfigSchema>;
 
 /** Parses `source` against `schema`: converts strings, applies defaults, lists every problem. */
 export function loadConfig<T extends TObject>(schema: T, source: Record<string, string | undefined>): Static<T> {
@@ -264,7 +185,7 @@ function redactIfSecret(key: string, value: unknown): unknown {
 export const CONSOLE_CLIENT_ID = "hirebridge-console";
 
 /** URLs derived from the run contract, so every service agrees on where the others live. */
-export function serviceUrls(config: Config) {
+export function serviceUrls(config: BaseConfig) {
   const host = config.PUBLIC_HOST ?? config.HOST;
   const origin = (port: number) => `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
   const authBase = origin(config.AUTH_PORT);
@@ -288,7 +209,7 @@ export function serviceUrls(config: Config) {
 export type ServiceUrls = ReturnType<typeof serviceUrls>;
 
 /** The browser origins the recruiting API and the proxy answer: CORS_ORIGINS, and the operator console's whenever it is a list. */
-export function corsOriginsOf(config: Config): string {
+export function corsOriginsOf(config: BaseConfig): string {
   const list = config.CORS_ORIGINS.split(",")
     .map((o) => o.trim())
     .filter(Boolean);

@@ -11,7 +11,7 @@ export type TestLogin = { accessToken: string; refreshToken: string; orgId: stri
 export type TestIdentity = {
   issuer: string; // http://127.0.0.1:<port>/realms/hirebridge
   authUrl: string; // same as issuer
-  verify: Verify; // createVerifier({ issuer }) for this service (real JWKS over HTTP)
+  verify: Verify; // createVerifier({ issuer, audience }) as the APIs build it (real JWKS over HTTP)
   /** Creates a user (in a NEW random org unless orgId is given) through the admin REST API, then logs in with the password grant. */
   login(opts?: { orgId?: string; username?: string }): Promise<TestLogin>;
   close(): Promise<void>;
@@ -86,7 +86,7 @@ export async function startTestIdentity(
   return {
     issuer: urls.issuer,
     authUrl: urls.authUrl,
-    verify: createVerifier({ issuer: urls.authUrl }),
+    verify: createVerifier({ issuer: urls.authUrl, audience: config.AUTH_AUDIENCE }),
     async login(o = {}) {
       const orgId = o.orgId ?? randomUUID();
       const username = (o.username ?? `user-${randomBytes(6).toString("hex")}`).toLowerCase();

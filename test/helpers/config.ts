@@ -1,4 +1,5 @@
-import { ConfigSchema, loadConfig, type Config } from "../../src/shared/config.js";
+import { loadConfig } from "../../src/shared/config.js";
+import { ConfigSchema, type Config } from "../../src/runtime/config.js";
 import { createLogger } from "../../src/shared/http/logger.js";
 
 /** The run contract's defaults with `overrides` applied, parsed exactly as the services parse env. */

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { buildRecruitingApp } from "../../src/services/recruiting/app.js";
 import { openJobQueue, type JobQueue } from "../../src/shared/jobs/queue.js";
-import { buildProxyWithSync, recruitingHooks } from "../../src/runtime/wiring.js";
+import { acquireWebhooksOut, buildProxyWithSync, recruitingHooks, recruitingOwnership } from "../../src/runtime/wiring.js";
 import type { Database } from "../../src/shared/db/database.js";
 import type { App } from "../../src/shared/http/create-app.js";
 import { startTestIdentity, type TestIdentity, type TestLogin } from "./auth.js";
@@ -31,9 +31,15 @@ export type TestStack = {
 
 export async function startTestStack(
   database: Database,
-  opts: { sandbox?: StartSandboxOptions; config?: Record<string, string | number>; workers?: boolean } = {},
+  opts: {
+    sandbox?: StartSandboxOptions;
+    config?: Record<string, string | number>;
+    /** The token service's own settings (e.g. AUTH_ACCESS_TOKEN_ALG). */
+    identity?: Record<string, string | number>;
+    workers?: boolean;
+  } = {},
 ): Promise<TestStack> {
-  const identity = await startTestIdentity(database);
+  const identity = await startTestIdentity(database, opts.identity ? { overrides: opts.identity } : {});
   const proxyPort = await freePort();
   const sandbox = await startSandbox({ webhookUrl: `http://127.0.0.1:${proxyPort}/api/v1/webhooks/upstream`, ...opts.sandbox });
   const config = testConfig({
@@ -47,12 +53,17 @@ export async function startTestStack(
   });
   const logger = silentLogger();
   const queue = await openJobQueue(database, logger, { pollingIntervalSeconds: 0.5 });
+  // The process's outbound webhooks, as the launcher wires them: the API serves their endpoints.
+  const webhooks = await acquireWebhooksOut({ config, database, logger });
   const recruiting = await buildRecruitingApp({
     config,
     database,
     logger,
     verify: identity.verify,
     hooks: recruitingHooks(queue),
+    ownership: recruitingOwnership(database),
+    events: webhooks.module.events,
+    modules: [webhooks.module.routes],
   });
   const proxy = await buildProxyWithSync({ config, database, logger, verify: identity.verify, queue, workers: opts.workers ?? true });
   await proxy.listen({ host: "127.0.0.1", port: proxyPort });
@@ -71,6 +82,7 @@ export async function startTestStack(
       await sandbox.close();
       await proxy.close();
       await recruiting.close();
+      await webhooks.release();
       await queue.stop();
       await identity.close();
     },
@@ -137,4 +149,34 @@ export async function eventually<T>(what: string, probe: () => Promise<T | undef
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
     await sleep(200);
   }
+}
+
+export type SyncedPosition = { id: string; name: string; upstream_integration_id?: string | null; candidate_stage?: string | null };
+export type SyncedCandidate = { id: string; name: string; upstream_application_id?: string };
+
+/**
+ * A full sync of the sandbox's demo integration through the proxy (sync-all, followed to its
+ * applications run), and the first synced position of it with at least `atLeast` candidates.
+ */
+export async function syncedDemoPosition(
+  stack: TestStack,
+  token: string,
+  atLeast = 2,
+): Promise<{ position: SyncedPosition; candidates: SyncedCandidate[] }> {
+  const integrationId = stack.sandbox.demoIntegrationId;
+  const orgId = stack.sandbox.demoOrgId;
+  const enc = encodeURIComponent(integrationId);
+  const started = await call(`${stack.proxyUrl}/webhooks/sync-all?integration_id=${enc}`, { method: "POST", token });
+  if (started.status !== 200) throw new Error(`sync-all answered ${started.status}`);
+  await eventually("the full sync", async () => {
+    const runs = (await call<{ items: { model: string; state: string }[] }>(`${stack.proxyUrl}/integrations/${enc}/syncs`, { token })).body
+      .items;
+    return runs.some((r) => r.model === "applications" && r.state === "succeeded") ? true : undefined;
+  });
+  const positions = (await call<{ items: SyncedPosition[] }>(`${stack.apiUrl}/org/${orgId}/position`, { token })).body.items;
+  for (const position of positions.filter((x) => x.upstream_integration_id === integrationId && x.candidate_stage)) {
+    const candidates = (await call<SyncedCandidate[]>(`${stack.apiUrl}/org/${orgId}/positions/${position.id}/`, { token })).body;
+    if (candidates.length >= atLeast) return { position, candidates };
+  }
+  throw new Error(`no synced position with ${atLeast} candidates`);
 }

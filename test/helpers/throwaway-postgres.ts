@@ -1,6 +1,6 @@
 import { execFile, execFileSync } from "node:child_process";
 import { promisify } from "node:util";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "./ports.js";
@@ -17,6 +17,13 @@ export type ThrowawayPostgres = {
   /** Fast shutdown (clients are disconnected), waiting until it is down. */
   stop(): Promise<void>;
   start(): Promise<void>;
+  /**
+   * SIGSTOP to the server and every backend: connections stay open and every statement, connect
+   * and answer hangs, as with a server that stopped answering (not one that went away).
+   */
+  freeze(): void;
+  /** SIGCONT to the processes `freeze` stopped. */
+  thaw(): void;
   dispose(): void;
 };
 
@@ -54,6 +61,22 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
   run("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"]);
   const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
   let running = false;
+  let frozen: number[] = [];
+  const processes = (): number[] => {
+    const postmaster = Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]);
+    let children: number[] = [];
+    try {
+      children = execFileSync("pgrep", ["-P", String(postmaster)])
+        .toString()
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean)
+        .map(Number);
+    } catch {
+      // pgrep exits 1 when there are none
+    }
+    return [postmaster, ...children];
+  };
   const pg: ThrowawayPostgres = {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
@@ -65,8 +88,23 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
       await runAsync("pg_ctl", ["-D", data, "-m", "fast", "-w", "-t", "30", "stop"]);
       running = false;
     },
+    freeze() {
+      frozen = processes();
+      for (const pid of frozen) process.kill(pid, "SIGSTOP");
+    },
+    thaw() {
+      for (const pid of frozen) {
+        try {
+          process.kill(pid, "SIGCONT");
+        } catch {
+          // gone meanwhile
+        }
+      }
+      frozen = [];
+    },
     dispose() {
       process.off("exit", pg.dispose);
+      if (frozen.length) pg.thaw();
       try {
         if (running) run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "-t", "30", "stop"]);
       } catch {

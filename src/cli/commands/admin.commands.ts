@@ -2,7 +2,7 @@ import type { HirebridgeAdmin, UserRepresentation } from "../../client/index.js"
 import { CliError, EXIT } from "../cli-errors.js";
 import type { CliContext } from "../context.js";
 import type { Column } from "../output.js";
-import { examples, type RegisterCommands } from "../program.js";
+import { examples, type RegisterCommands } from "../command.js";
 import { confirm, readStdin } from "../prompt.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -10,8 +10,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const COLUMNS: Column<UserRepresentation>[] = [
   { header: "ID", value: (u) => u.id },
   { header: "USERNAME", value: (u) => u.username, maxWidth: 28 },
-  { header: "EMAIL", value: (u) => u.email, maxWidth: 32 },
-  { header: "ORG", value: (u) => u.attributes?.["org_id"]?.[0] },
+  { header: "EMAIL", value: (u) => u.email, maxWidth: 32, drop: 1 },
+  { header: "ORG", value: (u) => u.attributes?.["org_id"]?.[0], id: true },
   { header: "ENABLED", value: (u) => (u.enabled ? "yes" : "no") },
 ];
 
@@ -86,7 +86,12 @@ export const registerAdminCommands: RegisterCommands = (program, run) => {
       }),
     );
   examples(show, ["hirebridge admin users show lin"]);
+  registerUserCreateCommands(users, run);
+  registerUserEndCommands(users, run);
+};
 
+/** `admin users create` and `reset-password`. */
+const registerUserCreateCommands: RegisterCommands = (users, run) => {
   const create = users
     .command("create")
     .description("Create a user in an organisation, with a password.")
@@ -136,7 +141,10 @@ export const registerAdminCommands: RegisterCommands = (program, run) => {
       }),
     );
   examples(reset, ["hirebridge admin users reset-password lin"]);
+};
 
+/** `admin users logout` and `delete`. */
+const registerUserEndCommands: RegisterCommands = (users, run) => {
   const logout = users
     .command("logout")
     .description("End every session of a user (their refresh tokens stop working).")

@@ -12,7 +12,7 @@ import {
 import type { Hirebridge } from "../../client/index.js";
 import { CliError, EXIT } from "../cli-errors.js";
 import type { Column } from "../output.js";
-import { examples, type RegisterCommands } from "../program.js";
+import { examples, type RegisterCommands } from "../command.js";
 import { addSchemaOptions, bodyFromOptions } from "../schema-options.js";
 
 type AnyRecord = Record<string, unknown> & { id: string };
@@ -86,7 +86,7 @@ const KINDS: { command: string; what: string; schema: TObject; lister: (hb: Hire
     columns: [
       { header: "ID", value: (r) => r.id },
       { header: "STATUS", value: (r) => get(r, "status") },
-      { header: "APPLICATION", value: (r) => get(r, "application_id") },
+      { header: "APPLICATION", value: (r) => get(r, "application_id"), id: true },
       { header: "CANDIDATE", value: (r) => name((get(r, "application") as { candidate?: unknown } | null)?.candidate), maxWidth: 28 },
       { header: "STARTS", value: (r) => get(r, "employment_start_date") },
     ],
@@ -100,7 +100,7 @@ const KINDS: { command: string; what: string; schema: TObject; lister: (hb: Hire
       { header: "ID", value: (r) => r.id },
       { header: "TITLE", value: (r) => get(r, "title"), maxWidth: 32 },
       { header: "STARTS", value: (r) => get(r, "starting_at") },
-      { header: "APPLICATION", value: (r) => get(r, "application_id") },
+      { header: "APPLICATION", value: (r) => get(r, "application_id"), id: true },
       { header: "CANCELED", value: (r) => (get(r, "canceled") ? "yes" : "no") },
     ],
   },

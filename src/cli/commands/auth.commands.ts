@@ -2,7 +2,7 @@ import { Hirebridge } from "../../client/index.js";
 import { decodeJwtPayload } from "../../client/core/jwt.js";
 import { CliError, EXIT } from "../cli-errors.js";
 import type { CliContext } from "../context.js";
-import { examples, type RegisterCommands } from "../program.js";
+import { examples, type RegisterCommands } from "../command.js";
 import { readLine, readStdin } from "../prompt.js";
 import { deleteStoredSession, writeStoredSession } from "../session-store.js";
 
@@ -64,7 +64,11 @@ export const registerAuthCommands: RegisterCommands = (program, run) => {
     'echo "$PASSWORD" | hirebridge login --username demo --password-stdin',
     "HIREBRIDGE_PASSWORD=demo-password hirebridge login -u demo --auth-url https://id.example.com/realms/hirebridge",
   ]);
+  registerSessionCommands(program, run);
+};
 
+/** `logout` and `whoami`: the saved session. */
+const registerSessionCommands: RegisterCommands = (program, run) => {
   const logout = program
     .command("logout")
     .description("End the session at the identity provider and delete the saved session.")

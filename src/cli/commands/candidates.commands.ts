@@ -8,7 +8,7 @@ import type { Interview } from "../../contracts/recruiting/interviews.js";
 import { readBulkFile, type BulkFormat } from "../bulk-file.js";
 import { CliError, EXIT } from "../cli-errors.js";
 import type { Column } from "../output.js";
-import { examples, type RegisterCommands } from "../program.js";
+import { examples, type RegisterCommands } from "../command.js";
 import { addSchemaOptions, bodyFromOptions } from "../schema-options.js";
 
 const COLUMNS: Column<Candidate>[] = [
@@ -17,9 +17,9 @@ const COLUMNS: Column<Candidate>[] = [
   { header: "EMAIL", value: (c) => c.email, maxWidth: 32 },
   { header: "STATE", value: (c) => c.state },
   { header: "SCORE", value: (c) => c.score },
-  { header: "SHORT-LISTED", value: (c) => (c.short_listed ? "yes" : "no") },
-  { header: "HIRED", value: (c) => (c.hired ? "yes" : "no") },
-  { header: "TAGS", value: (c) => c.tags, maxWidth: 24 },
+  { header: "SHORT-LISTED", value: (c) => (c.short_listed ? "yes" : "no"), drop: 3 },
+  { header: "HIRED", value: (c) => (c.hired ? "yes" : "no"), drop: 2 },
+  { header: "TAGS", value: (c) => c.tags, maxWidth: 24, drop: 1 },
 ];
 
 const fields = (c: object): [string, unknown][] => Object.entries(c);
@@ -88,7 +88,12 @@ export const registerCandidateCommands: RegisterCommands = (program, run) => {
     }),
   );
   examples(update, ["hirebridge candidates update 3f0c… 9a1b… --state invited --short-listed true"]);
+  registerBulkUpdateCommand(candidates, run);
+  registerInterviewCommands(program, run);
+};
 
+/** `candidates bulk-update`: many candidates from a file, all or nothing. */
+const registerBulkUpdateCommand: RegisterCommands = (candidates, run) => {
   const bulk = candidates
     .command("bulk-update")
     .description("Update many candidates of a position from a CSV or JSON file, in one transaction (all or nothing).")
@@ -110,7 +115,10 @@ export const registerCandidateCommands: RegisterCommands = (program, run) => {
     "printf 'id,state,short_listed\\n9a1b…,invited,true\\n' > shortlist.csv",
     "hirebridge candidates bulk-update 3f0c… changes.json",
   ]);
+};
 
+/** `interview show`, `result` and `correct`: a candidate's interview record. */
+const registerInterviewCommands: RegisterCommands = (program, run) => {
   const interview = program.command("interview").description("A candidate's interview record.");
   const showInterview = interview
     .command("show")
@@ -163,4 +171,33 @@ export const registerCandidateCommands: RegisterCommands = (program, run) => {
     'hirebridge interview result 3f0c… 9a1b… --score 85 --feedback "Clear and structured answers."',
     "hirebridge interview result 3f0c… 9a1b… --status cancelled",
   ]);
+  registerCorrectCommand(interview, run);
+};
+
+/** `interview correct`: the correction path of a graded result (which `interview result` refuses to change). */
+const registerCorrectCommand: RegisterCommands = (interview, run) => {
+  const correct = interview
+    .command("correct")
+    .description(
+      "Correct a graded interview's result: the score (and --feedback) change, and the ATS is told with a corrective write-back that says why (--reason). A graded result is final otherwise.",
+    )
+    .argument("<position-id>")
+    .argument("<candidate-id>")
+    .requiredOption("--score <n>", "the corrected score")
+    .requiredOption("--reason <text>", "why the result is corrected (kept, and written to the ATS note)")
+    .option("--feedback <text>", "the corrected feedback")
+    .action(
+      run(async (ctx, [positionId, candidateId], opts) => {
+        const score = Number(opts["score"]);
+        if (!Number.isInteger(score)) throw new CliError("--score must be a whole number", EXIT.USAGE);
+        const feedback = opts["feedback"] === undefined ? {} : { feedback: String(opts["feedback"]) };
+        const record = await (await ctx.client()).interviews.correct(positionId!, candidateId!, {
+          score,
+          reason: String(opts["reason"]),
+          ...feedback,
+        });
+        ctx.out.record(record, fields(record));
+      }),
+    );
+  examples(correct, ['hirebridge interview correct 3f0c… 9a1b… --score 50 --reason "Scored against the wrong rubric"']);
 };

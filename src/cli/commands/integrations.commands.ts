@@ -7,7 +7,8 @@ import {
 import type { CustomField, IntegrationField } from "../../contracts/upstream/integration-records.js";
 import { CliError, EXIT } from "../cli-errors.js";
 import type { Column } from "../output.js";
-import { examples, type RegisterCommands } from "../program.js";
+import type { Command } from "commander";
+import { examples, type RegisterCommands, type Run } from "../command.js";
 import { confirm } from "../prompt.js";
 import { addSchemaOptions, bodyFromOptions } from "../schema-options.js";
 
@@ -29,24 +30,40 @@ const CUSTOM_FIELD_COLUMNS: Column<CustomField>[] = [
 ];
 
 const SUMMARY_COLUMNS: Column<IntegrationSummary>[] = [
+  // Without a name the API answers the id, which the ID column shows whole: not again, cut.
+  { header: "NAME", value: (i) => (i.display_name === i.id ? null : i.display_name), maxWidth: 28 },
   { header: "ID", value: (i) => i.id },
   { header: "TOOL", value: (i) => i.tool },
-  { header: "CATEGORY", value: (i) => i.category },
+  { header: "CATEGORY", value: (i) => i.category, drop: 5 },
   { header: "STATE", value: (i) => i.state },
-  { header: "JOBS SYNC", value: (i) => i.last_sync.jobs?.state ?? null },
-  { header: "APPLICATIONS SYNC", value: (i) => i.last_sync.applications?.state ?? null },
-  { header: "PENDING WRITE-BACKS", value: (i) => i.pending_write_backs },
-  { header: "CREATED", value: (i) => i.created_at },
+  { header: "HEALTH", value: (i) => i.health.state },
+  { header: "JOBS SYNC", value: (i) => i.last_sync.jobs?.state ?? null, drop: 1 },
+  { header: "APPLICATIONS SYNC", value: (i) => i.last_sync.applications?.state ?? null, drop: 2 },
+  { header: "PENDING WRITE-BACKS", value: (i) => i.pending_write_backs, drop: 3 },
+  { header: "CREATED", value: (i) => i.created_at, drop: 4 },
+];
+
+/** Hirebridge's record of an integration, as `show` and `rename` print it. */
+const summaryFields = (i: IntegrationSummary): [string, unknown][] => [
+  ["display name", i.display_name],
+  ["health", i.health.reason ? `${i.health.state}: ${i.health.reason}` : i.health.state],
+  ["last jobs sync", i.last_sync.jobs ? `${i.last_sync.jobs.state} (${i.last_sync.jobs.created_at})` : null],
+  [
+    "last applications sync",
+    i.last_sync.applications ? `${i.last_sync.applications.state} (${i.last_sync.applications.created_at})` : null,
+  ],
+  ["write-backs waiting", i.pending_write_backs],
 ];
 
 const ON_OFF = /^(on|off|true|false)$/i;
 
-export const registerIntegrationCommands: RegisterCommands = (program, run) => {
-  const integrations = program.command("integrations").description("ATS integrations: details, connecting, fields, mappings, deletion.");
-
+/** Hirebridge's record of the organisation's integrations: the list, one, its name. */
+function registerRecordCommands(integrations: Command, run: Run): void {
   const list = integrations
     .command("list")
-    .description("List your organisation's integrations: tool, state, last sync of jobs and applications, write-backs waiting.")
+    .description(
+      "List your organisation's integrations: name, tool, state, health, last sync of jobs and applications, write-backs waiting.",
+    )
     .action(
       run(async (ctx) => {
         const hb = await ctx.client();
@@ -59,15 +76,19 @@ export const registerIntegrationCommands: RegisterCommands = (program, run) => {
 
   const show = integrations
     .command("show")
-    .description("Show an integration: tool, state, set-up state, organisation.")
+    .description("Show an integration: its name and health in Hirebridge, and its tool, state, set-up state and organisation upstream.")
     .argument("<integration-id>")
     .option("--fresh", "bypass the proxy's cache")
     .action(
       run(async (ctx, [id], opts) => {
-        const answer = await (await ctx.client()).integrations.get(id!, { bypassCache: opts["fresh"] === true });
+        const hb = await ctx.client();
+        // The details first: an integration the upstream knows for this organisation is recorded by it.
+        const answer = await hb.integrations.get(id!, { bypassCache: opts["fresh"] === true });
+        const summary = await hb.integrations.summary(id!);
         const d = answer.data;
-        ctx.out.record(answer, [
+        ctx.out.record({ ...answer, hirebridge: summary }, [
           ["id", d.id],
+          ...summaryFields(summary),
           ["tool", `${d.tool.label} (${d.tool.id})`],
           ["category", d.category],
           ["status", d.status],
@@ -82,6 +103,28 @@ export const registerIntegrationCommands: RegisterCommands = (program, run) => {
     );
   examples(show, ["hirebridge integrations show greenhouse:8d1hpPsbjxUkoCoa1veLZGe5 --fresh"]);
 
+  const rename = integrations
+    .command("rename")
+    .description("Give an integration the name people see (console, CLI, API); --clear goes back to the upstream's organisation name.")
+    .argument("<integration-id>")
+    .argument("[name]")
+    .option("--clear", "use the end user's organisation name from the upstream again")
+    .action(
+      run(async (ctx, [id, name], opts) => {
+        const clear = opts["clear"] === true;
+        if (clear === (name !== undefined)) throw new CliError("Give a name, or --clear (not both)", EXIT.USAGE);
+        const summary = await (await ctx.client()).integrations.update(id!, { display_name: clear ? null : name! });
+        ctx.out.record(summary, [["id", summary.id], ...summaryFields(summary)]);
+      }),
+    );
+  examples(rename, [
+    'hirebridge integrations rename greenhouse:8d1h… "Acme (EU)"',
+    "hirebridge integrations rename greenhouse:8d1h… --clear",
+  ]);
+}
+
+/** Connecting an ATS: a link into the upstream's flow, the activation, a link to reconnect. */
+function registerConnectCommands(integrations: Command, run: Run): void {
   const link = addSchemaOptions(
     integrations.command("connect-link").description("Create a link into the connection flow for a new integration of your organisation."),
     ConnectCreateLinkRequestSchema,
@@ -125,7 +168,10 @@ export const registerIntegrationCommands: RegisterCommands = (program, run) => {
     }),
   );
   examples(relink, ["hirebridge integrations relink greenhouse:8d1h… --link-type MAGIC_LINK --language de"]);
+}
 
+/** An integration's fields and custom-field mappings upstream, and its deletion. */
+function registerFieldCommands(integrations: Command, run: Run): void {
   const fields = integrations
     .command("fields")
     .description("List every field of an integration, with its passthrough setting.")
@@ -200,4 +246,11 @@ export const registerIntegrationCommands: RegisterCommands = (program, run) => {
       }),
     );
   examples(remove, ["hirebridge integrations delete greenhouse:8d1h…", "hirebridge integrations delete greenhouse:8d1h… --yes"]);
+}
+
+export const registerIntegrationCommands: RegisterCommands = (program, run) => {
+  const integrations = program.command("integrations").description("ATS integrations: details, connecting, fields, mappings, deletion.");
+  registerRecordCommands(integrations, run);
+  registerConnectCommands(integrations, run);
+  registerFieldCommands(integrations, run);
 };

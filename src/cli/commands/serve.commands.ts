@@ -1,5 +1,5 @@
-import type { RegisterCommands } from "../program.js";
-import { examples } from "../program.js";
+import type { RegisterCommands } from "../command.js";
+import { examples } from "../command.js";
 
 /** `hirebridge serve …`: the services themselves (src/cli/serve.ts), loaded only when asked for. */
 export const registerServeCommand: RegisterCommands = (program, run) => {
@@ -7,15 +7,17 @@ export const registerServeCommand: RegisterCommands = (program, run) => {
     .command("serve")
     .description("Start services: all (default), or any of token, sandbox, api, proxy, console. Runs until SIGINT/SIGTERM.")
     .argument("[services...]", "services to start")
+    .option("--check", "only check that their ports are free and DATA_DIR is not in use (`npm start` does before building)")
     .action(
-      run(async (_ctx, services) => {
+      run(async (ctx, services, opts) => {
         // Imported here so the everyday commands do not load the servers, drivers and migrations.
         const { serve } = await import("../serve.js");
-        return serve(services);
+        return serve(services, ctx.io.env, { check: opts["check"] === true });
       }),
     );
   examples(cmd, [
     "hirebridge serve",
+    "hirebridge serve --check all",
     "hirebridge serve token api",
     "DATABASE_URL=postgres://postgres@127.0.0.1/hirebridge hirebridge serve all",
   ]);

@@ -1,14 +1,18 @@
-import type { SyncRun, WriteBack } from "../../contracts/proxy/webhooks.js";
+import type { WebhookEventRecord } from "../../contracts/proxy/webhook-events.js";
+import type { SyncRun, SyncRunEntry, WriteBack } from "../../contracts/proxy/webhooks.js";
 import { CliError, EXIT } from "../cli-errors.js";
-import type { CliContext } from "../context.js";
+import { integrationOf } from "../context.js";
 import { fit, outputWidth, renderTable, type Column } from "../output.js";
-import { examples, type RegisterCommands } from "../program.js";
+import { examples, type RegisterCommands } from "../command.js";
 
 /** A timestamp to the second (the table's; --json keeps the API's own). */
 const second = (at: string | null) => at?.replace(/\.\d+Z$/, "Z") ?? null;
 
-const RUN_COLUMNS: Column<SyncRun>[] = [
-  { header: "RUN", value: (r) => r.id, drop: 1 },
+/** A run as `sync start` follows it, or as the history lists it (with the quiet runs folded into it). */
+type Run = SyncRun & { quiet_runs?: SyncRunEntry["quiet_runs"] };
+
+const RUN_COLUMNS: Column<Run>[] = [
+  { header: "RUN", value: (r) => r.id, drop: 1, id: true },
   { header: "MODEL", value: (r) => r.model },
   { header: "TYPE", value: (r) => r.type },
   { header: "TRIGGER", value: (r) => r.trigger, maxWidth: 20, drop: 4 },
@@ -21,18 +25,31 @@ const RUN_COLUMNS: Column<SyncRun>[] = [
   { header: "FAILED", value: (r) => r.failed },
   { header: "STARTED", value: (r) => second(r.started_at) },
   { header: "MS", value: (r) => r.duration_ms, drop: 2 },
+  { header: "QUIET", value: (r) => r.quiet_runs?.count ?? null, drop: 7 },
 ];
 
-/** Interview results written back to the ATS (stage move, result link, note), newest first. */
+/** Under the runs: how many quiet runs the history folded (still counted, never dropped from sight). */
+const quietLine = (runs: SyncRunEntry[]) => {
+  const n = runs.reduce((sum, r) => sum + (r.quiet_runs?.count ?? 0), 0);
+  return n === 0 ? [] : [`${n} quiet run${n === 1 ? "" : "s"} (changed nothing) folded in: QUIET; --include-quiet lists them`];
+};
+
+/**
+ * Interview results written back to the ATS (stage move, result link, note), newest first. At 80
+ * columns the names stay (candidate, position, stage) with the outcome and state; ids, tries, the
+ * time and the error leave first.
+ */
 const WRITE_BACK_COLUMNS: Column<WriteBack>[] = [
-  { header: "CANDIDATE", value: (w) => w.candidate_id },
-  { header: "APPLICATION", value: (w) => w.application_id, drop: 4 },
+  { header: "CANDIDATE", value: (w) => w.candidate_name, maxWidth: 24 },
+  { header: "CANDIDATE ID", value: (w) => w.candidate_id, drop: 6, id: true },
+  { header: "POSITION", value: (w) => w.position_name, maxWidth: 24, drop: 1 },
+  { header: "APPLICATION", value: (w) => w.application_id, drop: 5, id: true },
   { header: "OUTCOME", value: (w) => w.outcome },
-  { header: "STAGE", value: (w) => w.target_stage, maxWidth: 24 },
+  { header: "STAGE", value: (w) => w.target_stage_name ?? w.target_stage, maxWidth: 24 },
   { header: "STATE", value: (w) => w.state },
-  { header: "TRIES", value: (w) => w.attempts, drop: 2 },
-  { header: "ERROR", value: (w) => w.last_error, maxWidth: 40, drop: 1 },
-  { header: "CREATED", value: (w) => second(w.created_at) },
+  { header: "TRIES", value: (w) => w.attempts, drop: 4 },
+  { header: "ERROR", value: (w) => w.last_error, maxWidth: 40, drop: 2 },
+  { header: "CREATED", value: (w) => second(w.created_at), drop: 3 },
 ];
 
 const progressLine = (runs: SyncRun[]) =>
@@ -44,12 +61,6 @@ const progressLine = (runs: SyncRun[]) =>
     .join(" | ") || "waiting for the run…";
 
 const TYPES = ["JOBS", "APPLICATIONS"] as const;
-
-function integrationOf(ctx: CliContext, given: string | undefined): string {
-  const id = given || ctx.io.env["HIREBRIDGE_INTEGRATION_ID"];
-  if (!id) throw new CliError("An integration id is needed (argument, or HIREBRIDGE_INTEGRATION_ID)", EXIT.USAGE);
-  return id;
-}
 
 export const registerSyncCommands: RegisterCommands = (program, run) => {
   const sync = program
@@ -105,20 +116,29 @@ export const registerSyncCommands: RegisterCommands = (program, run) => {
     "hirebridge sync start greenhouse:8d1h… --only JOBS",
     "hirebridge --json sync start greenhouse:8d1h… > runs.json",
   ]);
+  registerSyncStatusCommands(sync, run);
+};
 
+/** `sync status` and `sync upstream`, and the stored webhook events. */
+const registerSyncStatusCommands: RegisterCommands = (sync, run) => {
   const status = sync
     .command("status")
     .description("Recent sync runs of an integration and the interview results written back to its ATS (newest first).")
     .argument("[integration-id]", "default HIREBRIDGE_INTEGRATION_ID")
     .option("--limit <n>", "how many runs (1-100, default 20)")
+    .option("--include-quiet", "list the incremental runs that changed nothing one by one (by default they are folded and counted)")
     .action(
       run(async (ctx, [given], opts) => {
         const integration = integrationOf(ctx, given);
-        const answer = await (await ctx.client()).sync.runs(integration, opts["limit"] ? { limit: Number(opts["limit"]) } : {});
+        const answer = await (await ctx.client()).sync.runs(integration, {
+          ...(opts["limit"] ? { limit: Number(opts["limit"]) } : {}),
+          ...(opts["includeQuiet"] ? { include_quiet: true } : {}),
+        });
         ctx.out.result(answer, () =>
           [
             "Sync runs",
             renderTable(RUN_COLUMNS, answer.items, ctx.out.width),
+            ...quietLine(answer.items),
             "",
             "Write-backs (interview results sent to the ATS)",
             renderTable(WRITE_BACK_COLUMNS, answer.write_backs, ctx.out.width),
@@ -149,4 +169,55 @@ export const registerSyncCommands: RegisterCommands = (program, run) => {
       }),
     );
   examples(upstream, ["hirebridge sync upstream greenhouse:8d1h… --type FULL"]);
+  registerEventCommands(sync, run);
+};
+
+const EVENT_COLUMNS: Column<WebhookEventRecord>[] = [
+  { header: "EVENT", value: (e) => e.id },
+  { header: "TYPE", value: (e) => e.type },
+  { header: "INTEGRATION", value: (e) => e.integration_id, maxWidth: 30, drop: 3 },
+  { header: "STATUS", value: (e) => e.status },
+  { header: "TRIES", value: (e) => e.attempts, drop: 2 },
+  { header: "ERROR", value: (e) => e.last_error ?? e.message, maxWidth: 50, drop: 1 },
+  { header: "RECEIVED", value: (e) => second(e.received_at) },
+];
+const EVENT_STATUSES = ["queued", "processed", "failed", "ignored"] as const;
+
+/** `sync events` (the stored webhook events, failed ones by default) and `sync redrive` (one failed event again). */
+const registerEventCommands: RegisterCommands = (sync, run) => {
+  const events = sync
+    .command("events")
+    .description("Webhook events the upstream delivered for your organisation, newest first: the failed ones by default, with their error.")
+    .option("--status <status>", "queued, processed, failed or ignored (default failed)")
+    .option("--integration <integration-id>", "only this integration's events")
+    .option("--limit <n>", "how many (1-200, default 50)")
+    .action(
+      run(async (ctx, _args, opts) => {
+        const status = opts["status"] === undefined ? undefined : String(opts["status"]).toLowerCase();
+        if (status !== undefined && !EVENT_STATUSES.includes(status as (typeof EVENT_STATUSES)[number]))
+          throw new CliError("--status must be queued, processed, failed or ignored", EXIT.USAGE);
+        const answer = await (await ctx.client()).webhookEvents.list({
+          ...(status ? { status: status as (typeof EVENT_STATUSES)[number] } : {}),
+          ...(opts["integration"] ? { integration_id: String(opts["integration"]) } : {}),
+          ...(opts["limit"] ? { limit: Number(opts["limit"]) } : {}),
+        });
+        ctx.out.result(answer, () => renderTable(EVENT_COLUMNS, answer.items, ctx.out.width));
+      }),
+    );
+  examples(events, ["hirebridge sync events", "hirebridge sync events --integration greenhouse:8d1h… --status processed"]);
+
+  const redrive = sync
+    .command("redrive")
+    .description("Re-drive a failed webhook event: its work runs once more (its attempts are kept).")
+    .argument("<event-id>", "the event's id (`hirebridge sync events` lists the failed ones)")
+    .action(
+      run(async (ctx, [eventId]) => {
+        const event = await (await ctx.client()).webhookEvents.redrive(String(eventId));
+        ctx.out.result(event, () => `Event ${event.id} (${event.type}) queued again after ${event.attempts} failed attempt(s).`);
+      }),
+    );
+  examples(redrive, [
+    "hirebridge sync redrive 0195f0c2b7a14b3e9d21",
+    "hirebridge --json sync events | jq -r '.items[].id' | xargs -n1 hirebridge sync redrive",
+  ]);
 };

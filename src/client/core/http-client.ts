@@ -14,6 +14,11 @@ export type RequestOptions = {
   maxRetries?: number | undefined;
   /** Extra request headers (for example `X-Request-Id` to correlate with server logs). */
   headers?: Record<string, string> | undefined;
+  /**
+   * The `Idempotency-Key` of a create (positions, candidates): by default a new UUID per call,
+   * reused by its retries. Pass your own to make retries across calls (or processes) safe.
+   */
+  idempotencyKey?: string | undefined;
 };
 
 /** Where bearer tokens come from; the TokenManager in practice. */
@@ -36,11 +41,22 @@ export type ApiCall = {
   path: string;
   query?: Query | undefined;
   body?: unknown;
-  /** Safe to repeat after a 5xx or a lost connection. Default: by method (GET, PUT, DELETE). */
+  /** Safe to repeat after a 5xx or a lost connection. Default: by method (GET, PUT, DELETE), or when it has an idempotency key. */
   idempotent?: boolean | undefined;
+  /**
+   * Sent as `Idempotency-Key` with every attempt: the server answers a repeat with the first
+   * answer, so the call is retried like an idempotent one, and a 409 "still being processed" (with
+   * Retry-After) is waited out.
+   */
+  idempotencyKey?: string | undefined;
 };
 
 const UNAUTHORIZED = 401;
+/** With an idempotency key and Retry-After: the key's first request is still running. */
+const CONFLICT = 409;
+
+/** A new `Idempotency-Key`: one per logical create, reused by its retries. */
+export const newIdempotencyKey = (): string => globalThis.crypto.randomUUID();
 
 /**
  * Sends one API call: bearer token from the token source, JSON in and out, a deadline per attempt,
@@ -57,10 +73,11 @@ export class HttpClient {
   /** Like `request`, with the response's status and headers (e.g. a 201's `Location`). */
   async send<T>(call: ApiCall, options: RequestOptions = {}): Promise<{ status: number; headers: Headers; body: T }> {
     const url = buildUrl(call.baseUrl, call.path, call.query);
-    const idempotent = call.idempotent ?? IDEMPOTENT_METHODS.has(call.method);
+    const idempotent = call.idempotent ?? (call.idempotencyKey !== undefined || IDEMPOTENT_METHODS.has(call.method));
     const maxRetries = options.maxRetries ?? this.opts.retry.maxRetries;
     const timeoutMs = options.timeoutMs ?? this.opts.timeoutMs;
     const headers: Record<string, string> = { accept: "application/json", ...options.headers };
+    if (call.idempotencyKey !== undefined) headers["idempotency-key"] = call.idempotencyKey;
     let body: string | undefined;
     if (call.body !== undefined) {
       body = JSON.stringify(call.body);
@@ -86,7 +103,8 @@ export class HttpClient {
           continue;
         }
         const error = ApiError.fromResponse(res.status, res.body, res.headers, { method: call.method, url });
-        const wait = this.retryDelay(res.status, res.headers, idempotent, retries, maxRetries);
+        const inFlight = res.status === CONFLICT && call.idempotencyKey !== undefined && res.headers.has("retry-after");
+        const wait = this.retryDelay(res.status, res.headers, idempotent || inFlight, retries, maxRetries, inFlight);
         if (wait === null) throw error;
         await this.sleep(wait, options.signal);
       } catch (err) {
@@ -100,8 +118,8 @@ export class HttpClient {
   }
 
   /** Milliseconds to wait before retrying this status, or null when it must not be retried. */
-  private retryDelay(status: number, headers: Headers, idempotent: boolean, retries: number, maxRetries: number) {
-    if (retries >= maxRetries || !isRetryableStatus(status, idempotent)) return null;
+  private retryDelay(status: number, headers: Headers, idempotent: boolean, retries: number, maxRetries: number, inFlight = false) {
+    if (retries >= maxRetries || !(inFlight || isRetryableStatus(status, idempotent))) return null;
     const retryAfter = parseRetryAfter(headers.get("retry-after"), this.opts.clock.now());
     if (retryAfter === null) return backoffDelay(retries, this.opts.retry);
     // A server asking for a long pause gets it from the caller, who sees RateLimitError.retryAfter.

@@ -12,18 +12,17 @@ import type {
   OffersQuery,
   UsersQuery,
 } from "../../contracts/proxy/ats.js";
+import type { Application, CreatedApplication } from "../../contracts/upstream/ats-application-records.js";
+import type { Job } from "../../contracts/upstream/ats-records.js";
 import type {
-  Application,
   ApplicationStage,
   Attachment,
-  CreatedApplication,
   Interview,
-  Job,
   Offer,
   RejectionReason,
   Tag,
   User,
-} from "../../contracts/upstream/ats-records.js";
+} from "../../contracts/upstream/ats-reference-records.js";
 import type { UpstreamActionSuccess } from "../../contracts/upstream/envelopes.js";
 import type { RequestOptions } from "../core/http-client.js";
 import { path } from "../core/url.js";

@@ -5,7 +5,7 @@ import type {
   IntegrationFieldUpdate,
   RelinkRequest,
 } from "../../contracts/proxy/integrations.js";
-import type { IntegrationList, IntegrationListQuery, IntegrationSummary } from "../../contracts/proxy/webhooks.js";
+import type { IntegrationList, IntegrationListQuery, IntegrationSummary, IntegrationUpdate } from "../../contracts/proxy/webhooks.js";
 import type { UpstreamSuccess } from "../../contracts/upstream/envelopes.js";
 import type { CustomField, IntegrationDetails, IntegrationField, LinkResult } from "../../contracts/upstream/integration-records.js";
 import type { RequestOptions } from "../core/http-client.js";
@@ -63,6 +63,28 @@ export class IntegrationsResource {
       const page = await this.list({ limit: pageSize, ...(cursor ? { cursor } : {}) }, options);
       return { items: page.items, next: page.next_cursor };
     });
+  }
+
+  /**
+   * Hirebridge's summary of one integration (as the list shows it: display name, health, newest runs).
+   * @example
+   * const { display_name, health } = await hb.integrations.summary(integrationId);
+   * if (health.state !== "ok") console.log(display_name, health.reason);
+   */
+  summary(integrationId: string, options?: RequestOptions): Promise<IntegrationSummary> {
+    return this.ctx.http.request({ method: "GET", baseUrl: this.ctx.baseUrl, path: path`/integrations/${integrationId}/summary` }, options);
+  }
+
+  /**
+   * Names the integration for people (`display_name: null` goes back to the upstream's organisation name).
+   * @example
+   * await hb.integrations.update(integrationId, { display_name: "Acme (EU)" });
+   */
+  update(integrationId: string, body: IntegrationUpdate, options?: RequestOptions): Promise<IntegrationSummary> {
+    return this.ctx.http.request(
+      { method: "PATCH", baseUrl: this.ctx.baseUrl, path: path`/integrations/${integrationId}`, body, idempotent: true },
+      options,
+    );
   }
 
   /**

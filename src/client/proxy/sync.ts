@@ -40,10 +40,22 @@ export class SyncResource {
     );
   }
 
-  /** Recent sync runs (newest first) and interview results written back to the ATS. */
-  runs(integrationId: string, params: { limit?: number } = {}, options?: RequestOptions): Promise<IntegrationSyncs> {
+  /**
+   * Recent sync runs (newest first) and interview results written back to the ATS. Incremental
+   * runs that changed nothing are folded into the run before them (`quiet_runs`) unless `include_quiet`.
+   */
+  runs(
+    integrationId: string,
+    params: { limit?: number; include_quiet?: boolean } = {},
+    options?: RequestOptions,
+  ): Promise<IntegrationSyncs> {
     return this.ctx.http.request(
-      { method: "GET", baseUrl: this.ctx.baseUrl, path: path`/integrations/${integrationId}/syncs`, query: { limit: params.limit } },
+      {
+        method: "GET",
+        baseUrl: this.ctx.baseUrl,
+        path: path`/integrations/${integrationId}/syncs`,
+        query: { limit: params.limit, include_quiet: params.include_quiet },
+      },
       options,
     );
   }
@@ -61,7 +73,8 @@ export class SyncResource {
     const { pollIntervalMs = 1000, ...options } = opts;
     let last = "";
     for (;;) {
-      const { items } = await this.runs(integrationId, { limit: RECENT_RUNS }, options);
+      // A run that ends having changed nothing is folded in the default list: ask for every run.
+      const { items } = await this.runs(integrationId, { limit: RECENT_RUNS, include_quiet: true }, options);
       const run = items.find((r) => r.id === runId);
       if (!run) throw new HirebridgeError(`Sync run ${runId} is not among the integration's recent runs`);
       const snapshot = JSON.stringify(run);

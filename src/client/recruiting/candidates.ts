@@ -5,8 +5,8 @@ import type {
   CandidateList,
   CandidateUpdate,
 } from "../../contracts/recruiting/candidates.js";
-import type { Interview, InterviewUpdate } from "../../contracts/recruiting/interviews.js";
-import type { RequestOptions } from "../core/http-client.js";
+import type { Interview, InterviewCorrection, InterviewUpdate } from "../../contracts/recruiting/interviews.js";
+import { newIdempotencyKey, type RequestOptions } from "../core/http-client.js";
 import { path } from "../core/url.js";
 import type { RecruitingContext } from "./context.js";
 
@@ -24,7 +24,8 @@ export class CandidatesResource {
 
   /**
    * Adds a candidate (and their interview record). One email appears once per position: a duplicate
-   * is a ConflictError.
+   * is a ConflictError. Sent with an `Idempotency-Key` (a new one per call, or
+   * `options.idempotencyKey`), so a retry after a lost answer creates nothing twice.
    * @example
    * const candidate = await hb.candidates.create(position.id, {
    *   name: "Ada Lovelace", email: "ada@example.com", phone: "+44 20 7946 0000", language: "en",
@@ -33,7 +34,13 @@ export class CandidatesResource {
   async create(positionId: string, body: CandidateCreate, options?: RequestOptions): Promise<Candidate> {
     const org = await this.ctx.orgId(options);
     return this.ctx.http.request(
-      { method: "POST", baseUrl: this.ctx.baseUrl, path: path`/org/${org}/positions/${positionId}/`, body },
+      {
+        method: "POST",
+        baseUrl: this.ctx.baseUrl,
+        path: path`/org/${org}/positions/${positionId}/`,
+        body,
+        idempotencyKey: options?.idempotencyKey ?? newIdempotencyKey(),
+      },
       options,
     );
   }
@@ -109,6 +116,25 @@ export class InterviewsResource {
         method: "PUT",
         baseUrl: this.ctx.baseUrl,
         path: path`/org/${org}/positions/${positionId}/candidates/${candidateId}/interview/`,
+        body,
+      },
+      options,
+    );
+  }
+
+  /**
+   * Corrects a graded result (a graded interview is final: `update` answers a ConflictError): the
+   * score and feedback change, and the ATS is told with a corrective write-back carrying `reason`.
+   * @example
+   * await hb.interviews.correct(position.id, candidate.id, { score: 50, reason: "Scored against the wrong rubric" });
+   */
+  async correct(positionId: string, candidateId: string, body: InterviewCorrection, options?: RequestOptions): Promise<Interview> {
+    const org = await this.ctx.orgId(options);
+    return this.ctx.http.request(
+      {
+        method: "POST",
+        baseUrl: this.ctx.baseUrl,
+        path: path`/org/${org}/positions/${positionId}/candidates/${candidateId}/interview/correction`,
         body,
       },
       options,

@@ -1,5 +1,5 @@
 import type { Position, PositionCreate, PositionList, PositionListQuery, PositionUpdate } from "../../contracts/recruiting/positions.js";
-import type { RequestOptions } from "../core/http-client.js";
+import { newIdempotencyKey, type RequestOptions } from "../core/http-client.js";
 import { paginate } from "../core/paginate.js";
 import { path } from "../core/url.js";
 import type { RecruitingContext } from "./context.js";
@@ -42,13 +42,23 @@ export class PositionsResource {
   }
 
   /**
-   * Creates a position; `state` defaults to draft.
+   * Creates a position; `state` defaults to draft. Sent with an `Idempotency-Key` (a new one per
+   * call, or `options.idempotencyKey`), so a retry after a lost answer creates nothing twice.
    * @example
    * const position = await hb.positions.create({ name: "Backend Engineer", min_score: 70 });
    */
   async create(body: PositionCreate, options?: RequestOptions): Promise<Position> {
     const org = await this.ctx.orgId(options);
-    return this.ctx.http.request({ method: "POST", baseUrl: this.ctx.baseUrl, path: path`/org/${org}/position`, body }, options);
+    return this.ctx.http.request(
+      {
+        method: "POST",
+        baseUrl: this.ctx.baseUrl,
+        path: path`/org/${org}/position`,
+        body,
+        idempotencyKey: options?.idempotencyKey ?? newIdempotencyKey(),
+      },
+      options,
+    );
   }
 
   /**

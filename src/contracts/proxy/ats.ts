@@ -1,5 +1,6 @@
 import { type Static, type TProperties, Type } from "@sinclair/typebox";
 import { Cursor, IntegrationIdQuery, OptionalNullable, PAGE_SIZE_MAX, PageSize, StringEnum } from "./common.js";
+import { HttpUrl } from "../common.js";
 
 /**
  * Unified ATS operations (spec: Unified ATS). Every operation takes `integration_id` in the query;
@@ -85,7 +86,7 @@ export const ApplicationResultLinkDetailsSchema = Type.Object(
 export const ApplicationResultLinkSchema = Type.Object(
   {
     label: Type.String(),
-    url: Type.String(),
+    url: HttpUrl(),
     details: OptionalNullable(ApplicationResultLinkDetailsSchema),
   },
   { title: "ApplicationResultLink" },

@@ -5,3 +5,5 @@ export * from "./integrations.js";
 export * from "./ats.js";
 export * from "./connect.js";
 export * from "./webhooks.js";
+export * from "./activity.js";
+export * from "./webhook-events.js";

@@ -28,7 +28,7 @@ export const errorResponses = {
   404: withDescription(ErrorDetailSchema, "No such record in this organization"),
   409: withDescription(
     ErrorDetailSchema,
-    "Conflict: an email or upstream link another record already has, or a forbidden interview transition",
+    "Conflict: an email or upstream link another record already has, a forbidden interview transition, or a change to a final (graded or cancelled) interview",
   ),
   422: HTTPValidationErrorSchema,
 } as const;
@@ -39,3 +39,18 @@ export function responses<S extends TSchema, C extends keyof typeof errorRespons
   for (const code of codes) out[code] = errorResponses[code];
   return out as { 200: S } & Pick<typeof errorResponses, C>;
 }
+
+/**
+ * The headers of an idempotent create (draft-ietf-httpapi-idempotency-key-header): a key the
+ * client makes once per logical create (a UUID, say) and sends again with every retry of it.
+ */
+export const IdempotencyKeyHeadersSchema = Type.Object({
+  "idempotency-key": Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description:
+        'Makes the create safe to retry: the same key with the same body answers the first answer again (same status and body, nothing created twice), for 24 hours; the same key with another body answers 422; while the first request with the key is still running, 409 with Retry-After. Keys are per organization and caller. The draft\'s quoted form (`"…"`) and a bare value name the same key.',
+    }),
+  ),
+});

@@ -1,5 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { DateTime, Int32, Uuid } from "../common.js";
+import { DateTime, HttpUrl, Int32, Uuid } from "../common.js";
 import { OrNull, readOnly, StringEnum } from "./fields.js";
 
 export const INTERVIEW_STATUSES = ["not_started", "errored", "cancelled", "completed", "graded"] as const;
@@ -11,8 +11,8 @@ export const InterviewStatusSchema = StringEnum(INTERVIEW_STATUSES, {
 
 const fields = {
   conversation_id: OrNull(Type.String({ minLength: 1, maxLength: 100 })),
-  transcript_link: OrNull(Type.String({ minLength: 1, maxLength: 350 })),
-  recording_link: OrNull(Type.String({ minLength: 1, maxLength: 350 })),
+  transcript_link: OrNull(HttpUrl({ minLength: 1, maxLength: 350 })),
+  recording_link: OrNull(HttpUrl({ minLength: 1, maxLength: 350 })),
   start_time: OrNull(DateTime()),
   end_time: OrNull(DateTime()),
   graded_at: OrNull(DateTime({ description: "Set to the time of grading when the status becomes graded and none is sent." })),
@@ -68,3 +68,22 @@ export const InterviewUpdateSchema = Type.Object(
   { additionalProperties: false, title: "CandidateInterviewUpdate" },
 );
 export type InterviewUpdate = Static<typeof InterviewUpdateSchema>;
+
+/**
+ * POST .../interview/correction: the one way to change a graded result. The score (and feedback)
+ * change on the interview and the candidate, and a corrective write-back tells the ATS, with the
+ * reason, in the same transaction.
+ */
+export const InterviewCorrectionSchema = Type.Object(
+  {
+    score: Int32({ description: "The corrected score." }),
+    feedback: Type.Optional(OrNull(Type.String({ minLength: 1 }), { description: "The corrected feedback; absent keeps it." })),
+    reason: Type.String({
+      minLength: 1,
+      maxLength: 500,
+      description: "Why the result is corrected (kept with the write-back, and in its note in the ATS).",
+    }),
+  },
+  { additionalProperties: false, title: "CandidateInterviewCorrection" },
+);
+export type InterviewCorrection = Static<typeof InterviewCorrectionSchema>;

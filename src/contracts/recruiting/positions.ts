@@ -1,5 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { DateTime, Int32, Uuid } from "../common.js";
+import { DateTime, HttpUrl, Int32, Uuid } from "../common.js";
 import { OrNull, readOnly, StringEnum } from "./fields.js";
 
 export const POSITION_STATES = ["active", "draft", "inactive", "template"] as const;
@@ -19,7 +19,7 @@ const positionFields = {
   location: OrNull(Type.String({ maxLength: 100 })),
   min_score: Int32({ description: "Interview score at or above which a candidate passes." }),
   role_description: OrNull(Type.String({ maxLength: 500 })),
-  position_calender_link: OrNull(Type.String({ maxLength: 500 })),
+  position_calender_link: OrNull(HttpUrl({ maxLength: 500 })),
   accepted_languages: Type.Array(Type.String(), { description: "Interview languages offered." }),
   agent_id: Type.String({ minLength: 1, maxLength: 255, description: "Interview agent that runs this position's interviews." }),
   candidate_stage: stage("whose applications become candidates"),

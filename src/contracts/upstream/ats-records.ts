@@ -6,10 +6,6 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { Literals, Nullable } from "../common.js";
 
-// Type-only, so these modules do not import each other at run time (the reference records use these schemas).
-export type * from "./ats-application-records.js";
-export type * from "./ats-reference-records.js";
-
 export const DateTimeStringSchema = Type.String();
 export type DateTimeString = Static<typeof DateTimeStringSchema>;
 

@@ -1,12 +1,12 @@
 import type { FastifyReply } from "fastify";
 import type { Logger } from "pino";
-import { CONSOLE_CLIENT_ID, serviceUrls, type Config, type ServiceUrls } from "../../shared/config.js";
+import { type BaseConfig, CONSOLE_CLIENT_ID, serviceUrls, type ServiceUrls } from "../../shared/config.js";
 import { createApp, type App } from "../../shared/http/create-app.js";
 import { registerProtection } from "../../shared/http/protection.js";
 import { defaultConsoleDist, loadConsoleAssets, type Asset } from "./assets.js";
 
 export type ConsoleAppOptions = {
-  config: Config;
+  config: BaseConfig;
   logger: Logger;
   urls?: ServiceUrls;
   /** The built console (default `<package>/console/dist`). */
@@ -33,7 +33,7 @@ const origin = (url: string) => new URL(url).origin;
  * upstream's connection flow (the sandbox by default; any https origin for a real upstream, whose
  * connect page lives on its own host).
  */
-export function consoleCsp(config: Config, urls: ServiceUrls): string {
+export function consoleCsp(config: BaseConfig, urls: ServiceUrls): string {
   const connect = [...new Set([origin(urls.issuer), origin(urls.api), origin(urls.proxy)])].join(" ");
   const frames = config.UPSTREAM_BASE_URL ? "https:" : urls.sandboxOrigin;
   return [

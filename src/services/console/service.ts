@@ -1,4 +1,4 @@
-import type { ServiceFactory } from "../../runtime/service.js";
+import type { ServiceFactory } from "../../shared/service.js";
 import { buildConsoleApp } from "./app.js";
 
 /** The operator console as the launcher starts it: static files and settings, no storage. */

@@ -1,7 +1,8 @@
 import type { Logger } from "pino";
-import { bearerAuth } from "../../shared/auth/bearer.plugin.js";
+import { protectWithBearer } from "../../shared/auth/bearer.plugin.js";
 import type { Verify } from "../../shared/auth/verify-jwt.js";
-import { corsOriginsOf, serviceUrls, type Config } from "../../shared/config.js";
+import { corsOriginsOf, serviceUrls } from "../../shared/config.js";
+import type { ProxyConfig } from "./config.js";
 import type { Database } from "../../shared/db/database.js";
 import { createApp, type App } from "../../shared/http/create-app.js";
 import { registerProtection } from "../../shared/http/protection.js";
@@ -15,6 +16,7 @@ import { atsRoutes } from "./routes/ats.routes.js";
 import { connectRoutes } from "./routes/connect.routes.js";
 import { generalRoutes } from "./routes/general.routes.js";
 import { integrationsRoutes } from "./routes/integrations.routes.js";
+import { reportUpstreamFailures } from "./routes/failure-report.js";
 import { createUpstreamClient, type UpstreamClient } from "../../shared/upstream/upstream-client.js";
 import { openJobQueue, QUEUES, type JobQueue } from "../../shared/jobs/queue.js";
 
@@ -33,8 +35,9 @@ declare module "fastify" {
  */
 const PROTECTED_ROUTES: ProxyRoutes[] = [generalRoutes, integrationsRoutes, atsRoutes, connectRoutes];
 
-export type ProxyAppOptions = {
-  config: Config;
+/** `C`: the proxy's configuration and what its hosted modules read besides (src/runtime/config.ts). */
+export type ProxyAppOptions<C extends ProxyConfig = ProxyConfig> = {
+  config: C;
   database: Database;
   logger: Logger;
   verify: Verify;
@@ -47,20 +50,73 @@ export type ProxyAppOptions = {
   /** Run the job workers in this process (default: WORKERS). */
   workers?: boolean;
   /** Modules hosted on the proxy's port (the sync module), handed in by src/runtime/wiring.ts. */
-  modules?: HostedModule[];
+  modules?: HostedModule<C>[];
 };
 
-export async function buildProxyApp(opts: ProxyAppOptions): Promise<App> {
+/** The upstream client as the configuration sets it up. */
+function upstreamClientOf(config: ProxyConfig, logger: Logger) {
+  return createUpstreamClient({
+    baseUrl: serviceUrls(config).upstream,
+    apiKey: config.UPSTREAM_API_KEY,
+    timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    retry: {
+      retries: config.UPSTREAM_RETRIES,
+      baseDelayMs: config.UPSTREAM_RETRY_BASE_MS,
+      maxTotalWaitMs: config.UPSTREAM_RETRY_MAX_WAIT_MS,
+    },
+    logger,
+  });
+}
+
+/** The documentation and the routes below /api/v1: the proxy's and its modules' (behind the bearer check), then the modules' public ones. */
+async function registerApi<C extends ProxyConfig>(
+  app: App,
+  opts: ProxyAppOptions<C>,
+  deps: ProxyDeps,
+  modules: Awaited<ReturnType<HostedModule<C>>>[],
+): Promise<void> {
+  const { config } = opts;
+  await registerOpenApi(app, {
+    title: "Hirebridge integration proxy",
+    description:
+      "Bearer-JWT-protected proxy in front of the upstream unified ATS API: general operations, integration management, unified ATS reads and writes, and connection links. Success bodies are the upstream's JSON, passed through unchanged.",
+    prefix: "/api/v1",
+    oauth: docsOAuth(config),
+  });
+  await app.register(
+    async (api) => {
+      protectWithBearer(api, opts.verify);
+      reportUpstreamFailures(
+        api,
+        modules.flatMap((m) => (m.onUpstreamFailure ? [m.onUpstreamFailure] : [])),
+      );
+      for (const routes of PROTECTED_ROUTES) await api.register(routes, { deps });
+      for (const routes of modules.flatMap((m) => m.protectedRoutes)) await api.register(routes);
+    },
+    { prefix: "/api/v1" },
+  );
+  await app.register(
+    async (api) => {
+      for (const routes of modules.flatMap((m) => m.publicRoutes)) await api.register(routes);
+    },
+    { prefix: "/api/v1" },
+  );
+}
+
+export async function buildProxyApp<C extends ProxyConfig>(opts: ProxyAppOptions<C>): Promise<App> {
   const { config, database, logger } = opts;
-  // Ready when storage answers and the job queue can reach its tables (its own pool on Postgres).
+  // Ready when storage answers and the job queue can reach its tables (its own pool on Postgres);
+  // the cache is reported, not required: without it the proxy serves from the upstream.
   let queueReady: (() => Promise<void>) | undefined;
+  let cacheReady: (() => Promise<void>) | undefined;
   const app = createApp({
     service: "proxy",
     logger,
-    ready: async () => {
-      await database.ping();
-      await queueReady?.();
-    },
+    readiness: [
+      { name: "storage", check: () => database.ping() },
+      { name: "queue", check: async () => queueReady?.() },
+      { name: "cache", check: async () => cacheReady?.(), optional: true },
+    ],
     bodyLimit: config.BODY_LIMIT_BYTES,
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
     trustProxy: config.TRUST_PROXY,
@@ -73,24 +129,13 @@ export async function buildProxyApp(opts: ProxyAppOptions): Promise<App> {
     name: "proxy",
     corsOrigins: corsOriginsOf(config),
   });
-  const upstream =
-    opts.upstream ??
-    createUpstreamClient({
-      baseUrl: serviceUrls(config).upstream,
-      apiKey: config.UPSTREAM_API_KEY,
-      timeoutMs: config.UPSTREAM_TIMEOUT_MS,
-      retry: {
-        retries: config.UPSTREAM_RETRIES,
-        baseDelayMs: config.UPSTREAM_RETRY_BASE_MS,
-        maxTotalWaitMs: config.UPSTREAM_RETRY_MAX_WAIT_MS,
-      },
-      logger,
-    });
+  const upstream = opts.upstream ?? upstreamClientOf(config, logger);
   // ioredis is loaded only when REDIS_URL asks for it.
   const redisUrl = config.REDIS_URL;
-  const store =
+  const store: Cache =
     opts.cache ?? (redisUrl ? new (await import("./cache/redis-cache.js")).RedisCache({ url: redisUrl, logger }) : new MemoryCache());
   const cache = new ResponseCache(store);
+  cacheReady = async () => store.ping?.();
   const integrations = new IntegrationDirectory({
     db: database.db,
     cache,
@@ -104,7 +149,7 @@ export async function buildProxyApp(opts: ProxyAppOptions): Promise<App> {
   };
   const deps: ProxyDeps = { config, database, logger, upstream, cache, integrations };
   const host = { config, database, logger, upstream, integrations, queue, workers: opts.workers ?? config.WORKERS };
-  const modules: Awaited<ReturnType<HostedModule>>[] = [];
+  const modules: Awaited<ReturnType<HostedModule<C>>>[] = [];
   for (const start of opts.modules ?? []) modules.push(await start(host));
   app.decorate("proxy", deps);
   app.addHook("onClose", async () => {
@@ -115,26 +160,6 @@ export async function buildProxyApp(opts: ProxyAppOptions): Promise<App> {
     if (!opts.cache) await store.close();
   });
 
-  await registerOpenApi(app, {
-    title: "Hirebridge integration proxy",
-    description:
-      "Bearer-JWT-protected proxy in front of the upstream unified ATS API: general operations, integration management, unified ATS reads and writes, and connection links. Success bodies are the upstream's JSON, passed through unchanged.",
-    prefix: "/api/v1",
-    oauth: docsOAuth(config),
-  });
-  await app.register(
-    async (api) => {
-      api.addHook("onRequest", bearerAuth(opts.verify));
-      for (const routes of PROTECTED_ROUTES) await api.register(routes, { deps });
-      for (const routes of modules.flatMap((m) => m.protectedRoutes)) await api.register(routes);
-    },
-    { prefix: "/api/v1" },
-  );
-  await app.register(
-    async (api) => {
-      for (const routes of modules.flatMap((m) => m.publicRoutes)) await api.register(routes);
-    },
-    { prefix: "/api/v1" },
-  );
+  await registerApi(app, opts, deps, modules);
   return app;
 }

@@ -1,6 +1,7 @@
 import { verifierFromConfig } from "../../shared/auth/verify-jwt.js";
-import { bannerLine, type ServiceFactory } from "../../runtime/service.js";
+import { bannerLine, type ServiceFactory } from "../../shared/service.js";
 import { buildProxyApp } from "./app.js";
+import type { ProxyConfig } from "./config.js";
 import type { HostedModule } from "./proxy-deps.js";
 
 /**
@@ -8,7 +9,7 @@ import type { HostedModule } from "./proxy-deps.js";
  * from the config, hosting `modules` (src/runtime/wiring.ts passes the sync module).
  */
 export const createProxyService =
-  (modules: HostedModule[]): ServiceFactory =>
+  <C extends ProxyConfig>(modules: HostedModule<C>[]): ServiceFactory<C> =>
   async ({ config, urls, logger, database, jobQueue }) => {
     if (!database) throw new Error("the integration proxy needs storage (its integrations table)");
     const verify = verifierFromConfig(config, urls.issuer);

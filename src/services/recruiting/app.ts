@@ -1,10 +1,13 @@
-import type { RouteOptions } from "fastify";
+import type { FastifyPluginAsync, RouteOptions } from "fastify";
 import type { Logger } from "pino";
-import { bearerAuth } from "../../shared/auth/bearer.plugin.js";
+import { protectWithBearer } from "../../shared/auth/bearer.plugin.js";
 import type { Verify } from "../../shared/auth/verify-jwt.js";
-import { corsOriginsOf, serviceUrls, type Config } from "../../shared/config.js";
+import { type BaseConfig, corsOriginsOf, serviceUrls } from "../../shared/config.js";
 import { createCandidateIntake } from "./candidates/candidate-intake.js";
-import type { Database } from "../../shared/db/database.js";
+import { NO_EVENTS_OUT } from "../../shared/no-events-out.js";
+import type { Database, Queryable } from "../../shared/db/database.js";
+import type { EventsOut } from "../../shared/ports/events-out.js";
+import type { IntegrationOwnership } from "../../shared/ports/integration-ownership.js";
 import { createApp, type App } from "../../shared/http/create-app.js";
 import { registerProtection } from "../../shared/http/protection.js";
 import { appendRouteHook } from "../../shared/http/route-hooks.js";
@@ -18,6 +21,8 @@ import {
 import { candidateRoutes } from "./candidates/candidates.routes.js";
 import type { RecruitingContext } from "./context.js";
 import { reportValidation, strictInputFor } from "./http/strict-input.js";
+import { purgeExpiredKeys } from "./idempotency/idempotency.repository.js";
+import { idempotentCreate } from "./idempotency/idempotent-create.js";
 import { interviewPageRoutes } from "./interviews/interview-page.routes.js";
 import { interviewRoutes } from "./interviews/interviews.routes.js";
 import type { RecruitingHooks } from "./interviews/interviews.service.js";
@@ -26,7 +31,7 @@ import { tenantGuard } from "./org/tenant-guard.js";
 import { positionRoutes } from "./positions/positions.routes.js";
 
 export type RecruitingDeps = {
-  config: Config;
+  config: BaseConfig;
   database: Database;
   logger: Logger;
   /** Bearer verification (the token service's or Keycloak's JWKS); tests pass the test identity's. */
@@ -35,9 +40,27 @@ export type RecruitingDeps = {
   hooks?: RecruitingHooks;
   /** Budget of the candidate list answers kept in memory (0 keeps none); tests make it small. */
   candidateListCacheBytes?: number;
+  /** Where the events of changes are recorded (outbound webhooks); none recorded without it. */
+  events?: EventsOut<Queryable>;
+  /** Route groups of other modules served here (outbound webhooks' endpoints), wired in src/runtime/wiring.ts. */
+  modules?: HostedRoutes[];
+  /**
+   * Which integrations belong to which organisation (the proxy's integrations table, wired in
+   * src/runtime/wiring.ts): an upstream link must name one of the caller's. Without it no link is accepted.
+   */
+  ownership?: IntegrationOwnership;
 };
 
+/** A module's routes on the recruiting API: `routes` behind the bearer token, `orgRoutes` also behind the tenant guard. */
+export type HostedRoutes = { routes: FastifyPluginAsync[]; orgRoutes: FastifyPluginAsync[] };
+
+/** Owns nothing: an app built without the integrations' owners refuses every upstream link. */
+const NO_INTEGRATIONS = { ownerOf: async () => null, belongsTo: async () => false } satisfies IntegrationOwnership;
+
 export const API_PREFIX = "/api/v1";
+
+/** How often each instance deletes the idempotency keys past their retention (24 h). */
+const IDEMPOTENCY_PURGE_EVERY_MS = 10 * 60_000;
 
 /**
  * The recruiting API as a Fastify app (not listening). Everything under /api/v1 needs a bearer
@@ -48,7 +71,7 @@ export async function buildRecruitingApp(deps: RecruitingDeps): Promise<App> {
   const app = createApp({
     service: "api",
     logger: deps.logger,
-    ready: () => deps.database.ping(),
+    readiness: [{ name: "storage", check: () => deps.database.ping() }],
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
     requestTimeoutMs: deps.config.REQUEST_TIMEOUT_MS,
     trustProxy: deps.config.TRUST_PROXY,
@@ -75,8 +98,16 @@ export async function buildRecruitingApp(deps: RecruitingDeps): Promise<App> {
     interviewBaseUrl: configuredBase ?? ownBase,
     hooks: deps.hooks ?? {},
     candidateLists: new CandidateListCache(deps.candidateListCacheBytes ?? CANDIDATE_LIST_CACHE_BYTES),
-    candidateIntake: createCandidateIntake(deps.database),
+    candidateIntake: createCandidateIntake(deps.database, deps.events ?? NO_EVENTS_OUT),
+    events: deps.events ?? NO_EVENTS_OUT,
+    ownership: deps.ownership ?? NO_INTEGRATIONS,
+    idempotent: idempotentCreate(deps.database.db),
   };
+  const purging = setInterval(() => {
+    purgeExpiredKeys(deps.database.db).catch((err: unknown) => app.log.warn({ err }, "purging expired idempotency keys failed"));
+  }, IDEMPOTENCY_PURGE_EVERY_MS);
+  purging.unref();
+  app.addHook("onClose", async () => clearInterval(purging));
   const stopFolding = startListChangeFolding(deps.database.db, FOLD_ALL_EVERY_MS, (err) =>
     app.log.warn({ err }, "folding the candidate lists' changes failed"),
   );
@@ -96,12 +127,14 @@ export async function buildRecruitingApp(deps: RecruitingDeps): Promise<App> {
         const strictInput = strictInputFor(route.schema);
         if (strictInput) appendRouteHook(route as RouteOptions, "preValidation", strictInput);
       });
-      api.addHook("onRequest", bearerAuth(deps.verify));
+      protectWithBearer(api, deps.verify);
       api.addHook("preHandler", reportValidation);
       await api.register(orgRoutes);
+      for (const routes of (deps.modules ?? []).flatMap((m) => m.routes)) await api.register(routes);
       await api.register(async (org) => {
         org.addHook("onRequest", tenantGuard);
         for (const routes of [positionRoutes, candidateRoutes, interviewRoutes]) await org.register(routes, { ctx });
+        for (const routes of (deps.modules ?? []).flatMap((m) => m.orgRoutes)) await org.register(routes);
       });
     },
     { prefix: API_PREFIX },

@@ -1,6 +1,9 @@
-import type { Db } from "../../shared/db/database.js";
+import type { Db, Queryable } from "../../shared/db/database.js";
+import type { EventsOut } from "../../shared/ports/events-out.js";
+import type { IntegrationOwnership } from "../../shared/ports/integration-ownership.js";
 import type { CandidateIntake } from "./candidates/candidate-intake.js";
 import type { CandidateListCache } from "./candidates/candidate-list-cache.js";
+import type { IdempotentCreate } from "./idempotency/idempotent-create.js";
 import type { RecruitingHooks } from "./interviews/interviews.service.js";
 
 /** What the route modules need, built once by `buildRecruitingApp`. */
@@ -13,4 +16,10 @@ export type RecruitingContext = {
   candidateLists: CandidateListCache;
   /** Candidate creations, committed together when they arrive together. */
   candidateIntake: CandidateIntake;
+  /** Records the events of changes for the organisation's webhook endpoints (the outbox port). */
+  events: EventsOut<Queryable>;
+  /** Whether an integration belongs to the caller's organisation, before an upstream link is stored. */
+  ownership: IntegrationOwnership;
+  /** Runs a create under its Idempotency-Key, when the request has one. */
+  idempotent: IdempotentCreate;
 };

@@ -1,9 +1,10 @@
 /** The sandbox as a launcher service: configuration → deps, banner with its URL and demo integration. */
-import { bannerLine, bannerSecret, type ServiceFactory } from "../../runtime/service.js";
+import { bannerLine, bannerSecret, type ServiceFactory } from "../../shared/service.js";
 import { buildSandboxApp } from "./app.js";
+import type { SandboxConfig } from "./config.js";
 import { sandboxStateFile } from "./store/persistence.js";
 
-export const createSandboxService: ServiceFactory = async ({ config, urls, logger }) => {
+export const createSandboxService: ServiceFactory<SandboxConfig> = async ({ config, urls, logger }) => {
   // The sandbox keeps no database (ctx.database is ignored on purpose), only a state file under DATA_DIR.
   const started = Date.now();
   const { app, context, demoIntegrationId } = buildSandboxApp({

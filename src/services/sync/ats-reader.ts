@@ -4,9 +4,36 @@ import type { UpstreamPage } from "../../contracts/upstream/index.js";
 import { parseRetryAfter } from "../../shared/upstream/retry-policy.js";
 import { isUpstreamCallError } from "../../shared/upstream/upstream-errors.js";
 import type { UpstreamClient } from "../../shared/upstream/upstream-client.js";
-import { PermanentUpstreamError, RetryableUpstreamError, type AtsReader } from "./ports.js";
 
-export { isPermanentUpstreamError, isRetryableUpstreamError, PermanentUpstreamError, RetryableUpstreamError } from "./ports.js";
+/** A failure worth retrying later (429, 5xx, timeouts, connection errors); `retryAfterMs` when the upstream said. */
+export class RetryableUpstreamError extends Error {
+  override name = "RetryableUpstreamError";
+  constructor(
+    message: string,
+    readonly retryAfterMs?: number,
+    options: { cause?: unknown } = {},
+  ) {
+    super(message, options);
+  }
+}
+/** A failure that retrying will not fix (the upstream refused the request: 4xx other than 429). */
+export class PermanentUpstreamError extends Error {
+  override name = "PermanentUpstreamError";
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+export const isRetryableUpstreamError = (e: unknown): e is RetryableUpstreamError => e instanceof RetryableUpstreamError;
+export const isPermanentUpstreamError = (e: unknown): e is PermanentUpstreamError => e instanceof PermanentUpstreamError;
+
+/** Typed list pages and actions of the upstream's unified ATS API; failures are the two errors above. */
+export interface AtsReader {
+  page<T>(integrationId: string, path: string, query: Record<string, string>, requestId?: string): Promise<UpstreamPage<T>>;
+  action(integrationId: string, method: "PUT" | "POST", path: string, body: unknown, requestId?: string): Promise<void>;
+}
 
 /** The upstream's error message, without anything else of its body. */
 function upstreamMessage(body: string): string {
@@ -19,18 +46,30 @@ function upstreamMessage(body: string): string {
   }
 }
 
+/** A failed call, told to `onFailure`: the call without ids, the upstream's status (null: no answer), the error. */
+export type AtsCallFailure = { integrationId: string; operation: string; status: number | null; error: string; requestId: string };
+
+/** An upstream path without the ids in it: `/ats/applications/{id}/notes`. */
+const withoutIds = (path: string) => path.replace(/\/ats\/(applications|candidates|jobs)\/[^/]+/, "/ats/$1/{id}");
+
 /**
  * What the sync engine and write-back need from the upstream, over the proxy's upstream client (so
  * the API key, timeouts and the client's own bounded retries apply): typed list pages and actions,
  * with every failure sorted into retryable or permanent.
  */
-export function createAtsReader(upstream: UpstreamClient, logger: Logger): AtsReader {
+export function createAtsReader(upstream: UpstreamClient, logger: Logger, onFailure?: (failure: AtsCallFailure) => void): AtsReader {
   async function call(
     integrationId: string,
     method: "GET" | "PUT" | "POST",
     path: string,
     opts: { query?: Record<string, string>; body?: unknown; requestId?: string },
   ) {
+    const requestId = opts.requestId ?? randomUUID();
+    const operation = `${method} ${withoutIds(path)}`;
+    const failed = <E extends Error>(status: number | null, err: E): E => {
+      onFailure?.({ integrationId, operation, status, error: err.message, requestId });
+      return err;
+    };
     let res;
     try {
       res = await upstream.sendBuffered(
@@ -40,25 +79,24 @@ export function createAtsReader(upstream: UpstreamClient, logger: Logger): AtsRe
           query: opts.query,
           integrationId,
           body: opts.body,
-          requestId: opts.requestId ?? randomUUID(),
+          requestId,
           read: method === "GET",
           // Sync and write-back calls, by upstream path without ids: sync GET /ats/jobs, write-back POST /ats/applications/{id}/notes.
-          operation: `${method === "GET" ? "sync" : "write-back"} ${method} ${path.replace(/\/ats\/(applications|candidates|jobs)\/[^/]+/, "/ats/$1/{id}")}`,
+          operation: `${method === "GET" ? "sync" : "write-back"} ${operation}`,
         },
         logger,
       );
     } catch (err) {
-      if (isUpstreamCallError(err)) throw new RetryableUpstreamError(err.message, undefined, { cause: err });
+      if (isUpstreamCallError(err))
+        throw failed(err.upstreamStatus ?? null, new RetryableUpstreamError(err.message, undefined, { cause: err }));
       throw err;
     }
     if (res.status === 200) return res.body;
+    const message = `upstream answered ${res.status} (${upstreamMessage(res.body)})`;
     if (res.status === 429 || res.status >= 500) {
-      throw new RetryableUpstreamError(
-        `upstream answered ${res.status} (${upstreamMessage(res.body)})`,
-        parseRetryAfter(res.headers["retry-after"]),
-      );
+      throw failed(res.status, new RetryableUpstreamError(message, parseRetryAfter(res.headers["retry-after"])));
     }
-    throw new PermanentUpstreamError(`upstream answered ${res.status} (${upstreamMessage(res.body)})`, res.status);
+    throw failed(res.status, new PermanentUpstreamError(message, res.status));
   }
 
   return {
@@ -77,4 +115,3 @@ export function createAtsReader(upstream: UpstreamClient, logger: Logger): AtsRe
     },
   };
 }
-export type { AtsReader } from "./ports.js";

@@ -24,14 +24,3 @@ export function htmlToText(html: string): string {
     .replace(/\n{3,}/g, "\n\n")
     .trim();
 }
-
-/** Cuts `text` to at most `max` characters (code points), marking the cut with an ellipsis. */
-export function cut(text: string, max: number): string {
-  if (text.length <= max) return text; // UTF-16 units: never fewer than code points, so nothing to cut
-  const chars = [...text];
-  if (chars.length <= max) return text;
-  return `${chars
-    .slice(0, max - 1)
-    .join("")
-    .trimEnd()}…`;
-}

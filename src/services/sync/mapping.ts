@@ -1,5 +1,6 @@
 import type { Application, Job, Location } from "../../contracts/upstream/index.js";
-import { cut, htmlToText } from "./html-to-text.js";
+import type { PositionedApplication, UpstreamJob } from "../../shared/ports/recruiting-sync.js";
+import { htmlToText } from "./html-to-text.js";
 import { matchStage } from "./stage-match.js";
 
 /** Upstream job status → position state; a job deleted upstream makes its position inactive. */
@@ -24,45 +25,29 @@ function locationText(location: Location | null | undefined): string | null {
   return parts.length ? parts.join(", ") : null;
 }
 
-export type MappedJob = {
-  upstream_job_id_id: string;
-  name: string;
-  state: "active" | "draft" | "inactive";
-  department: string | null;
-  location: string | null;
-  role_description: string | null;
-  /** Set on a new position only, when the job has a stage matching the configured default. */
-  candidate_stage: string | null;
-};
-
-/** The upstream-owned fields of a position, cut to the field limits of the spec. */
-export function mapJob(job: Job, defaultCandidateStage: string | null): MappedJob {
+/**
+ * The upstream-owned fields of a position (the store cuts them to its columns' lengths). A new
+ * position's candidate stage is the job's stage matching the configured default, if any.
+ */
+export function mapJob(job: Job, defaultCandidateStage: string | null): UpstreamJob {
   const description = job.description ? htmlToText(job.description) : "";
   const stage = matchStage(job.stages ?? [], defaultCandidateStage);
   return {
     upstream_job_id_id: job.id,
-    name: cut(job.name?.trim() || job.job_code?.trim() || `Job ${job.remote_id}`, 100),
+    name: job.name?.trim() || job.job_code?.trim() || `Job ${job.remote_id}`,
     state: positionState(job),
-    department: job.department?.trim() ? cut(job.department.trim(), 100) : null,
-    location: (() => {
-      const text = locationText(job.location);
-      return text ? cut(text, 100) : null;
-    })(),
-    role_description: description ? cut(description, 500) : null,
-    candidate_stage: stage?.name ? cut(stage.name, 200) : null,
+    department: job.department?.trim() || null,
+    location: locationText(job.location),
+    role_description: description || null,
+    candidate_stage: stage?.name || null,
   };
 }
 
-export type MappedApplication = {
-  upstream_application_id: string;
-  name: string;
-  email: string;
-  phone: string | null;
-  tags: string[];
-};
-
-/** An application as a candidate, or null when it has no email address (it is skipped and counted). */
-export function mapApplication(app: Application): MappedApplication | null {
+/**
+ * An application as a candidate of `position` (a new candidate gets the position's first language),
+ * or null when it has no email address (it is skipped and counted).
+ */
+export function mapApplication(app: Application, position: { id: string; language: string }): PositionedApplication | null {
   const c = app.candidate;
   const email = c?.email_addresses?.map((e) => e.email_address?.trim()).find((e): e is string => !!e && e.includes("@"));
   if (!c || !email) return null;
@@ -73,5 +58,13 @@ export function mapApplication(app: Application): MappedApplication | null {
       .join(" ") || email;
   const phone = c.phone_numbers?.map((p) => p.phone_number?.trim()).find((p): p is string => !!p) ?? null;
   const tags = [...new Set(c.tags.map((t) => t.name?.trim()).filter((t): t is string => !!t))];
-  return { upstream_application_id: app.id, name: cut(name, 200), email: email.slice(0, 200), phone: phone ? cut(phone, 200) : null, tags };
+  return {
+    upstream_application_id: app.id,
+    name,
+    email: email.slice(0, 200),
+    phone,
+    language: position.language,
+    tags,
+    position_id: position.id,
+  };
 }

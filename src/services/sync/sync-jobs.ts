@@ -1,15 +1,59 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { createAtsReader, isRetryableUpstreamError } from "./ats-reader.js";
+import { createUpstreamFailureLog, type UpstreamFailureLog } from "./activity/upstream-failures.js";
 import { QUEUES, type JobQueue, type QueueName } from "../../shared/jobs/queue.js";
 import { createSyncEngine, type SyncEngine, type SyncJobData } from "./sync-engine.js";
 import { createWriteBack, type WriteBack } from "./write-back.js";
+import { retryWriteBack, type WriteBackRef } from "./write-back-retry.js";
+import type { WriteBackRow } from "./sync.tables.js";
+import { createHealthMonitor, type HealthMonitor, type OnHealthChanged } from "./health/health-monitor.js";
 import { addQueueDepthSource, addSyncLagSource, jobFailures } from "../../shared/http/metrics.js";
-import type { RecruitingStore } from "./ports.js";
-import type { SyncModuleDeps } from "./sync-module.js";
+import type { Db, Queryable } from "../../shared/db/database.js";
+import type { IntegrationLookup } from "../../shared/ports/integrations.js";
+import type { RecruitingStore, WriteBackSource } from "../../shared/ports/recruiting-sync.js";
+import type { Logger } from "pino";
+import type { SyncConfig } from "./config.js";
+import type { Database } from "../../shared/db/database.js";
+import type { UpstreamClient } from "../../shared/upstream/upstream-client.js";
 import { checkpointLags } from "./sync-runs.repository.js";
 import { processWebhookEvents } from "./webhooks/webhook-worker.js";
+import { healthChanged, type SyncEvents } from "./sync-events.js";
+import { failDeadLetteredEvents } from "./webhooks/webhook-events.repository.js";
+import type { WebhookWorkContext } from "./webhooks/webhook-handlers.js";
 
 /** The sync module's durable work: the queue, the sync engine, write-back, and (optionally) their workers. */
-export type SyncWork = { queue: JobQueue; engine: SyncEngine; writeBack: WriteBack; store: RecruitingStore; stopMetrics: () => void };
+export type SyncWork = {
+  queue: JobQueue;
+  engine: SyncEngine;
+  writeBack: WriteBack;
+  store: RecruitingStore<Queryable, Db>;
+  health: HealthMonitor;
+  /** An operator's retry of a failed write-back (write-back-retry.ts). */
+  retryWriteBack: (ref: WriteBackRef) => Promise<WriteBackRow>;
+  /** Failed upstream calls, for the activity trail (the proxy's own failures are told here too). */
+  failures: UpstreamFailureLog;
+  /** Stops the metrics and writes what the failure log still holds. */
+  stop: () => Promise<void>;
+};
+
+/** What the sync module's durable work is built from: the hosting proxy's parts and the recruiting API's write-back source. */
+export type SyncJobsDeps = {
+  config: SyncConfig;
+  database: Database;
+  logger: Logger;
+  upstream: UpstreamClient;
+  integrations: IntegrationLookup;
+  source: WriteBackSource<Queryable>;
+  /** Positions and candidates as the sync engine writes them. */
+  store: RecruitingStore<Queryable, Db>;
+  queue: JobQueue;
+  /** Run the job workers in this process. */
+  workers: boolean;
+  /** Told of each change of an integration's health state, in the transaction that records it (health/health-monitor.ts). */
+  onHealthChanged?: OnHealthChanged | undefined;
+  /** Where the module records its outbound events (sync runs ended, write-backs settled, health changed). */
+  events?: SyncEvents | undefined;
+};
 
 /** Whether a job's attempt is its last (pg-boss counts retries from 0). */
 const isLast = (job: { retryCount: number; retryLimit: number }) => job.retryCount >= job.retryLimit;
@@ -41,9 +85,29 @@ async function honouringRetryAfter(
   }
 }
 
-export async function startSyncJobs(opts: SyncModuleDeps): Promise<SyncWork> {
+/**
+ * Which job a failed upstream call belongs to: the sync engine's or a write-back's (which one). The
+ * job wrappers set it around each job, so the ATS reader, shared by both, needs no parameter.
+ */
+const callContext = new AsyncLocalStorage<{ source: "sync" | "write-back"; writeBackId?: string }>();
+
+/**
+ * The health monitor's listener: the outbound `integration.health_changed`, recorded in the
+ * transaction that records the change, then `also`. (The dispatcher picks it up on its next look:
+ * the change commits after this returns.)
+ */
+function withHealthEvent(events: SyncEvents | undefined, also: OnHealthChanged | undefined): OnHealthChanged | undefined {
+  if (!events) return also;
+  return async (change, tx) => {
+    await events.record(tx, [healthChanged(change)]);
+    await also?.(change, tx);
+  };
+}
+
+export async function startSyncJobs(opts: SyncJobsDeps): Promise<SyncWork> {
   const { config, database, logger, queue } = opts;
-  const reader = createAtsReader(opts.upstream, logger);
+  const failures = createUpstreamFailureLog({ db: database.db, integrations: opts.integrations, logger });
+  const reader = createAtsReader(opts.upstream, logger, (f) => failures.record({ ...f, source: "sync", ...callContext.getStore() }));
   const { store } = opts;
   const engine = createSyncEngine({
     db: database.db,
@@ -55,8 +119,25 @@ export async function startSyncJobs(opts: SyncModuleDeps): Promise<SyncWork> {
     defaultCandidateStage: config.SYNC_DEFAULT_CANDIDATE_STAGE || null,
     checkpointMarginSeconds: config.SYNC_CHECKPOINT_MARGIN_SECONDS,
     pageSize: config.SYNC_PAGE_SIZE,
+    ...(opts.events ? { events: opts.events } : {}),
   });
-  const writeBack = createWriteBack({ db: database.db, queue, reader, integrations: opts.integrations, source: opts.source, logger });
+  const health = createHealthMonitor({
+    db: database.db,
+    integrations: opts.integrations,
+    logger,
+    onHealthChanged: withHealthEvent(opts.events, opts.onHealthChanged),
+  });
+  const writeBack = createWriteBack({
+    db: database.db,
+    queue,
+    reader,
+    integrations: opts.integrations,
+    source: opts.source,
+    logger,
+    // A write-back done or failed for good may change its integration's health.
+    onSettled: (integrationId) => health.refreshQuietly(integrationId),
+    ...(opts.events ? { events: opts.events } : {}),
+  });
   // Scrape-time metrics: queue depth from pg-boss, sync lag from the checkpoints.
   const removeSources = [
     addQueueDepthSource(async () =>
@@ -68,47 +149,85 @@ export async function startSyncJobs(opts: SyncModuleDeps): Promise<SyncWork> {
     ),
     addSyncLagSource(() => checkpointLags(database.query)),
   ];
-  const stopMetrics = () => {
+  const stop = async () => {
     for (const remove of removeSources) remove();
+    await failures.flush();
   };
-  if (opts.workers) {
-    const ctx = { db: database.db, integrations: opts.integrations, engine, writeBack, store, logger };
-    // Events in batches: the data-changed burst of an import becomes one sync trigger per integration.
-    await queue.workBatch<{ eventId: string }>(
-      QUEUES.webhookEvents,
-      async (jobs) => {
-        const results = await processWebhookEvents(ctx, jobs).catch((err: unknown) => {
-          jobFailures.inc({ queue: QUEUES.webhookEvents }, jobs.length);
-          throw err;
-        });
-        const failures = results.filter((r) => r.status === "failed").length;
-        if (failures) jobFailures.inc({ queue: QUEUES.webhookEvents }, failures);
-        return results;
-      },
-      { concurrency: 2, batchSize: WEBHOOK_BATCH },
-    );
-    await queue.work<SyncJobData>(
-      QUEUES.sync,
-      (job) =>
-        honouringRetryAfter(queue, QUEUES.sync, job.data, `${job.data.integrationId}:${job.data.model}`, () =>
-          engine.run(job.data, { last: isLast(job) }),
-        ),
-      { concurrency: 2 },
-    );
-    await queue.work<{ id: string }>(
-      QUEUES.writeBack,
-      (job) => honouringRetryAfter(queue, QUEUES.writeBack, job.data, undefined, () => writeBack.run(job.data.id, { last: isLast(job) })),
-      { concurrency: 4 },
-    );
-    await queue.work(QUEUES.weeklySync, async () => {
-      // The safety net for lost webhooks: a full sync of every ATS integration that is not paused.
-      const rows = await opts.integrations.listSyncable();
-      for (const r of rows) {
-        await engine.start({ integrationId: r.id, orgId: r.orgId, models: ["jobs", "applications"], type: "FULL", trigger: "weekly" });
+  const retry = (ref: WriteBackRef) => retryWriteBack({ db: database.db, queue, source: opts.source }, ref);
+  const work: SyncWork = { queue, engine, writeBack, store, health, failures, retryWriteBack: retry, stop };
+  if (opts.workers) await startWorkers(opts, work);
+  return work;
+}
+
+/**
+ * The webhook events' workers. Events go in batches (the data-changed burst of an import becomes one
+ * sync trigger per integration); the jobs whose events the batch worker could not settle (the
+ * batch failed on its last attempt, or its process died) come back through the dead letter queue
+ * and their events are marked failed, listed and re-drivable, never left queued.
+ */
+async function startWebhookWorkers(queue: JobQueue, ctx: WebhookWorkContext): Promise<void> {
+  await queue.workBatch<{ eventId: string }>(
+    QUEUES.webhookEvents,
+    async (jobs) => {
+      const results = await processWebhookEvents(ctx, jobs).catch((err: unknown) => {
+        jobFailures.inc({ queue: QUEUES.webhookEvents }, jobs.length);
+        throw err;
+      });
+      const failures = results.filter((r) => r.status === "failed").length;
+      if (failures) jobFailures.inc({ queue: QUEUES.webhookEvents }, failures);
+      return results;
+    },
+    { concurrency: 2, batchSize: WEBHOOK_BATCH },
+  );
+  await queue.workBatch<{ eventId: string }>(
+    QUEUES.webhookEventsFailed,
+    async (jobs) => {
+      const ids = jobs.map((j) => j.data.eventId);
+      const marked = await failDeadLetteredEvents(ctx.db, ids, "the event's job failed for good");
+      if (marked) ctx.logger.error({ events: marked }, "webhook events failed for good (dead-lettered)");
+      return jobs.map((j) => ({ id: j.id, status: "completed" as const }));
+    },
+    { concurrency: 1, batchSize: 100 },
+  );
+}
+
+/** The job workers of this process: webhook events in batches, syncs, write-backs, the weekly full sync. */
+async function startWorkers(opts: SyncJobsDeps, work: SyncWork): Promise<void> {
+  const { config, database, logger, queue } = opts;
+  const { engine, writeBack, store, health } = work;
+  const ctx = { db: database.db, integrations: opts.integrations, engine, writeBack, store, logger, health };
+  await startWebhookWorkers(queue, ctx);
+  await queue.work<SyncJobData>(
+    QUEUES.sync,
+    async (job) => {
+      try {
+        await callContext.run({ source: "sync" }, () =>
+          honouringRetryAfter(queue, QUEUES.sync, job.data, `${job.data.integrationId}:${job.data.model}`, () =>
+            engine.run(job.data, { last: isLast(job) }),
+          ),
+        );
+      } finally {
+        // Its runs ended (or one failed): the integration's health may have changed.
+        await health.refreshQuietly(job.data.integrationId);
       }
-      logger.info({ integrations: rows.length }, "weekly full sync queued");
-    });
-    await queue.boss.schedule(QUEUES.weeklySync, config.SYNC_WEEKLY_CRON, null, { tz: "UTC" });
-  }
-  return { queue, engine, writeBack, store, stopMetrics };
+    },
+    { concurrency: 2 },
+  );
+  await queue.work<{ id: string }>(
+    QUEUES.writeBack,
+    (job) =>
+      callContext.run({ source: "write-back", writeBackId: job.data.id }, () =>
+        honouringRetryAfter(queue, QUEUES.writeBack, job.data, undefined, () => writeBack.run(job.data.id, { last: isLast(job) })),
+      ),
+    { concurrency: 4 },
+  );
+  await queue.work(QUEUES.weeklySync, async () => {
+    // The safety net for lost webhooks: a full sync of every ATS integration that is not paused.
+    const rows = await opts.integrations.listSyncable();
+    for (const r of rows) {
+      await engine.start({ integrationId: r.id, orgId: r.orgId, models: ["jobs", "applications"], type: "FULL", trigger: "weekly" });
+    }
+    logger.info({ integrations: rows.length }, "weekly full sync queued");
+  });
+  await queue.boss.schedule(QUEUES.weeklySync, config.SYNC_WEEKLY_CRON, null, { tz: "UTC" });
 }

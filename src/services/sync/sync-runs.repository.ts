@@ -1,6 +1,5 @@
-import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Queryable, RawQuery } from "../../shared/db/database.js";
-import type { PageRecording } from "./ports.js";
 import { assertTransition, type SyncRunState } from "./sync-run.states.js";
 import { syncCheckpoints, syncRuns, type SyncModel, type SyncRunRow } from "./sync.tables.js";
 
@@ -107,7 +106,8 @@ export async function startSyncRun(q: Queryable, run: SyncRunRow, startedAt: Dat
  * the NEXT page is stored, in the same transaction as the pages' writes, so a run resumed after a
  * crash neither skips nor double-counts. With `finishedAt` (the run's last page) the run succeeds
  * in the same statement. Answers the run, or null when it is no longer running (cancelled
- * meanwhile): the caller rolls the pages back.
+ * meanwhile): the caller rolls the pages back. (A page written by the recruiting store's one
+ * statement is recorded there, in the same way: syncPageRecording in the recruiting API.)
  */
 export async function recordSyncPage(
   q: Queryable,
@@ -135,52 +135,70 @@ export async function recordSyncPage(
 }
 
 /**
- * recordSyncPage and, on the run's last page, advanceCheckpoint, as a page write's own WITH items
- * (RecruitingStore.upsertCandidatesRecorded): the page, its counts and resume point commit in one
- * statement. The run's row is locked first, and only while the run is running: a run cancelled
- * meanwhile gets neither the page nor the record.
+ * A quiet run (of `sync_runs` as `x`): an incremental run that succeeded and changed nothing, such
+ * as each of the runs the upstream's echo of a write-back starts (its stage move, link and note
+ * each send data-changed). The history folds it into the run before it.
  */
-export function pageRecording(
-  runId: string,
-  page: { skipped: number; pages: number; resume: string | null; finishedAt?: Date | undefined },
-): PageRecording {
-  const at = new Date();
-  return {
-    lock: sql`select id from sync_runs where id = ${runId} and state = 'running' for update`,
-    record: (c) => sql`rec as (
-      update sync_runs
-         set created_count = created_count + ${c.created}, updated_count = updated_count + ${c.updated},
-             skipped_count = skipped_count + ${c.skipped + page.skipped}::int, pages = pages + ${page.pages}::int,
-             page_cursor = ${page.resume}::text,${page.finishedAt ? sql` state = 'succeeded', finished_at = ${page.finishedAt}::timestamptz,` : sql``}
-             updated_at = ${at}::timestamptz
-       where id = ${runId} and state = 'running' and ${c.ok}
-      returning integration_id, model, started_at
-    )${
-      page.finishedAt
-        ? sql`, cp as (
-      -- The checkpoint is the run's start (checkpointOf in sync-engine.ts), moved forward only.
-      insert into sync_checkpoints (integration_id, model, synced_until)
-      select integration_id, model, coalesce(started_at, ${page.finishedAt}::timestamptz) from rec
-      on conflict (integration_id, model) do update
-         set synced_until = greatest(sync_checkpoints.synced_until, excluded.synced_until), updated_at = ${at}::timestamptz
-    )`
-        : sql``
-    }`,
-  };
+export const quietRun = (x: string): SQL =>
+  sql.raw(
+    `(${x}.state = 'succeeded' and ${x}.type = 'DELTA' and ${x}.created_count + ${x}.updated_count + ${x}.unlinked_count + ${x}.skipped_count + ${x}.failed_count = 0)`,
+  );
+
+/**
+ * Whether the history lists run `x` on its own: any run but a quiet one, and a quiet one with no
+ * run of its integration and model before it (the quiet runs after it fold into it).
+ */
+export const listedRun = (x: string): SQL =>
+  sql`(not ${quietRun(x)} or not exists (select 1 from sync_runs p where p.integration_id = ${sql.raw(x)}.integration_id
+    and p.model = ${sql.raw(x)}.model and p.created_at < ${sql.raw(x)}.created_at))`;
+
+/** An integration's runs, newest first: quiet ones folded (left out, counted by quietRunsAfter) unless `includeQuiet`. */
+export async function listSyncRuns(
+  q: Queryable,
+  integrationId: string,
+  opts: { limit?: number; includeQuiet?: boolean } = {},
+): Promise<SyncRunRow[]> {
+  const listed = opts.includeQuiet ? undefined : sql`${listedRun("sync_runs")}`;
+  return q
+    .select()
+    .from(syncRuns)
+    .where(and(eq(syncRuns.integrationId, integrationId), listed))
+    .orderBy(desc(syncRuns.createdAt))
+    .limit(opts.limit ?? 20);
 }
 
-export async function listSyncRuns(q: Queryable, integrationId: string, limit = 20): Promise<SyncRunRow[]> {
-  return q.select().from(syncRuns).where(eq(syncRuns.integrationId, integrationId)).orderBy(desc(syncRuns.createdAt)).limit(limit);
+export type QuietRunsRow = { count: number; lastAt: Date };
+
+/**
+ * The quiet runs folded into each of these runs: those of its integration and model after it and
+ * before the next run that is not quiet. Answers them by run id (a run with none is absent).
+ */
+export async function quietRunsAfter(q: Queryable, runIds: string[]): Promise<Map<string, QuietRunsRow>> {
+  if (runIds.length === 0) return new Map();
+  const result = await q.execute(sql`
+    select r.id, f.n::int as count, f.last_at
+      from sync_runs r
+      cross join lateral (
+        select count(*) as n, max(x.created_at) as last_at from sync_runs x
+         where x.integration_id = r.integration_id and x.model = r.model and x.created_at > r.created_at and ${quietRun("x")}
+           and x.created_at < coalesce((select min(y.created_at) from sync_runs y
+                 where y.integration_id = r.integration_id and y.model = r.model and y.created_at > r.created_at
+                   and not ${quietRun("y")}), 'infinity'::timestamptz)) f
+     where r.id in (${sql.join(
+       runIds.map((id) => sql`${id}::uuid`),
+       sql`, `,
+     )}) and f.n > 0`);
+  const rows = (result as unknown as { rows: { id: string; count: number; last_at: Date | string }[] }).rows;
+  return new Map(rows.map((r) => [r.id, { count: r.count, lastAt: new Date(r.last_at) }]));
 }
 
-/** Cancels the queued and running runs of an integration (it was deleted or paused). */
-export async function cancelOpenSyncRuns(q: Queryable, integrationId: string, reason: string): Promise<number> {
-  const rows = await q
+/** Cancels the queued and running runs of an integration (it was deleted or paused); answers them. */
+export async function cancelOpenSyncRuns(q: Queryable, integrationId: string, reason: string): Promise<SyncRunRow[]> {
+  return q
     .update(syncRuns)
     .set({ state: "cancelled", lastError: reason, finishedAt: new Date(), updatedAt: new Date() })
     .where(and(eq(syncRuns.integrationId, integrationId), inArray(syncRuns.state, ["queued", "running"])))
-    .returning({ id: syncRuns.id });
-  return rows.length;
+    .returning();
 }
 
 /** Moves the checkpoint forward only (an older run finishing late must not move it back). */

@@ -65,6 +65,12 @@ export const writeBacks = pgTable("write_backs", {
   outcome: text("outcome").$type<"passed" | "rejected" | "needs_review">().notNull(),
   targetStage: text("target_stage"),
   targetStageId: text("target_stage_id"),
+  /** migrations/0411_write_back_names.sql */
+  targetStageName: text("target_stage_name"),
+  candidateName: text("candidate_name"),
+  positionName: text("position_name"),
+  /** migrations/0404: set on a corrective write-back (a graded result corrected), with why. */
+  correctionReason: text("correction_reason"),
   state: text("state").$type<"pending" | "done" | "failed" | "paused">().notNull().default("pending"),
   stageMovedAt: timestamp("stage_moved_at", { withTimezone: true }),
   linkAddedAt: timestamp("link_added_at", { withTimezone: true }),
@@ -75,3 +81,29 @@ export const writeBacks = pgTable("write_backs", {
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });
 export type WriteBackRow = typeof writeBacks.$inferSelect;
+
+/** migrations/0410_integration_health.sql */
+export const integrationHealth = pgTable("integration_health", {
+  integrationId: text("integration_id").primaryKey(),
+  orgId: uuid("org_id").notNull(),
+  state: text("state").$type<"ok" | "degraded" | "broken">().notNull().default("ok"),
+  reason: text("reason"),
+  changedAt: timestamp("changed_at", { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** migrations/0412_upstream_call_failures.sql */
+export const upstreamCallFailures = pgTable("upstream_call_failures", {
+  id: uuid("id").primaryKey().defaultRandom(),
+  integrationId: text("integration_id").notNull(),
+  orgId: uuid("org_id").notNull(),
+  source: text("source").$type<"proxy" | "sync" | "write-back">().notNull(),
+  operation: text("operation").notNull(),
+  upstreamStatus: integer("upstream_status"),
+  error: text("error").notNull(),
+  requestId: text("request_id"),
+  writeBackId: uuid("write_back_id"),
+  count: integer("count").notNull().default(1),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  lastAt: timestamp("last_at", { withTimezone: true }).notNull().defaultNow(),
+});
+export type UpstreamCallFailureRow = typeof upstreamCallFailures.$inferSelect;

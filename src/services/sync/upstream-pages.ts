@@ -1,6 +1,7 @@
 import type { Application, Job, UpstreamPage } from "../../contracts/upstream/index.js";
-import type { Db } from "../../shared/db/database.js";
-import type { AtsReader, LinkedPosition, RecruitingStore } from "./ports.js";
+import type { Db, Queryable } from "../../shared/db/database.js";
+import type { LinkedPosition, RecruitingStore } from "../../shared/ports/recruiting-sync.js";
+import type { AtsReader } from "./ats-reader.js";
 import { matchStage } from "./stage-match.js";
 import type { SyncRunRow } from "./sync.tables.js";
 
@@ -142,142 +143,156 @@ export async function* concatAhead<T>(sources: AsyncGenerator<AsyncGenerator<T>>
 }
 
 /** What the page reader reads from: the upstream and the recruiting store's linked positions. */
-export type PageReaderDeps = { reader: AtsReader; store: RecruitingStore; db: Db; pageSize?: number | undefined };
+export type PageReaderDeps = { reader: AtsReader; store: RecruitingStore<Queryable, Db>; db: Db; pageSize?: number | undefined };
 
+/** The page reader's context: its deps, with the page size as the query sends it. */
+type PageReading = Omit<PageReaderDeps, "pageSize"> & { pageSize: string };
+
+function baseQuery(ctx: PageReading, r: SyncRunRow): Record<string, string> {
+  return { page_size: ctx.pageSize, ...(r.updatedAfter ? { updated_after: r.updatedAfter.toISOString() } : {}) };
+}
+
+async function* jobPages(ctx: PageReading, r: SyncRunRow): AsyncGenerator<ReadPage<Job>> {
+  // Deleted jobs are read too: their positions become inactive.
+  const query = { ...baseQuery(ctx, r), include_deleted: "true" };
+  let cursor = r.pageCursor;
+  for (;;) {
+    const page = await ctx.reader.page<Job>(r.integrationId, "/ats/jobs", cursor ? { ...query, cursor } : query);
+    yield { results: page.results, resume: page.next };
+    if (!page.next) return;
+    cursor = page.next;
+  }
+}
+
+/** The upstream stage id of each position's candidate stage (null when the job has no such stage or is gone). */
+async function candidateStages(
+  ctx: PageReading,
+  r: SyncRunRow,
+  positions: { id: string; upstreamJobIdId: string; candidateStage: string | null }[],
+): Promise<Map<string, string | null>> {
+  const stages = new Map<string, string | null>();
+  const byJob = new Map(positions.map((p) => [p.upstreamJobIdId, p]));
+  let cursor: string | null = null;
+  do {
+    const page: { results: Job[]; next: string | null } = await ctx.reader.page<Job>(r.integrationId, "/ats/jobs", {
+      ids: [...byJob.keys()].join(","),
+      include_deleted: "true",
+      page_size: String(PAGE_SIZE),
+      ...(cursor ? { cursor } : {}),
+    });
+    for (const job of page.results) {
+      const p = byJob.get(job.id);
+      if (p) stages.set(p.id, job.remote_deleted_at ? null : (matchStage(job.stages ?? [], p.candidateStage)?.id ?? null));
+    }
+    cursor = page.next;
+  } while (cursor);
+  return stages;
+}
+
+/** The next chunk of linked positions after `after`, with their candidate stages. */
+async function nextChunk(ctx: PageReading, r: SyncRunRow, after: string | null): Promise<ChunkEntry[]> {
+  const positions = await ctx.store.linkedPositions(ctx.db, r.orgId, r.integrationId, { after, limit: JOBS_PER_LISTING });
+  if (!positions.length) return [];
+  const stages = await candidateStages(ctx, r, positions);
+  return positions.map((p) => ({ p: p.id, j: p.upstreamJobIdId, s: stages.get(p.id) ?? null, l: p.acceptedLanguages[0] ?? "en" }));
+}
+
+/**
+ * The applications in the candidate stages of the linked positions, chunk by chunk (positions
+ * ordered by id, `JOBS_PER_LISTING` at a time, never all of them at once): one listing per chunk
+ * filtered by its jobs and stages, page by page. Each page carries the resume point its
+ * transaction stores: the chunk and the next page's cursor, or the chunk's end. The listings of
+ * two chunks are read at once (concatAhead): the pages still come out in order.
+ */
+function applicationPages(ctx: PageReading, r: SyncRunRow): AsyncGenerator<ApplicationPage> {
+  return concatAhead(chunkListings(ctx, r, parseApplicationsCursor(r.pageCursor)), NEXT_LISTING_PAGES);
+}
+
+/** The listing of each chunk in turn, from the resume point: the chunk being listed first, from its cursor. */
+async function* chunkListings(
+  ctx: PageReading,
+  r: SyncRunRow,
+  resume: ApplicationsCursor | null,
+): AsyncGenerator<AsyncGenerator<ApplicationPage>> {
+  if (resume?.chunk) yield chunkPages(ctx, r, resume.chunk, resume.cursor ?? null, 0);
+  let after = resume?.after ?? null;
+  for (;;) {
+    const chunk = await nextChunk(ctx, r, after);
+    if (!chunk.length) return;
+    // A candidate stage that is not a stage of its job (or a job gone): counted as skipped, once.
+    yield chunkPages(ctx, r, chunk, null, chunk.filter((c) => !c.s).length);
+    after = chunk[chunk.length - 1]!.p;
+  }
+}
+
+/** One chunk's listing, page by page from `cursor`, each page with its resume point. */
+async function* chunkPages(
+  ctx: PageReading,
+  r: SyncRunRow,
+  chunk: ChunkEntry[],
+  cursor: string | null,
+  skippedPositions: number,
+): AsyncGenerator<ApplicationPage> {
+  const last = chunk[chunk.length - 1]!.p;
+  const listed = chunk.filter((c) => c.s);
+  const query = {
+    ...baseQuery(ctx, r),
+    job_ids: [...new Set(listed.map((c) => c.j))].join(","),
+    current_stage_ids: [...new Set(listed.map((c) => c.s!))].join(","),
+  };
+  for (;;) {
+    const page = listed.length
+      ? await ctx.reader.page<Application>(r.integrationId, "/ats/applications", cursor ? { ...query, cursor } : query)
+      : { results: [], next: null };
+    const next: ApplicationsCursor = page.next ? { after: last, chunk, cursor: page.next } : { after: last };
+    yield { results: page.results, resume: JSON.stringify(next), chunk, skippedPositions };
+    skippedPositions = 0;
+    if (!page.next) return;
+    cursor = page.next;
+  }
+}
+
+/**
+ * An incremental run's applications: only those changed since `updated_after`, in one listing
+ * across all jobs (no walk over every position), each page with the linked positions of the jobs
+ * it names. Resume point: the next page's cursor. The next page is requested before this one's
+ * positions are looked up, so the lookup does not hold the reads up.
+ */
+async function* changedApplicationPages(
+  ctx: PageReading,
+  r: SyncRunRow,
+): AsyncGenerator<ReadPage<Application> & { positions: Map<string, LinkedPosition> }> {
+  const query = baseQuery(ctx, r);
+  const read = (cursor: string | null) =>
+    ctx.reader.page<Application>(r.integrationId, "/ats/applications", cursor ? { ...query, cursor } : query);
+  let next: Promise<UpstreamPage<Application>> | null = read(parseChangedCursor(r.pageCursor));
+  try {
+    while (next) {
+      const page: UpstreamPage<Application> = await next;
+      next = page.next ? read(page.next) : null;
+      next?.catch(() => {}); // awaited in its turn; a failure is handled there
+      const jobIds = [...new Set(page.results.map((a) => a.job_id).filter((j): j is string => !!j))];
+      const positions = await ctx.store.positionsOfJobs(ctx.db, r.orgId, r.integrationId, jobIds);
+      yield {
+        results: page.results,
+        resume: page.next ? JSON.stringify({ changed: page.next }) : null,
+        positions: new Map(positions.map((p) => [p.upstreamJobIdId, p])),
+      };
+    }
+  } finally {
+    // Stopped early (cancelled or failed): the read in flight settles before the reader closes.
+    await next?.catch(() => {});
+  }
+}
+
+/** The three readers of a sync run's pages: its jobs, a full run's applications, an incremental run's changed applications. */
 export function createPageReader(deps: PageReaderDeps) {
-  const pageSize = String(deps.pageSize ?? PAGE_SIZE);
-
-  function baseQuery(r: SyncRunRow): Record<string, string> {
-    return { page_size: pageSize, ...(r.updatedAfter ? { updated_after: r.updatedAfter.toISOString() } : {}) };
-  }
-
-  async function* jobPages(r: SyncRunRow): AsyncGenerator<ReadPage<Job>> {
-    // Deleted jobs are read too: their positions become inactive.
-    const query = { ...baseQuery(r), include_deleted: "true" };
-    let cursor = r.pageCursor;
-    for (;;) {
-      const page = await deps.reader.page<Job>(r.integrationId, "/ats/jobs", cursor ? { ...query, cursor } : query);
-      yield { results: page.results, resume: page.next };
-      if (!page.next) return;
-      cursor = page.next;
-    }
-  }
-
-  /** The upstream stage id of each position's candidate stage (null when the job has no such stage or is gone). */
-  async function candidateStages(
-    r: SyncRunRow,
-    positions: { id: string; upstreamJobIdId: string; candidateStage: string | null }[],
-  ): Promise<Map<string, string | null>> {
-    const stages = new Map<string, string | null>();
-    const byJob = new Map(positions.map((p) => [p.upstreamJobIdId, p]));
-    let cursor: string | null = null;
-    do {
-      const page: { results: Job[]; next: string | null } = await deps.reader.page<Job>(r.integrationId, "/ats/jobs", {
-        ids: [...byJob.keys()].join(","),
-        include_deleted: "true",
-        page_size: String(PAGE_SIZE),
-        ...(cursor ? { cursor } : {}),
-      });
-      for (const job of page.results) {
-        const p = byJob.get(job.id);
-        if (p) stages.set(p.id, job.remote_deleted_at ? null : (matchStage(job.stages ?? [], p.candidateStage)?.id ?? null));
-      }
-      cursor = page.next;
-    } while (cursor);
-    return stages;
-  }
-
-  /** The next chunk of linked positions after `after`, with their candidate stages. */
-  async function nextChunk(r: SyncRunRow, after: string | null): Promise<ChunkEntry[]> {
-    const positions = await deps.store.linkedPositions(deps.db, r.orgId, r.integrationId, { after, limit: JOBS_PER_LISTING });
-    if (!positions.length) return [];
-    const stages = await candidateStages(r, positions);
-    return positions.map((p) => ({ p: p.id, j: p.upstreamJobIdId, s: stages.get(p.id) ?? null, l: p.acceptedLanguages[0] ?? "en" }));
-  }
-
-  /**
-   * The applications in the candidate stages of the linked positions, chunk by chunk (positions
-   * ordered by id, `JOBS_PER_LISTING` at a time, never all of them at once): one listing per chunk
-   * filtered by its jobs and stages, page by page. Each page carries the resume point its
-   * transaction stores: the chunk and the next page's cursor, or the chunk's end. The listings of
-   * two chunks are read at once (concatAhead): the pages still come out in order.
-   */
-  function applicationPages(r: SyncRunRow): AsyncGenerator<ApplicationPage> {
-    return concatAhead(chunkListings(r, parseApplicationsCursor(r.pageCursor)), NEXT_LISTING_PAGES);
-  }
-
-  /** The listing of each chunk in turn, from the resume point: the chunk being listed first, from its cursor. */
-  async function* chunkListings(r: SyncRunRow, resume: ApplicationsCursor | null): AsyncGenerator<AsyncGenerator<ApplicationPage>> {
-    if (resume?.chunk) yield chunkPages(r, resume.chunk, resume.cursor ?? null, 0);
-    let after = resume?.after ?? null;
-    for (;;) {
-      const chunk = await nextChunk(r, after);
-      if (!chunk.length) return;
-      // A candidate stage that is not a stage of its job (or a job gone): counted as skipped, once.
-      yield chunkPages(r, chunk, null, chunk.filter((c) => !c.s).length);
-      after = chunk[chunk.length - 1]!.p;
-    }
-  }
-
-  /** One chunk's listing, page by page from `cursor`, each page with its resume point. */
-  async function* chunkPages(
-    r: SyncRunRow,
-    chunk: ChunkEntry[],
-    cursor: string | null,
-    skippedPositions: number,
-  ): AsyncGenerator<ApplicationPage> {
-    const last = chunk[chunk.length - 1]!.p;
-    const listed = chunk.filter((c) => c.s);
-    const query = {
-      ...baseQuery(r),
-      job_ids: [...new Set(listed.map((c) => c.j))].join(","),
-      current_stage_ids: [...new Set(listed.map((c) => c.s!))].join(","),
-    };
-    for (;;) {
-      const page = listed.length
-        ? await deps.reader.page<Application>(r.integrationId, "/ats/applications", cursor ? { ...query, cursor } : query)
-        : { results: [], next: null };
-      const next: ApplicationsCursor = page.next ? { after: last, chunk, cursor: page.next } : { after: last };
-      yield { results: page.results, resume: JSON.stringify(next), chunk, skippedPositions };
-      skippedPositions = 0;
-      if (!page.next) return;
-      cursor = page.next;
-    }
-  }
-
-  /**
-   * An incremental run's applications: only those changed since `updated_after`, in one listing
-   * across all jobs (no walk over every position), each page with the linked positions of the jobs
-   * it names. Resume point: the next page's cursor. The next page is requested before this one's
-   * positions are looked up, so the lookup does not hold the reads up.
-   */
-  async function* changedApplicationPages(
-    r: SyncRunRow,
-  ): AsyncGenerator<ReadPage<Application> & { positions: Map<string, LinkedPosition> }> {
-    const query = baseQuery(r);
-    const read = (cursor: string | null) =>
-      deps.reader.page<Application>(r.integrationId, "/ats/applications", cursor ? { ...query, cursor } : query);
-    let next: Promise<UpstreamPage<Application>> | null = read(parseChangedCursor(r.pageCursor));
-    try {
-      while (next) {
-        const page: UpstreamPage<Application> = await next;
-        next = page.next ? read(page.next) : null;
-        next?.catch(() => {}); // awaited in its turn; a failure is handled there
-        const jobIds = [...new Set(page.results.map((a) => a.job_id).filter((j): j is string => !!j))];
-        const positions = await deps.store.positionsOfJobs(deps.db, r.orgId, r.integrationId, jobIds);
-        yield {
-          results: page.results,
-          resume: page.next ? JSON.stringify({ changed: page.next }) : null,
-          positions: new Map(positions.map((p) => [p.upstreamJobIdId, p])),
-        };
-      }
-    } finally {
-      // Stopped early (cancelled or failed): the read in flight settles before the reader closes.
-      await next?.catch(() => {});
-    }
-  }
-
-  return { jobPages, applicationPages, changedApplicationPages };
+  const ctx: PageReading = { ...deps, pageSize: String(deps.pageSize ?? PAGE_SIZE) };
+  return {
+    jobPages: (r: SyncRunRow) => jobPages(ctx, r),
+    applicationPages: (r: SyncRunRow) => applicationPages(ctx, r),
+    changedApplicationPages: (r: SyncRunRow) => changedApplicationPages(ctx, r),
+  };
 }
 
 /** An applications resume point; one of an older shape starts the run over (its writes are idempotent). */

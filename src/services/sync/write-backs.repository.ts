@@ -17,11 +17,14 @@ export async function findWriteBack(q: Queryable, id: string): Promise<WriteBack
   return row ?? null;
 }
 
-export async function updateWriteBack(q: Queryable, id: string, patch: WriteBackPatch, at: Date): Promise<void> {
-  await q
+/** Sets the patch; answers the write-back as it is now (null when there is none). */
+export async function updateWriteBack(q: Queryable, id: string, patch: WriteBackPatch, at: Date): Promise<WriteBackRow | null> {
+  const [row] = await q
     .update(writeBacks)
     .set({ ...patch, updatedAt: at })
-    .where(eq(writeBacks.id, id));
+    .where(eq(writeBacks.id, id))
+    .returning();
+  return row ?? null;
 }
 
 /** Counts an attempt at the upstream calls (the job's, whatever the queue's own count says). */
@@ -42,25 +45,41 @@ export async function resumePausedWriteBacks(q: Queryable, integrationId: string
   return rows.map((r) => r.id);
 }
 
-/** Every write-back of the integration that is not final yet fails with `reason`. */
-export async function failOpenWriteBacks(q: Queryable, integrationId: string, reason: string, at: Date): Promise<void> {
-  await q
+/** Every write-back of the integration that is not final yet fails with `reason`; answers them. */
+export async function failOpenWriteBacks(q: Queryable, integrationId: string, reason: string, at: Date): Promise<WriteBackRow[]> {
+  return q
     .update(writeBacks)
     .set({ state: "failed", lastError: reason, updatedAt: at })
-    .where(and(eq(writeBacks.integrationId, integrationId), inArray(writeBacks.state, [...OPEN_WRITE_BACK_STATES])));
+    .where(and(eq(writeBacks.integrationId, integrationId), inArray(writeBacks.state, [...OPEN_WRITE_BACK_STATES])))
+    .returning();
 }
 
-export async function listWriteBacks(q: Queryable, integrationId: string, limit = 20): Promise<WriteBackRow[]> {
-  return q.select().from(writeBacks).where(eq(writeBacks.integrationId, integrationId)).orderBy(desc(writeBacks.createdAt)).limit(limit);
+/**
+ * The newest write-backs of the organisation into the integration: only its own, so a write-back
+ * another organisation recorded against it (a link refused when it was sent) never shows here.
+ */
+export async function listWriteBacks(q: Queryable, orgId: string, integrationId: string, limit = 20): Promise<WriteBackRow[]> {
+  return q
+    .select()
+    .from(writeBacks)
+    .where(and(eq(writeBacks.orgId, orgId), eq(writeBacks.integrationId, integrationId)))
+    .orderBy(desc(writeBacks.createdAt))
+    .limit(limit);
 }
 
-/** How many write-backs of each of these integrations are still to go out (not final). */
-export async function countOpenWriteBacks(q: Queryable, integrationIds: string[]): Promise<Map<string, number>> {
+/** How many of the organisation's write-backs into each of these integrations are still to go out (not final). */
+export async function countOpenWriteBacks(q: Queryable, orgId: string, integrationIds: string[]): Promise<Map<string, number>> {
   if (integrationIds.length === 0) return new Map();
   const rows = await q
     .select({ integrationId: writeBacks.integrationId, count: sql<number>`count(*)::int` })
     .from(writeBacks)
-    .where(and(inArray(writeBacks.integrationId, integrationIds), inArray(writeBacks.state, [...OPEN_WRITE_BACK_STATES])))
+    .where(
+      and(
+        eq(writeBacks.orgId, orgId),
+        inArray(writeBacks.integrationId, integrationIds),
+        inArray(writeBacks.state, [...OPEN_WRITE_BACK_STATES]),
+      ),
+    )
     .groupBy(writeBacks.integrationId);
   return new Map(rows.map((r) => [r.integrationId, r.count]));
 }

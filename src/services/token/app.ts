@@ -1,7 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { KeyRotationResult } from "../../contracts/token.js";
-import { serviceUrls, type Config, type ServiceUrls } from "../../shared/config.js";
+import { serviceUrls, type ServiceUrls } from "../../shared/config.js";
+import type { TokenConfig } from "./config.js";
 import type { Database } from "../../shared/db/database.js";
 import { createApp, type App } from "../../shared/http/create-app.js";
 import { registerProtection } from "../../shared/http/protection.js";
@@ -19,7 +20,7 @@ import { createTokenContext, type TokenContext } from "./token-context.js";
 import { installAdminErrorHandler, installOAuthErrorHandler } from "./token-errors.js";
 
 export type TokenAppDeps = {
-  config: Config;
+  config: TokenConfig;
   logger: Logger;
   /** Migrated storage (users, sessions, keys). */
   database: Database;
@@ -37,6 +38,10 @@ export type TokenApp = {
   purgeExpired(): Promise<{ sessions: number; keys: number }>;
 };
 
+/** The request headers Keycloak's CORS allows on its OpenID Connect endpoints (its `Cors.DEFAULT_ALLOW_HEADERS` and Authorization). */
+const CORS_ALLOW_HEADERS =
+  "Origin, Accept, X-Requested-With, Content-Type, Access-Control-Request-Method, Access-Control-Request-Headers, Authorization";
+
 /**
  * Browser clients (the SDK) call these endpoints cross-origin. They use no cookies, so echoing the
  * caller's origin without credentials exposes nothing a direct request would not.
@@ -46,12 +51,13 @@ function allowCors(app: FastifyInstance): void {
     const origin = request.headers.origin;
     if (origin) reply.header("access-control-allow-origin", origin).header("vary", "Origin");
   });
-  // Preflight for userinfo (it carries Authorization); form POSTs are simple requests and need none.
+  // Preflight for what is not a simple request: userinfo (Authorization), and token requests from
+  // pages that add headers, such as Swagger UI's Authorize (X-Requested-With, Accept, Basic client auth).
   app.options("/*", { schema: { hide: true } }, async (_request, reply) =>
     reply
       .status(204)
       .header("access-control-allow-methods", "GET, POST, OPTIONS")
-      .header("access-control-allow-headers", "Authorization, Content-Type")
+      .header("access-control-allow-headers", CORS_ALLOW_HEADERS)
       .header("access-control-max-age", "600")
       .send(),
   );
@@ -83,7 +89,7 @@ export async function buildTokenApp(deps: TokenAppDeps): Promise<TokenApp> {
   const app = createApp({
     service: "token",
     logger: deps.logger,
-    ready: () => deps.database.ping(),
+    readiness: [{ name: "storage", check: () => deps.database.ping() }],
     errorHandler: false,
     bodyLimit: deps.config.BODY_LIMIT_BYTES,
     requestTimeoutMs: deps.config.REQUEST_TIMEOUT_MS,

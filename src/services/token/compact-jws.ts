@@ -4,9 +4,9 @@ import { createHmac, sign, timingSafeEqual, type KeyObject } from "node:crypto";
  * The token service's own JWS compact serialisation (RFC 7515 §7.1) for the two algorithms it signs
  * with, on node:crypto instead of jose's WebCrypto path. Profiled on the refresh grant, WebCrypto
  * spent ~70 µs of main-thread time per operation around the signature itself (algorithm
- * normalisation, key checks, the job's set-up), three times per refresh. Here an RS256 signature is
- * one `crypto.sign` with a callback, which runs on libuv's thread pool (the second core), and HS512 is
- * a synchronous HMAC of a few microseconds. Verification of RS256 tokens stays with jose.
+ * normalisation, key checks, the job's set-up), three times per refresh. Here an RS256 or ES256
+ * signature is one `crypto.sign` with a callback, which runs on libuv's thread pool (the second core), and HS512 is
+ * a synchronous HMAC of a few microseconds. Verification of RS256 and ES256 tokens stays with jose.
  */
 
 const B64URL_JWS = /^[\w-]+\.[\w-]+\.[\w-]+$/;
@@ -14,14 +14,29 @@ const B64URL_JWS = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 /** One part of a compact JWS: the base64url of the JSON of a header or a payload. */
 export const encodePart = (value: Record<string, unknown>): string => Buffer.from(JSON.stringify(value)).toString("base64url");
 
-/** RSASSA-PKCS1-v1_5 with SHA-256 (RS256) of `header.payload` on the thread pool; resolves to the compact JWS. */
-export function signRs256(input: string, key: KeyObject): Promise<string> {
-  return new Promise((resolve, reject) => {
-    sign("sha256", Buffer.from(input), key, (err, signature) =>
-      err ? reject(err) : resolve(`${input}.${signature.toString("base64url")}`),
-    );
-  });
-}
+/** The asymmetric algorithms access and ID tokens may be signed with (AUTH_ACCESS_TOKEN_ALG). */
+export const ASYMMETRIC_ALGS = ["RS256", "ES256"] as const;
+export type AsymmetricAlg = (typeof ASYMMETRIC_ALGS)[number];
+
+/**
+ * Every asymmetric signature the token service makes goes through `asymmetric.sign`: one place to
+ * count them (the refresh grant makes exactly one, see test/integration/token/es256-access-tokens.test.ts).
+ */
+export const asymmetric = {
+  /**
+   * The compact JWS of `header.payload` (`input`), signed on the thread pool: RS256 is
+   * RSASSA-PKCS1-v1_5 with SHA-256; ES256 is ECDSA P-256 with SHA-256, its signature as JWS wants it
+   * (r || s, 64 bytes, RFC 7518 §3.4) rather than DER.
+   */
+  sign(alg: AsymmetricAlg, input: string, key: KeyObject): Promise<string> {
+    const signingKey = alg === "ES256" ? { key, dsaEncoding: "ieee-p1363" as const } : key;
+    return new Promise((resolve, reject) => {
+      sign("sha256", Buffer.from(input), signingKey, (err, signature) =>
+        err ? reject(err) : resolve(`${input}.${signature.toString("base64url")}`),
+      );
+    });
+  },
+};
 
 /**
  * HMAC with SHA-512 (HS512) of the signing input. The secret is a KeyObject made once per key: given

@@ -5,16 +5,18 @@ import type { TokenContext } from "./token-context.js";
 const KEEP_ENDED_MS = 24 * 60 * 60 * 1000;
 
 /**
- * Removes what can never be used again: sessions past their idle or maximum lifespan or ended a
+ * Removes what can never be used again: sessions (and browser SSO sessions) past their idle or maximum lifespan or ended a
  * day ago, retired signing and refresh token keys whose tokens have all expired, and authorization codes. Run periodically by the service.
  */
 export async function purgeExpired(ctx: TokenContext): Promise<{ sessions: number; keys: number }> {
   const now = ctx.now();
-  const sessions = await ctx.sessions.deleteDead(
+  const dead = [
     new Date(now - KEEP_ENDED_MS),
     new Date(now - ctx.config.REFRESH_TOKEN_LIFESPAN * 1000 - KEEP_ENDED_MS),
     new Date(now - ctx.config.SESSION_MAX_LIFESPAN * 1000 - KEEP_ENDED_MS),
-  );
+  ] as const;
+  const sessions = await ctx.sessions.deleteDead(...dead);
+  await ctx.sso.deleteDead(...dead);
   const keys = (await ctx.keys.deleteExpired()) + (await ctx.refreshKeys.deleteExpired());
   // Spent or expired authorization codes, kept as long as ended sessions so a replay still ends its session.
   await ctx.codes.deleteExpired(new Date(now - KEEP_ENDED_MS));

@@ -22,6 +22,12 @@ export type Client = {
    * and PKCE required with S256 ("Proof Key for Code Exchange Code Challenge Method": S256).
    */
   standardFlow?: { redirectUris: readonly string[] };
+  /**
+   * Keycloak's audience mapper ("Included Client Audience"): added to the `aud` of the client's
+   * access tokens, beside `account`. The application clients carry the APIs' audience
+   * (AUTH_AUDIENCE), so the APIs accept their tokens; `admin-cli` and `account` carry none.
+   */
+  audience?: string;
 };
 
 /** The operator console's public client: authorization code + PKCE, no password grant. */
@@ -53,10 +59,16 @@ function realm(authOrigin: string, name: string, extraClients: Client[]): Realm 
   };
 }
 
-export function buildRealms(authOrigin: string, appRealm: string, appClientId: string, consoleRedirectUri: string): Realms {
+export function buildRealms(
+  authOrigin: string,
+  appRealm: string,
+  appClientId: string,
+  consoleRedirectUri: string,
+  apiAudience: string,
+): Realms {
   const app = realm(authOrigin, appRealm, [
-    { clientId: appClientId, directAccessGrants: true },
-    { clientId: CONSOLE_CLIENT_ID, directAccessGrants: false, standardFlow: { redirectUris: [consoleRedirectUri] } },
+    { clientId: appClientId, directAccessGrants: true, audience: apiAudience },
+    { clientId: CONSOLE_CLIENT_ID, directAccessGrants: false, standardFlow: { redirectUris: [consoleRedirectUri] }, audience: apiAudience },
   ]);
   const master = appRealm === MASTER_REALM ? app : realm(authOrigin, MASTER_REALM, []);
   const byName = new Map([app, master].map((r) => [r.name, r]));

@@ -1,7 +1,7 @@
 import { createSecretKey, type KeyObject, randomBytes, randomUUID } from "node:crypto";
 import { encodePart, hasHs512Signature, type ParsedJws, signHs512 } from "./compact-jws.js";
 import { createKeyTable } from "./key-table.js";
-import type { RefreshTokenKeysRepository } from "./storage/refresh-token-keys.repository.js";
+import type { KeysRepository } from "./storage/keys.repository.js";
 import type { RefreshTokenKeyRow } from "./storage/token.tables.js";
 
 export const REFRESH_TOKEN_ALG = "HS512";
@@ -10,7 +10,7 @@ export const REFRESH_TOKEN_ALG = "HS512";
 const SECRET_BYTES = 64;
 
 export type RefreshTokenKeyOptions = {
-  repo: RefreshTokenKeysRepository;
+  repo: KeysRepository<"refresh">;
   now: () => number;
   /** Seconds a retired key keeps verifying: the longest lifetime of a refresh token it may have signed. */
   verifyRetiredFor: () => number;

@@ -1,12 +1,13 @@
-import { bannerLine, bannerSecret, type ServiceFactory } from "../../runtime/service.js";
+import { bannerLine, bannerSecret, type ServiceFactory } from "../../shared/service.js";
 import { buildTokenApp } from "./app.js";
+import type { TokenConfig } from "./config.js";
 import { DEMO_USERNAME } from "./bootstrap.js";
 
 /** How often dead sessions and expired retired keys are purged. */
 const PURGE_INTERVAL_MS = 10 * 60 * 1000;
 
 /** `hirebridge serve token`: the embedded identity provider on AUTH_PORT. */
-export const createTokenService: ServiceFactory = async ({ config, urls, logger, database }) => {
+export const createTokenService: ServiceFactory<TokenConfig> = async ({ config, urls, logger, database }) => {
   if (!database) throw new Error("the token service needs storage");
   const token = await buildTokenApp({ config, logger, database, urls });
   const timer = setInterval(() => {

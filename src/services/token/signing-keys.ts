@@ -8,16 +8,20 @@ import {
   type JSONWebKeySet,
   type JWK,
   type JWTPayload,
+  type JWTVerifyOptions,
 } from "jose";
-import { encodePart, signRs256 } from "./compact-jws.js";
+import { ASYMMETRIC_ALGS, asymmetric, encodePart, type AsymmetricAlg } from "./compact-jws.js";
 import { createKeyTable } from "./key-table.js";
-import type { SigningKeysRepository } from "./storage/signing-keys.repository.js";
+import type { KeysRepository } from "./storage/keys.repository.js";
 import type { SigningKeyRow } from "./storage/token.tables.js";
 
+/** The algorithm of the previous releases' access, ID and refresh tokens, and the default (AUTH_ACCESS_TOKEN_ALG). */
 export const SIGNING_ALG = "RS256";
 
 export type KeyStoreOptions = {
-  repo: SigningKeysRepository;
+  repo: KeysRepository<"signing">;
+  /** What new tokens are signed with (AUTH_ACCESS_TOKEN_ALG): the newest active key of this algorithm signs. */
+  alg?: AsymmetricAlg;
   now: () => number;
   /** Seconds a retired key stays in the JWKS: the longest lifetime of a token it may have signed. */
   publishRetiredFor: () => number;
@@ -26,7 +30,7 @@ export type KeyStoreOptions = {
 };
 
 /** The key that signs, as node:crypto uses it, and the encoded JWS header of every token it signs. */
-type Signing = { kid: string; key: KeyObject; header: string };
+type Signing = { kid: string; alg: AsymmetricAlg; key: KeyObject; header: string };
 
 type Loaded = {
   signing: Signing | null;
@@ -34,13 +38,44 @@ type Loaded = {
   verifyKeys: ReturnType<typeof createLocalJWKSet>;
 };
 
+/** A new key pair of `alg`, stored as JWKs; answers its kid (the public key's thumbprint). */
+async function generateSigningKey(opts: KeyStoreOptions, alg: AsymmetricAlg): Promise<string> {
+  const { privateKey, publicKey } = await generateKeyPair(alg, { modulusLength: 2048, extractable: true });
+  const pub = await exportJWK(publicKey);
+  const kid = await calculateJwkThumbprint(pub);
+  const publicJwk = { ...pub, kid, alg, use: "sig" };
+  const privateJwk = { ...(await exportJWK(privateKey)), kid, alg, use: "sig" };
+  await opts.repo.insert({ kid, alg, privateJwk, publicJwk, createdAt: new Date(opts.now()) });
+  return kid;
+}
+
+/** Verifies a token we issued against the published keys, looking again once when it names a kid this copy lacks. */
+async function verifyOwnToken(
+  table: { load(): Promise<Loaded>; reloadForUnknownKid(): Promise<Loaded | null> },
+  token: string,
+  options: JWTVerifyOptions,
+): Promise<JWTPayload> {
+  try {
+    return (await jwtVerify(token, (await table.load()).verifyKeys, options)).payload;
+  } catch (err) {
+    // Another instance may have rotated since we loaded: look again (see key-table.ts).
+    const unknownKid = err instanceof Error && (err as { code?: string }).code === "ERR_JWKS_NO_MATCHING_KEY";
+    const reloaded = unknownKid ? await table.reloadForUnknownKid() : null;
+    if (!reloaded) throw err;
+    return (await jwtVerify(token, reloaded.verifyKeys, options)).payload;
+  }
+}
+
 /**
- * The realm's signing keys: the newest active key signs (RS256, with its `kid`); every active key
- * and every retired key still inside its publication window is in the JWKS and verifies our own
- * tokens. Private keys are stored as JWKs in the database so restarts and other instances use the
- * same keys.
+ * The realm's signing keys: the newest active key of the configured algorithm signs (RS256 by
+ * default, ES256 configurable; with its `kid`); every active key and every retired key still inside
+ * its publication window, of either algorithm, is in the JWKS and verifies our own tokens. After a
+ * change of algorithm the first token signed generates a key of the new one; the keys of the other
+ * stay published (their tokens keep verifying) until a rotation retires them. Private keys are
+ * stored as JWKs in the database so restarts and other instances use the same keys.
  */
 export function createKeyStore(opts: KeyStoreOptions) {
+  const alg = opts.alg ?? SIGNING_ALG;
   // The key table is re-read every `cacheTtl` (another instance may rotate), but a key is imported
   // once: the signing key by kid, the verification key set while the published kids stay the same.
   let signing: Signing | null = null;
@@ -53,13 +88,14 @@ export function createKeyStore(opts: KeyStoreOptions) {
     build(rows) {
       const now = opts.now();
       const live = rows.filter((r) => r.retiredAt === null || (r.publishUntil && r.publishUntil.getTime() > now));
-      const active = rows.filter((r) => r.retiredAt === null).at(-1);
+      const active = rows.filter((r) => r.retiredAt === null && r.alg === alg).at(-1);
       if (!active) signing = null;
       else if (signing?.kid !== active.kid)
         signing = {
           kid: active.kid,
+          alg,
           key: createPrivateKey({ key: active.privateJwk as JsonWebKey, format: "jwk" }),
-          header: encodePart({ alg: SIGNING_ALG, typ: "JWT", kid: active.kid }),
+          header: encodePart({ alg, typ: "JWT", kid: active.kid }),
         };
       const kids = live.map((r) => r.kid).join(" ");
       if (published?.kids !== kids) {
@@ -69,15 +105,7 @@ export function createKeyStore(opts: KeyStoreOptions) {
       return { signing, jwks: published.jwks, verifyKeys: published.verifyKeys };
     },
     signerOf: (loaded) => loaded.signing,
-    async generate() {
-      const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALG, { modulusLength: 2048, extractable: true });
-      const pub = await exportJWK(publicKey);
-      const kid = await calculateJwkThumbprint(pub);
-      const publicJwk = { ...pub, kid, alg: SIGNING_ALG, use: "sig" };
-      const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALG, use: "sig" };
-      await opts.repo.insert({ kid, alg: SIGNING_ALG, privateJwk, publicJwk, createdAt: new Date(opts.now()) });
-      return kid;
-    },
+    generate: () => generateSigningKey(opts, alg),
   });
 
   return {
@@ -86,25 +114,18 @@ export function createKeyStore(opts: KeyStoreOptions) {
       await table.signer();
     },
 
-    /** The compact RS256 JWS of `payload`, signed on the thread pool (see compact-jws.ts). */
+    /** The algorithm new tokens are signed with. */
+    alg,
+
+    /** The compact JWS of `payload` (RS256 or ES256), signed on the thread pool (see compact-jws.ts). */
     async sign(payload: JWTPayload): Promise<string> {
-      const { header, key } = await table.signer();
-      return signRs256(`${header}.${encodePart(payload)}`, key);
+      const signer = await table.signer();
+      return asymmetric.sign(signer.alg, `${signer.header}.${encodePart(payload)}`, signer.key);
     },
 
     /** Verifies a token we issued (signature by a published key, `iss`, `exp`) at the service's clock. */
-    async verify(token: string, issuer: string): Promise<JWTPayload> {
-      const options = { issuer, algorithms: [SIGNING_ALG], currentDate: new Date(opts.now()) };
-      try {
-        return (await jwtVerify(token, (await table.load()).verifyKeys, options)).payload;
-      } catch (err) {
-        // Another instance may have rotated since we loaded: look again (see key-table.ts).
-        const unknownKid = err instanceof Error && (err as { code?: string }).code === "ERR_JWKS_NO_MATCHING_KEY";
-        const reloaded = unknownKid ? await table.reloadForUnknownKid() : null;
-        if (!reloaded) throw err;
-        return (await jwtVerify(token, reloaded.verifyKeys, options)).payload;
-      }
-    },
+    verify: (token: string, issuer: string): Promise<JWTPayload> =>
+      verifyOwnToken(table, token, { issuer, algorithms: [...ASYMMETRIC_ALGS], currentDate: new Date(opts.now()) }),
 
     async jwks(): Promise<JSONWebKeySet> {
       return (await table.load()).jwks;
@@ -117,7 +138,7 @@ export function createKeyStore(opts: KeyStoreOptions) {
     rotate: (): Promise<{ kid: string; retired: string[] }> => table.rotate(opts.publishRetiredFor()),
 
     async deleteExpired(): Promise<number> {
-      return table.afterDelete(await opts.repo.deleteUnpublished(new Date(opts.now())));
+      return table.afterDelete(await opts.repo.deleteExpired(new Date(opts.now())));
     },
   };
 }

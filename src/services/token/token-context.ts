@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { Config } from "../../shared/config.js";
+import type { TokenConfig } from "./config.js";
 import type { Database } from "../../shared/db/database.js";
 import { dummyHash, hashParams as hashParamsOf, OWASP_ARGON2ID, type HashParams } from "./password-hash.js";
 import { buildRealms, type Realms } from "./realms.js";
@@ -7,14 +7,14 @@ import { createRefreshTokenKeys, type RefreshTokenKeys } from "./refresh-token-k
 import { createKeyStore, type KeyStore } from "./signing-keys.js";
 import { authorizationCodesRepository, type AuthorizationCodesRepository } from "./storage/authorization-codes.repository.js";
 import { loginFailuresRepository, type LoginFailuresRepository } from "./storage/login-failures.repository.js";
-import { refreshTokenKeysRepository } from "./storage/refresh-token-keys.repository.js";
+import { keysRepository } from "./storage/keys.repository.js";
 import { sessionsRepository, type SessionsRepository } from "./storage/sessions.repository.js";
-import { signingKeysRepository } from "./storage/signing-keys.repository.js";
+import { ssoSessionsRepository, type SsoSessionsRepository } from "./storage/sso-sessions.repository.js";
 import { usersRepository, type UsersRepository } from "./storage/users.repository.js";
 
 /** Everything a grant, route or admin operation needs; built once per app. */
 export type TokenContext = {
-  config: Config;
+  config: TokenConfig;
   logger: Logger;
   realms: Realms;
   /** RSA keys: access, ID and login-request tokens (published in the JWKS). */
@@ -23,6 +23,8 @@ export type TokenContext = {
   refreshKeys: RefreshTokenKeys;
   users: UsersRepository;
   sessions: SessionsRepository;
+  /** Browser SSO sessions (the login page's cookie). */
+  sso: SsoSessionsRepository;
   failures: LoginFailuresRepository;
   codes: AuthorizationCodesRepository;
   /** The service's clock in ms; tests move it to expire tokens and sessions. */
@@ -34,7 +36,7 @@ export type TokenContext = {
 };
 
 export type TokenContextDeps = {
-  config: Config;
+  config: TokenConfig;
   logger: Logger;
   database: Database;
   /** `{origin}` the realms live under, e.g. http://127.0.0.1:8080 */
@@ -45,7 +47,7 @@ export type TokenContextDeps = {
 };
 
 /** Seconds the longest-lived token we sign stays valid: how long a retired key must stay published. */
-export function longestTokenLifetime(config: Config): number {
+export function longestTokenLifetime(config: TokenConfig): number {
   return Math.max(config.ACCESS_TOKEN_LIFESPAN, refreshTokenLifetime(config)) + config.AUTH_CLOCK_SKEW_SECONDS;
 }
 
@@ -53,7 +55,7 @@ export function longestTokenLifetime(config: Config): number {
  * Seconds a refresh token stays valid. RS256 refresh tokens of the previous release live at most
  * this long too, which is why the retired RSA keys' window above already covers them.
  */
-export const refreshTokenLifetime = (config: Config): number => Math.min(config.REFRESH_TOKEN_LIFESPAN, config.SESSION_MAX_LIFESPAN);
+export const refreshTokenLifetime = (config: TokenConfig): number => Math.min(config.REFRESH_TOKEN_LIFESPAN, config.SESSION_MAX_LIFESPAN);
 
 export function createTokenContext(deps: TokenContextDeps): TokenContext {
   const { config, database } = deps;
@@ -69,19 +71,21 @@ export function createTokenContext(deps: TokenContextDeps): TokenContext {
   return {
     config,
     logger: deps.logger,
-    realms: buildRealms(deps.authOrigin, config.AUTH_REALM, config.AUTH_CLIENT_ID, deps.consoleRedirectUri),
+    realms: buildRealms(deps.authOrigin, config.AUTH_REALM, config.AUTH_CLIENT_ID, deps.consoleRedirectUri, config.AUTH_AUDIENCE),
     keys: createKeyStore({
-      repo: signingKeysRepository(database.db),
+      repo: keysRepository(database.db, "signing"),
+      alg: config.AUTH_ACCESS_TOKEN_ALG,
       now,
       publishRetiredFor: () => longestTokenLifetime(config),
     }),
     refreshKeys: createRefreshTokenKeys({
-      repo: refreshTokenKeysRepository(database.db),
+      repo: keysRepository(database.db, "refresh"),
       now,
       verifyRetiredFor: () => refreshTokenLifetime(config) + config.AUTH_CLOCK_SKEW_SECONDS,
     }),
     users: usersRepository(database.db),
     sessions: sessionsRepository(database.db, database.kind),
+    sso: ssoSessionsRepository(database.db),
     failures: loginFailuresRepository(database.db),
     codes: authorizationCodesRepository(database.db),
     now,

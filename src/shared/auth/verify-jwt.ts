@@ -23,7 +23,10 @@ export type VerifierOptions = {
   issuer: string;
   /** JWKS URL; when absent it is read from the issuer's discovery document. */
   jwksUrl?: string | undefined;
-  /** When set, `aud` must contain it or `azp` must equal it (Keycloak puts the client in `azp`). */
+  /**
+   * When set, `aud` must contain it, or `azp` (Keycloak's client) or `client_id` (RFC 9068's) must
+   * equal it.
+   */
   audience?: string | undefined;
   clockToleranceSeconds?: number;
   /** Minimum time between two JWKS fetches triggered by an unknown `kid` (default `JWKS_COOLDOWN_MS`). */
@@ -64,11 +67,177 @@ type CacheEntry = { principal: Principal; header: CompactJWSHeaderParameters; ke
 /** What getKey is handed on a cache hit: the header is all a JWKS lookup reads. */
 const NO_JWS = {} as FlattenedJWSInput;
 
+/** The issuer's JWKS URL, from its discovery document. */
+async function discoverJwksUrl(issuer: string, fetchImpl: typeof fetch): Promise<string> {
+  const res = await fetchImpl(`${issuer.replace(/\/$/, "")}/.well-known/openid-configuration`, {
+    signal: AbortSignal.timeout(5000),
+  });
+  if (!res.ok) throw new Error(`discovery answered ${res.status}`);
+  const doc = (await res.json()) as { jwks_uri?: string };
+  if (!doc.jwks_uri) throw new Error("discovery document has no jwks_uri");
+  return doc.jwks_uri;
+}
+
+/**
+ * The key set tokens are verified against: the injected one, or the issuer's remote JWKS, found
+ * (through discovery when no URL is given) on first use and again after a failed attempt.
+ */
+type KeySource = {
+  /** The key set once loaded (undefined before). */
+  current(): JWTVerifyGetKey | undefined;
+  load(): Promise<JWTVerifyGetKey>;
+  /** Bumped by every fetch of the remote key set; -1 forever for an injected key set. */
+  generation(): number;
+  /** Whether the remote key set is within its max age (then a cached entry needs no key lookup). */
+  fresh(): boolean;
+  /** The generation of the key set in use, or -2 (matches nothing) while a fetch is under way. */
+  settled(): number;
+};
+
+function keySource(opts: VerifierOptions): KeySource {
+  let getKey: JWTVerifyGetKey | undefined = opts.getKey;
+  let discovering: Promise<JWTVerifyGetKey> | undefined;
+  const fetchImpl = opts.fetch ?? fetch;
+  let generation = opts.getKey ? -1 : 0;
+  let fresh = () => false;
+  let settled = () => -2;
+
+  async function open(): Promise<JWTVerifyGetKey> {
+    const url = opts.jwksUrl ?? (await discoverJwksUrl(opts.issuer, fetchImpl));
+    const remote = createRemoteJWKSet(new URL(url), {
+      cooldownDuration: opts.jwksCooldownMs ?? JWKS_COOLDOWN_MS,
+      cacheMaxAge: opts.jwksMaxAgeMs ?? JWKS_MAX_AGE_MS,
+      timeoutDuration: 5000,
+      // Every JWKS fetch starts a new generation (jose calls this as a reload starts, and swaps
+      // its key set in before it stops `reloading`): entries verified under an older key set
+      // are checked against the new one before they are honoured again.
+      [customFetch]: (input: string | URL | Request, init?: RequestInit) => {
+        generation++;
+        return fetchImpl(input, init);
+      },
+    });
+    fresh = () => remote.fresh;
+    settled = () => (remote.reloading ? -2 : generation);
+    getKey = remote;
+    return remote;
+  }
+
+  return {
+    current: () => getKey,
+    load() {
+      if (getKey) return Promise.resolve(getKey);
+      discovering ??= open().catch((err) => {
+        discovering = undefined; // try again on the next request rather than failing forever
+        throw err;
+      });
+      return discovering;
+    },
+    generation: () => generation,
+    fresh: () => fresh(),
+    settled: () => settled(),
+  };
+}
+
+/**
+ * Tokens that passed every check, with the key that verified them (see createVerifier): honoured
+ * until `until`, and only while that key is still the key set's key for the token's `kid`.
+ */
+function verifiedCache(maxEntries: number, nowMs: () => number, keys: KeySource) {
+  const cache = new Map<string, CacheEntry>();
+  let sweptAt = 0;
+  return {
+    size: () => cache.size,
+    /**
+     * The common case, without a single await: an entry in date, made under the remote key set in
+     * use (no fetch since: same generation), which is within its max age. Its key is then the one
+     * that verified it.
+     */
+    quick(token: string): Principal | undefined {
+      const hit = cache.get(token);
+      const generation = keys.generation();
+      if (hit && hit.generation === generation && generation >= 0 && hit.until > nowMs() && keys.fresh()) return hit.principal;
+      return undefined;
+    },
+    /** The cached principal when the entry is still in date and its key still the key set's; else drops it. */
+    async lookUp(token: string, getKey: JWTVerifyGetKey): Promise<Principal | undefined> {
+      const hit = cache.get(token);
+      if (!hit) return undefined;
+      if (hit.until > nowMs()) {
+        let key: unknown;
+        const before = keys.settled();
+        try {
+          key = await getKey(hit.header, NO_JWS);
+        } catch {
+          // the kid left the key set (or it cannot be fetched now): verify in full, which says why
+        }
+        if (key === hit.key && cache.get(token) === hit) {
+          if (before === keys.settled()) hit.generation = before;
+          return hit.principal;
+        }
+      }
+      cache.delete(token);
+      return undefined;
+    },
+    remember(token: string, entry: CacheEntry): void {
+      const at = nowMs();
+      if (entry.until <= at || maxEntries === 0) return;
+      if (at - sweptAt > 60_000) {
+        sweptAt = at;
+        for (const [t, e] of cache) if (e.until <= at) cache.delete(t);
+      }
+      cache.set(token, entry);
+      if (cache.size > maxEntries) cache.delete(cache.keys().next().value!);
+    },
+  };
+}
+
+/** The signature and registered claims, by jose; its errors as TokenInvalidError or VerifierUnavailableError. */
+async function verifySignature(token: string, getKey: JWTVerifyGetKey, opts: VerifierOptions, skewSeconds: number) {
+  try {
+    return await jwtVerify(token, getKey, {
+      issuer: opts.issuer,
+      algorithms: ALLOWED_ALGORITHMS,
+      clockTolerance: skewSeconds,
+      requiredClaims: ["exp", "sub"],
+      ...(opts.currentDate ? { currentDate: opts.currentDate() } : {}),
+    });
+  } catch (err) {
+    if (err instanceof joseErrors.JWKSTimeout || (err instanceof Error && err.name === "TypeError")) {
+      throw new VerifierUnavailableError("identity provider keys are unavailable", { cause: err });
+    }
+    throw new TokenInvalidError(describeJoseError(err));
+  }
+}
+
+/**
+ * Whether the token is meant for `audience`: named in `aud`, or the client it was issued to, which
+ * Keycloak puts in `azp` and RFC 9068 access tokens in `client_id`.
+ */
+export function meantFor(payload: JWTPayload, audience: string): boolean {
+  const aud = Array.isArray(payload.aud) ? payload.aud : payload.aud ? [payload.aud] : [];
+  return aud.includes(audience) || payload["azp"] === audience || payload["client_id"] === audience;
+}
+
+/** Keycloak's `typ: Bearer` and the audience rule, then the principal the APIs read. */
+function principalOf(payload: JWTPayload, audience: string | undefined): Principal {
+  if (payload["typ"] !== undefined && payload["typ"] !== "Bearer") throw new TokenInvalidError("token is not an access token");
+  if (audience && !meantFor(payload, audience)) throw new TokenInvalidError("token is not meant for this service");
+  const str = (v: unknown) => (typeof v === "string" && v.length > 0 ? v : null);
+  return {
+    sub: payload.sub as string,
+    orgId: str(payload["org_id"]),
+    username: str(payload["preferred_username"]),
+    email: str(payload["email"]),
+    scope: typeof payload["scope"] === "string" ? payload["scope"] : "",
+    claims: payload,
+  };
+}
+
 /**
  * Verifies bearer JWTs against the issuer's JWKS. jose caches the key set, refetches it when a
  * token names an unknown `kid` (at most once per cooldown) or when it is older than its max age,
  * and checks signature, `exp`, `nbf` and `iss`; we add Keycloak's `typ: Bearer` claim check and the
- * audience-or-azp rule.
+ * audience rule (`aud`, `azp` or `client_id`).
  *
  * A client sends the same access token with every request until it refreshes it, and the signature
  * check (RSA or ECDSA through WebCrypto) is most of a protected request's cost. So a token that
@@ -83,169 +252,61 @@ const NO_JWS = {} as FlattenedJWSInput;
  *   so a bad token is checked (and refused) every time.
  */
 export function createVerifier(opts: VerifierOptions) {
-  let getKey: JWTVerifyGetKey | undefined = opts.getKey;
-  let discovering: Promise<JWTVerifyGetKey> | undefined;
-  const fetchImpl = opts.fetch ?? fetch;
-  /** Bumped by every fetch of the remote key set; -1 forever for an injected key set. */
-  let generation = opts.getKey ? -1 : 0;
-  /** Whether the remote key set is within its max age (then a cached entry needs no key lookup). */
-  let fresh = () => false;
-  /** The generation of the key set in use, or -2 (matches nothing) while a fetch is under way. */
-  let settled = () => -2;
-
-  async function keySet(): Promise<JWTVerifyGetKey> {
-    if (getKey) return getKey;
-    discovering ??= (async () => {
-      let url = opts.jwksUrl;
-      if (!url) {
-        const res = await fetchImpl(`${opts.issuer.replace(/\/$/, "")}/.well-known/openid-configuration`, {
-          signal: AbortSignal.timeout(5000),
-        });
-        if (!res.ok) throw new Error(`discovery answered ${res.status}`);
-        const doc = (await res.json()) as { jwks_uri?: string };
-        if (!doc.jwks_uri) throw new Error("discovery document has no jwks_uri");
-        url = doc.jwks_uri;
-      }
-      const remote = createRemoteJWKSet(new URL(url), {
-        cooldownDuration: opts.jwksCooldownMs ?? JWKS_COOLDOWN_MS,
-        cacheMaxAge: opts.jwksMaxAgeMs ?? JWKS_MAX_AGE_MS,
-        timeoutDuration: 5000,
-        // Every JWKS fetch starts a new generation (jose calls this as a reload starts, and swaps
-        // its key set in before it stops `reloading`): entries verified under an older key set
-        // are checked against the new one before they are honoured again.
-        [customFetch]: (input: string | URL | Request, init?: RequestInit) => {
-          generation++;
-          return fetchImpl(input, init);
-        },
-      });
-      fresh = () => remote.fresh;
-      settled = () => (remote.reloading ? -2 : generation);
-      getKey = remote;
-      return getKey;
-    })().catch((err) => {
-      discovering = undefined; // try again on the next request rather than failing forever
-      throw err;
-    });
-    return discovering;
-  }
-
+  const keys = keySource(opts);
   const skewSeconds = opts.clockToleranceSeconds ?? 30;
-  const maxEntries = opts.cacheEntries ?? VERIFIED_CACHE_ENTRIES;
   const nowMs = () => (opts.currentDate ? opts.currentDate().getTime() : Date.now());
-  const cache = new Map<string, CacheEntry>();
-  let sweptAt = 0;
+  const cache = verifiedCache(opts.cacheEntries ?? VERIFIED_CACHE_ENTRIES, nowMs, keys);
   const stats = { hits: 0, misses: 0 };
 
   /**
-   * The cached principal when the entry is still in date and its key still the key set's; else
-   * drops it.
+   * The common case, synchronously (cache.quick: in date, under the key set in use, within its max
+   * age); undefined when the token needs the full path (`verify`).
    */
-  async function cached(token: string, keys: JWTVerifyGetKey): Promise<Principal | undefined> {
-    const hit = cache.get(token);
-    if (!hit) return undefined;
-    if (hit.until > nowMs()) {
-      let key: unknown;
-      const before = settled();
-      try {
-        key = await keys(hit.header, NO_JWS);
-      } catch {
-        // the kid left the key set (or it cannot be fetched now): verify in full, which says why
-      }
-      if (key === hit.key && cache.get(token) === hit) {
-        if (before === settled()) hit.generation = before;
-        return hit.principal;
-      }
-    }
-    cache.delete(token);
-    return undefined;
-  }
-
-  function remember(token: string, entry: CacheEntry): void {
-    const at = nowMs();
-    if (entry.until <= at || maxEntries === 0) return;
-    if (at - sweptAt > 60_000) {
-      sweptAt = at;
-      for (const [t, e] of cache) if (e.until <= at) cache.delete(t);
-    }
-    cache.set(token, entry);
-    if (cache.size > maxEntries) cache.delete(cache.keys().next().value!);
+  function peek(token: string): Principal | undefined {
+    const quick = cache.quick(token);
+    if (quick) stats.hits++;
+    return quick;
   }
 
   const verify = async function verify(token: string): Promise<Principal> {
-    // The common case, without a single await: an entry in date, made under the remote key set in
-    // use (no fetch since: same generation), which is within its max age. Its key is then the one
-    // that verified it.
-    const hit = cache.get(token);
-    if (hit && hit.generation === generation && generation >= 0 && hit.until > nowMs() && fresh()) {
-      stats.hits++;
-      return hit.principal;
-    }
-    let payload: JWTPayload;
-    let header: CompactJWSHeaderParameters;
-    let key: unknown;
-    const keys =
-      getKey ??
-      (await keySet().catch((err) => {
+    const quick = peek(token);
+    if (quick) return quick;
+    const getKey =
+      keys.current() ??
+      (await keys.load().catch((err) => {
         throw new VerifierUnavailableError("identity provider keys are unavailable", { cause: err });
       }));
-    const known = await cached(token, keys);
+    const known = await cache.lookUp(token, getKey);
     if (known) {
       stats.hits++;
       return known;
     }
     stats.misses++;
-    const before = settled();
-    try {
-      ({
-        payload,
-        protectedHeader: header,
-        key,
-      } = await jwtVerify(token, keys, {
-        issuer: opts.issuer,
-        algorithms: ALLOWED_ALGORITHMS,
-        clockTolerance: skewSeconds,
-        requiredClaims: ["exp", "sub"],
-        ...(opts.currentDate ? { currentDate: opts.currentDate() } : {}),
-      }));
-    } catch (err) {
-      if (err instanceof joseErrors.JWKSTimeout || (err instanceof Error && err.name === "TypeError")) {
-        throw new VerifierUnavailableError("identity provider keys are unavailable", { cause: err });
-      }
-      throw new TokenInvalidError(describeJoseError(err));
-    }
-    if (payload["typ"] !== undefined && payload["typ"] !== "Bearer") throw new TokenInvalidError("token is not an access token");
-    if (opts.audience) {
-      const aud = Array.isArray(payload.aud) ? payload.aud : payload.aud ? [payload.aud] : [];
-      if (!aud.includes(opts.audience) && payload["azp"] !== opts.audience) {
-        throw new TokenInvalidError("token is not meant for this service");
-      }
-    }
-    const str = (v: unknown) => (typeof v === "string" && v.length > 0 ? v : null);
-    const principal: Principal = {
-      sub: payload.sub as string,
-      orgId: str(payload["org_id"]),
-      username: str(payload["preferred_username"]),
-      email: str(payload["email"]),
-      scope: typeof payload["scope"] === "string" ? payload["scope"] : "",
-      claims: payload,
-    };
-    remember(token, {
+    const before = keys.settled();
+    const { payload, protectedHeader: header, key } = await verifySignature(token, getKey, opts, skewSeconds);
+    const principal = principalOf(payload, opts.audience);
+    cache.remember(token, {
       principal,
       header,
       key,
       until: (payload.exp as number) * 1000 - skewSeconds * 1000,
-      generation: before === settled() ? before : -2,
+      generation: before === keys.settled() ? before : -2,
     });
     return principal;
   };
   /** Cache hits and misses so far, and the entries held now (for tests and metrics). */
-  return Object.assign(verify, { stats: () => ({ ...stats, entries: cache.size }) });
+  return Object.assign(verify, { peek, stats: () => ({ ...stats, entries: cache.size() }) });
 }
-export type Verify = (token: string) => Promise<Principal>;
+/**
+ * Verifies a bearer token. `peek`, when the verifier has one, answers a token it verified before
+ * (and may still honour without a key lookup) synchronously, so a request's hook need not wait a
+ * tick for it; undefined sends the token through the full (asynchronous) check.
+ */
+export type Verify = ((token: string) => Promise<Principal>) & { peek?: (token: string) => Principal | undefined };
 
-/** The verifier every resource server builds from the configuration: the configured issuer's tokens. */
+/** The verifier every resource server builds from the configuration: the configured issuer's tokens, for AUTH_AUDIENCE. */
 export function verifierFromConfig(
-  config: { AUTH_JWKS_URL?: string | undefined; AUTH_AUDIENCE?: string | undefined; AUTH_CLOCK_SKEW_SECONDS: number },
+  config: { AUTH_JWKS_URL?: string | undefined; AUTH_AUDIENCE: string; AUTH_CLOCK_SKEW_SECONDS: number },
   issuer: string,
 ): Verify {
   return createVerifier({

@@ -23,8 +23,11 @@ export type Database = {
   db: Db;
   /** Schema the tables live in (Postgres); PGlite always uses public. */
   schema: string;
-  /** Runs `fn` in one transaction on a single connection, with raw multi-statement access. */
-  rawTransaction<T>(fn: (exec: RawExec, query: RawQuery) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` in one transaction on a single connection, with raw multi-statement access.
+   * `unbounded`: no statement timeout (migrations, which may build an index on a large table).
+   */
+  rawTransaction<T>(fn: (exec: RawExec, query: RawQuery) => Promise<T>, opts?: { unbounded?: boolean }): Promise<T>;
   query: RawQuery;
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -32,6 +35,8 @@ export type Database = {
   pglite?: PGlite;
   /** Connection string of a real Postgres (pg-boss opens its own pool with it). */
   url?: string;
+  /** A real Postgres's time bounds (pg-boss's pool takes the connect bound too). */
+  bounds?: DatabaseBounds;
   pool?: pg.Pool;
 };
 
@@ -45,7 +50,23 @@ export type DatabaseOptions = {
   poolSize?: number;
   /** How V8 compiles PGlite's WebAssembly (config PGLITE_WASM_COMPILER); `optimizing` when unset. */
   pgliteCompiler?: PgliteCompiler | undefined;
+  /** Time bounds of a real Postgres (DATABASE_STATEMENT_TIMEOUT_MS, DATABASE_CONNECT_TIMEOUT_MS). */
+  bounds?: Partial<DatabaseBounds> | undefined;
 };
+
+/**
+ * How long Postgres may take, so a server that stops answering (frozen, partitioned) costs a
+ * request a bounded wait and a 503, never a hang. `statementTimeoutMs` is Postgres's own
+ * statement_timeout and, a little later (CLIENT_TIMEOUT_MARGIN_MS), the client's: a server that
+ * answers nothing cannot cancel anything itself. `connectTimeoutMs` bounds getting a connection:
+ * waiting for a free one of the pool and opening a new one.
+ */
+export type DatabaseBounds = { statementTimeoutMs: number; connectTimeoutMs: number };
+export const DEFAULT_DATABASE_BOUNDS: DatabaseBounds = { statementTimeoutMs: 15_000, connectTimeoutMs: 5_000 };
+/** The client gives up this long after the server's statement_timeout would have fired. */
+export const CLIENT_TIMEOUT_MARGIN_MS = 500;
+/** What migrations may take per statement (an index build on a large table): effectively unbounded. */
+const MIGRATION_STATEMENT_TIMEOUT_MS = 6 * 3600_000;
 
 export type PgliteCompiler = "optimizing" | "baseline";
 
@@ -62,7 +83,8 @@ export type PgliteCompiler = "optimizing" | "baseline";
 const BASELINE_WASM_FLAGS = "--liftoff-only --no-wasm-tier-up --no-wasm-dynamic-tiering";
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
-  return opts.url ? openPostgres(opts.url, opts.schema ?? "public", opts.poolSize ?? 10) : openPglite(opts.dataDir, opts.pgliteCompiler);
+  if (!opts.url) return openPglite(opts.dataDir, opts.pgliteCompiler);
+  return openPostgres(opts.url, opts.schema ?? "public", opts.poolSize ?? 10, { ...DEFAULT_DATABASE_BOUNDS, ...opts.bounds });
 }
 
 /** PGlite (and its WebAssembly Postgres) is loaded only when it is used: not by a process on DATABASE_URL. */
@@ -104,13 +126,52 @@ async function openPglite(dataDir: string | undefined, compiler: PgliteCompiler 
   };
 }
 
-async function openPostgres(url: string, schema: string, poolSize: number): Promise<Database> {
+/** Whether pg gave up waiting for a statement's answer (its client-side query_timeout). */
+const isReadTimeout = (err: unknown) => err instanceof Error && err.message === "Query read timeout";
+
+/**
+ * A pg client that drops its connection when a statement's answer does not come in time. pg's own
+ * query_timeout only fails the caller: the statement stays in flight and the connection would go
+ * back to the pool with it, so the next user would queue behind it, and once the server woke up
+ * a timed-out BEGIN would leave that connection inside a transaction. Destroying the socket fails
+ * whatever is queued on it at once (a ROLLBACK waiting behind the stuck statement, say) and the
+ * pool discards the client.
+ */
+class BoundedClient extends pg.Client {
+  override query(...args: unknown[]): never {
+    const query = super.query as (...a: unknown[]) => unknown;
+    const at = args.findIndex((a) => typeof a === "function");
+    if (at >= 0) {
+      const callback = args[at] as (err: unknown, res: unknown) => void;
+      args[at] = (err: unknown, res: unknown) => {
+        this.#dropOnTimeout(err);
+        callback(err, res);
+      };
+      return query.apply(this, args) as never;
+    }
+    const result = query.apply(this, args);
+    if (result instanceof Promise) result.catch((err: unknown) => this.#dropOnTimeout(err));
+    return result as never;
+  }
+
+  #dropOnTimeout(err: unknown): void {
+    if (!isReadTimeout(err)) return;
+    // Destroyed with an error: pg marks the client unqueryable and fails what is queued on it with it.
+    const dropped = Object.assign(new Error("Postgres did not answer a statement in time; connection dropped"), { code: "ETIMEDOUT" });
+    (this as unknown as { connection: { stream: { destroy(e: Error): void } } }).connection.stream.destroy(dropped);
+  }
+}
+
+async function openPostgres(url: string, schema: string, poolSize: number, bounds: DatabaseBounds): Promise<Database> {
   if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
     options: `-c search_path=${schema}`,
-    connectionTimeoutMillis: 10_000,
+    connectionTimeoutMillis: bounds.connectTimeoutMs,
+    statement_timeout: bounds.statementTimeoutMs,
+    query_timeout: bounds.statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
+    Client: BoundedClient,
   });
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on("error", () => {});
@@ -129,16 +190,20 @@ async function openPostgres(url: string, schema: string, poolSize: number): Prom
     schema,
     pool,
     url,
+    bounds,
     query,
-    rawTransaction: async (fn) => {
+    rawTransaction: async (fn, opts = {}) => {
       const client = await pool.connect();
+      // pg takes a per-statement query_timeout; a falsy one would fall back to the pool's.
+      const timeout = opts.unbounded ? { query_timeout: MIGRATION_STATEMENT_TIMEOUT_MS } : {};
       try {
         await client.query("begin");
+        if (opts.unbounded) await client.query("set local statement_timeout = 0");
         const result = await fn(
           async (sql) => {
-            await client.query(sql);
+            await client.query({ text: sql, ...timeout });
           },
-          async (sql, params) => (await client.query(sql, params)).rows,
+          async (sql, params) => (await client.query({ text: sql, ...timeout }, params)).rows,
         );
         await client.query("commit");
         return result;

@@ -18,20 +18,23 @@ export async function migrate(database: Database, dir = MIGRATIONS_DIR): Promise
   const files = readdirSync(dir)
     .filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f))
     .sort();
-  return database.rawTransaction(async (exec, query) => {
-    await query(`select pg_advisory_xact_lock(${MIGRATION_LOCK})`);
-    await exec(
-      `create table if not exists hirebridge_migrations (version text primary key, applied_at timestamptz not null default now())`,
-    );
-    const done = new Set((await query<{ version: string }>("select version from hirebridge_migrations")).map((r) => r.version));
-    const applied: string[] = [];
-    for (const file of files) {
-      const version = file.replace(/\.sql$/, "");
-      if (done.has(version)) continue;
-      await exec(readFileSync(`${dir}/${file}`, "utf8"));
-      await query("insert into hirebridge_migrations (version) values ($1)", [version]);
-      applied.push(version);
-    }
-    return applied;
-  });
+  return database.rawTransaction(
+    async (exec, query) => {
+      await query(`select pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+      await exec(
+        `create table if not exists hirebridge_migrations (version text primary key, applied_at timestamptz not null default now())`,
+      );
+      const done = new Set((await query<{ version: string }>("select version from hirebridge_migrations")).map((r) => r.version));
+      const applied: string[] = [];
+      for (const file of files) {
+        const version = file.replace(/\.sql$/, "");
+        if (done.has(version)) continue;
+        await exec(readFileSync(`${dir}/${file}`, "utf8"));
+        await query("insert into hirebridge_migrations (version) values ($1)", [version]);
+        applied.push(version);
+      }
+      return applied;
+    },
+    { unbounded: true },
+  );
 }

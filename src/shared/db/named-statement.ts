@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { PGlite } from "@electric-sql/pglite";
 import type pg from "pg";
 import type { Db } from "./database.js";
@@ -83,4 +84,21 @@ function concat(parts: Uint8Array[]): Uint8Array {
     offset += p.length;
   }
   return out;
+}
+
+const byText = new Map<string, NamedStatement<unknown>>();
+
+/**
+ * `namedStatement` for a statement whose text is assembled at run time from parts another module
+ * supplies (e.g. the outbox's WITH item): one per distinct text in the process, its name suffixed
+ * with a hash of the text so that two texts never share a prepared statement's name.
+ */
+export function namedStatementOf<R>(name: string, text: string): NamedStatement<R> {
+  const key = `${name}\u0000${text}`;
+  let statement = byText.get(key);
+  if (!statement) {
+    statement = namedStatement<unknown>(`${name}_${createHash("sha1").update(text).digest("hex").slice(0, 10)}`, text);
+    byText.set(key, statement);
+  }
+  return statement as NamedStatement<R>;
 }

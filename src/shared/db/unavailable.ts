@@ -2,7 +2,8 @@
  * Whether an error means a backing store (Postgres, PGlite, Redis) cannot be reached right now, as
  * opposed to a bug or bad input: the request may succeed if retried later, so it is answered 503
  * with Retry-After instead of 500. Recognises the errors of pg (socket errors, connect timeouts, a
- * connection the server ended, SQLSTATE classes 08 and 57P and too_many_connections), PGlite (closed)
+ * connection the server ended, statement and connect timeouts, SQLSTATE classes 08 and 57P,
+ * too_many_connections and query_canceled), PGlite (closed)
  * and ioredis (closed connection, no offline queue, retries used up), through Drizzle's and
  * pg-boss's wrapping (`cause`, AggregateError's `errors`).
  */
@@ -20,6 +21,8 @@ const SOCKET_CODES = new Set([
 const MESSAGES = [
   /^Connection terminated/, // pg: the server closed the connection (shutdown, restart)
   /timeout exceeded when trying to connect/, // pg pool: no connection within connectionTimeoutMillis
+  /^Query read timeout$/, // pg: no answer within query_timeout (DATABASE_STATEMENT_TIMEOUT_MS)
+  /^Connection terminated due to connection timeout$/, // pg: connect did not finish in time
   /Client has encountered a connection error and is not queryable/, // pg
   /^PGlite is closed/,
   /^Connection is closed\.?$/, // ioredis
@@ -30,8 +33,9 @@ const MESSAGES = [
 function unavailableHere(e: { code?: unknown; message?: unknown; name?: unknown }): boolean {
   const code = typeof e.code === "string" ? e.code : "";
   if (SOCKET_CODES.has(code)) return true;
-  // Postgres SQLSTATE: 08xxx connection exception; 57P01–57P03 shutdown / cannot connect now; 53300 too many connections.
-  if (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[1-3]$/.test(code) || code === "53300") return true;
+  // Postgres SQLSTATE: 08xxx connection exception; 57P01–57P03 shutdown / cannot connect now; 53300 too many
+  // connections; 57014 a statement cancelled by statement_timeout (DATABASE_STATEMENT_TIMEOUT_MS).
+  if (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[1-3]$/.test(code) || code === "53300" || code === "57014") return true;
   if (e.name === "MaxRetriesPerRequestError") return true;
   const message = typeof e.message === "string" ? e.message : "";
   return MESSAGES.some((m) => m.test(message));

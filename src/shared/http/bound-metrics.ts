@@ -61,7 +61,11 @@ abstract class BoundMetric<S> {
 
   reset(): void {
     this.#series.clear();
+    this.resets++;
   }
+
+  /** How many times reset() dropped every series (a holder of series objects drops its own then). */
+  resets = 0;
 
   abstract readonly type: "counter" | "histogram";
 }

@@ -6,9 +6,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { installErrorHandler } from "./error-handler.js";
 import { installAccessLog } from "./logger.js";
+import { requestLoggerFactory } from "./request-logger.js";
 import { installMetrics } from "./metrics.js";
+import { installProbes, type ReadinessCheck } from "./probes.js";
 import { appendRouteHook } from "./route-hooks.js";
-import { markChecksOwnInput, refuseUnstorable, utf8Text } from "./storable-input.js";
+import { nestedDeeperThan } from "./json-depth.js";
+import { finiteNumbersIn } from "./numeric-query.js";
+import { markChecksOwnInput, refuseUnstorable, tooDeep, utf8Text } from "./storable-input.js";
 import type {} from "@fastify/swagger"; // adds `hide` to route schemas
 
 export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
@@ -22,8 +26,8 @@ export type CreateAppOptions = {
   /** Label of the service's metrics (token, api, proxy, sandbox). */
   service: string;
   logger: Logger;
-  /** Readiness probe for /healthz and /readyz: throws when a dependency (storage, queue) is not usable. */
-  ready?: () => Promise<void>;
+  /** What /readyz asks about (storage, queue, cache); /healthz asks nothing (probes.ts). */
+  readiness?: ReadinessCheck[];
   /** Install the resource servers' error handler (422 detail shape). The token service has its own. */
   errorHandler?: boolean;
   bodyLimit?: number;
@@ -39,9 +43,30 @@ export type CreateAppOptions = {
 };
 
 /**
+ * Every service's JSON body parser: a body nested deeper than MAX_JSON_DEPTH is refused before it
+ * is parsed, as a validation failure of the body (each service's error handler answers it in its
+ * own shape: 422 on the APIs). With `storable`, the body is read as bytes so bytes that are not
+ * UTF-8 are refused instead of decoded into U+FFFD.
+ */
+function installJsonParser(app: App, storable: boolean): void {
+  const parseJson = app.getDefaultJsonParser("error", "error");
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: storable ? "buffer" : "string" }, (request, body, done) => {
+    let text: string;
+    try {
+      text = typeof body === "string" ? body : utf8Text(body as Buffer);
+      if (nestedDeeperThan(text)) throw tooDeep();
+    } catch (err) {
+      return done(err as Error, undefined);
+    }
+    parseJson(request, text, done);
+  });
+}
+
+/**
  * The common base of every service's app: TypeBox type provider, Ajv set to reject unknown
  * fields (removeAdditional off) and report every issue, request ids carried from `X-Request-Id`
- * (generated when absent or unsafe) and echoed back, `/healthz` and `/readyz`, `/metrics`, server
+ * (generated when absent or unsafe) and echoed back, `/healthz` (liveness) and `/readyz` (readiness), `/metrics`, server
  * timeouts against slow clients, and the error handler.
  */
 export function createApp(opts: CreateAppOptions): App {
@@ -53,6 +78,8 @@ export function createApp(opts: CreateAppOptions): App {
     },
     // One access line per request instead of Fastify's two (installAccessLog): method, route, status, duration.
     logController: new LogController({ requestIdLogLabel: "request_id", disableRequestLogging: true }),
+    // request.log binds the request id without a pino child per request (request-logger.ts).
+    childLoggerFactory: requestLoggerFactory,
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
     // Trust the nearest `trustProxy` hops of X-Forwarded-For (the load balancers), no further.
     trustProxy: (_address: string, hop: number) => hop < (opts.trustProxy ?? 0),
@@ -99,19 +126,13 @@ export function createApp(opts: CreateAppOptions): App {
     app.removeContentTypeParser("text/plain");
   }
   installAccessLog(app as unknown as FastifyInstance);
+  installJsonParser(app, opts.storableInput === true);
+  // Numeric query parameters must be finite numbers (Ajv's coercion lets 1e309 and Infinity through).
+  app.addHook("onRoute", (route) => {
+    const guard = finiteNumbersIn(route.schema);
+    if (guard) appendRouteHook(route as RouteOptions, "preValidation", guard);
+  });
   if (opts.storableInput) {
-    // JSON is read as bytes so bytes that are not UTF-8 are refused instead of decoded into U+FFFD.
-    const parseJson = app.getDefaultJsonParser("error", "error");
-    app.removeContentTypeParser("application/json");
-    app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
-      let text: string;
-      try {
-        text = utf8Text(body as Buffer);
-      } catch (err) {
-        return done(err as Error, undefined);
-      }
-      parseJson(request, text, done);
-    });
     // Instance-wide, so it runs before any plugin's own preValidation (which may read the input).
     // Whether a route checks its own input is decided at registration and read per request as a
     // flag, not through request.routeOptions (a getter that builds an object on every read).
@@ -123,18 +144,6 @@ export function createApp(opts: CreateAppOptions): App {
   }
 
   installMetrics(app, opts.service);
-  // /healthz (the run contract's readiness URL) and /readyz (for load balancers and orchestrators)
-  // both check the service's dependencies on every call, so they recover by themselves.
-  for (const path of ["/healthz", "/readyz"]) {
-    app.get(path, { schema: { hide: true } }, async (_request, reply) => {
-      try {
-        await opts.ready?.();
-        return { status: "ok" };
-      } catch (err) {
-        app.log.warn({ err }, "readiness check failed");
-        return reply.status(503).send({ status: "unavailable" });
-      }
-    });
-  }
+  installProbes(app as unknown as FastifyInstance, opts.readiness ?? []);
   return app;
 }

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance } from "fastify";
+import { HTTP_URL_PATTERN } from "../../contracts/common.js";
 import { isStorageUnavailable, STORAGE_RETRY_AFTER_SECONDS } from "../db/unavailable.js";
 import { isAppError, type ValidationIssue } from "../errors.js";
 import { trackRoutesForNotFound } from "./not-found.js";
@@ -49,6 +50,8 @@ function describe(err: AjvError): { type: string; msg: string } {
     case "const":
       return { type: "literal_error", msg: `Input should be ${JSON.stringify(p["allowedValue"])}` };
     case "pattern":
+      // pydantic's own answer to a link of another scheme.
+      if (p["pattern"] === HTTP_URL_PATTERN) return { type: "url_scheme", msg: "URL scheme should be 'http' or 'https'" };
       return { type: "string_pattern_mismatch", msg: `String should match pattern '${p["pattern"]}'` };
     case "format":
       return formatIssue(String(p["format"]));

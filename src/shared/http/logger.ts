@@ -4,7 +4,11 @@ import { onAnswerByRoute } from "./route-hooks.js";
 
 /** Query parameters and path segments whose values are secrets and must never reach a log line. */
 const SECRET_QUERY = /^(webhook_secret|token|access_token|refresh_token|password|api_key|code)$/i;
-const SECRET_PATH = /(\/integration-by-token\/|\/connect\/link\/)[^/?]+/g;
+/**
+ * `/interview/<token>` (the candidate's interview link: its token is a bearer secret) at the start
+ * of the path; the connect flow's token wherever it appears.
+ */
+const SECRET_PATH = /(^\/interview\/|\/integration-by-token\/|\/connect\/link\/)[^/?]+/g;
 
 /** A request URL with secret values replaced, safe to log. */
 export function redactUrl(url: string): string {
@@ -23,7 +27,14 @@ export function resolveLogFormat(format: LogFormat, stdout: { isTTY?: boolean } 
   return format === "auto" ? (stdout.isTTY ? "pretty" : "json") : format;
 }
 
-export function createLogger(level: string, opts: { name?: string; format?: LogFormat; destination?: NodeJS.WritableStream } = {}): Logger {
+/**
+ * `color`: whether pretty lines may be coloured on a terminal (the CLI says no when NO_COLOR is
+ * set; default yes).
+ */
+export function createLogger(
+  level: string,
+  opts: { name?: string; format?: LogFormat; destination?: NodeJS.WritableStream; color?: boolean } = {},
+): Logger {
   const out = opts.destination ?? process.stdout;
   const pretty = resolveLogFormat(opts.format ?? "json", out as { isTTY?: boolean }) === "pretty";
   const options: LoggerOptions = {
@@ -50,7 +61,7 @@ export function createLogger(level: string, opts: { name?: string; format?: LogF
       }),
     },
   };
-  if (pretty) return pino(options, prettyStream(out));
+  if (pretty) return pino(options, prettyStream(out, opts.color !== false));
   return opts.destination ? pino(options, opts.destination as DestinationStream) : pino(options);
 }
 
@@ -117,8 +128,8 @@ export function prettyLine(json: string, color: boolean): string {
   return `${head}  ${body}${tail}\n`;
 }
 
-function prettyStream(out: NodeJS.WritableStream): DestinationStream {
-  const color = (out as { isTTY?: boolean }).isTTY === true && !process.env["NO_COLOR"];
+function prettyStream(out: NodeJS.WritableStream, colorAllowed: boolean): DestinationStream {
+  const color = (out as { isTTY?: boolean }).isTTY === true && colorAllowed;
   return {
     write(chunk: string) {
       for (const line of chunk.split("\n")) if (line) out.write(prettyLine(line, color));

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
-import { BoundCounter, BoundHistogram } from "./bound-metrics.js";
-import type { App } from "./create-app.js";
+import { BoundCounter, BoundHistogram, type CounterSeries, type HistogramSeries } from "./bound-metrics.js";
+import type { FastifyInstance } from "fastify";
 import { onAnswerByRoute } from "./route-hooks.js";
 
 /**
@@ -93,14 +93,36 @@ export function addSyncLagSource(source: Source<{ integration_id: string; model:
 }
 
 /** Request metrics by route template (never the raw URL, whose ids would explode cardinality), and GET /metrics. */
-export function installMetrics(app: App, service: string): void {
+export function installMetrics(app: FastifyInstance, service: string): void {
   // The route template is fixed per route at registration (onAnswerByRoute).
+  // Each route keeps its series by method and status, so a request finds both in one look-up of a
+  // number-keyed map (no label key string built per request).
   onAnswerByRoute(app, (route) => {
     const label = route ?? "unmatched";
+    const byMethod = new Map<string, Map<number, readonly [CounterSeries, HistogramSeries]>>();
+    let resets = 0;
+    const seriesOf = (method: string, status: number) => {
+      if (httpRequests.resets + httpDuration.resets !== resets) {
+        resets = httpRequests.resets + httpDuration.resets;
+        byMethod.clear();
+      }
+      let byStatus = byMethod.get(method);
+      if (!byStatus) {
+        byStatus = new Map();
+        byMethod.set(method, byStatus);
+      }
+      let pair = byStatus.get(status);
+      if (!pair) {
+        const code = String(status);
+        pair = [httpRequests.series(service, method, label, code), httpDuration.series(service, method, label, code)] as const;
+        byStatus.set(status, pair);
+      }
+      return pair;
+    };
     return (request, reply) => {
-      const status = String(reply.statusCode);
-      httpRequests.series(service, request.method, label, status).inc();
-      httpDuration.series(service, request.method, label, status).observe(reply.elapsedTime / 1000);
+      const [count, duration] = seriesOf(request.method, reply.statusCode);
+      count.inc();
+      duration.observe(reply.elapsedTime / 1000);
     };
   });
   app.get("/metrics", { schema: { hide: true } }, async (_request, reply) => {

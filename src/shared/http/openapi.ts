@@ -1,7 +1,7 @@
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import { ErrorDetailSchema, HTTPValidationErrorSchema, ValidationErrorSchema } from "../../contracts/common.js";
-import { serviceUrls, type Config } from "../config.js";
+import { serviceUrls, type BaseConfig } from "../config.js";
 import type { App } from "./create-app.js";
 
 /** Where the docs page's Authorize button gets tokens: the issuer's token endpoint, as a public client. */
@@ -14,7 +14,7 @@ export type DocsOAuth = {
 };
 
 /** The Authorize settings of an API's docs page: the configured issuer (Keycloak or the embedded one) and client. */
-export const docsOAuth = (config: Config): DocsOAuth => ({ issuer: serviceUrls(config).issuer, clientId: config.AUTH_CLIENT_ID });
+export const docsOAuth = (config: BaseConfig): DocsOAuth => ({ issuer: serviceUrls(config).issuer, clientId: config.AUTH_CLIENT_ID });
 
 type Operation = { security?: Record<string, string[]>[]; description?: string; summary?: string };
 type Document = {

@@ -2,7 +2,7 @@ import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import cors from "@fastify/cors";
 import rateLimit from "@fastify/rate-limit";
-import type { FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { App } from "./create-app.js";
 
 export type ProtectionOptions = {
@@ -41,6 +41,59 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
   "x-xss-protection": "0",
 });
 
+const EXPOSED_HEADERS = "x-request-id, retry-after, x-cache, location";
+
+/**
+ * CORS for browser callers. Preflights (OPTIONS) are @fastify/cors's, in a scope of their own: its
+ * hook reads `request.routeOptions` twice (a getter that builds an object each time), spreads its
+ * options and makes a closure on every request it sees, and most requests are not preflights. The
+ * headers of every other answer depend only on the configured origins and the request's Origin,
+ * so they are added here by a hook decided once, the same headers @fastify/cors adds: the allowed
+ * origin (`*`, or the request's Origin when it is in the list), the exposed headers, and
+ * `Vary: Origin` when the answer depends on the Origin (a list).
+ */
+async function registerCors(app: App, corsOrigins: string): Promise<void> {
+  const list = corsOrigins
+    .split(",")
+    .map((o) => o.trim())
+    .filter(Boolean);
+  const anyOrigin = list.includes("*");
+  await app.register(async (preflights) => {
+    await preflights.register(cors, {
+      origin: anyOrigin ? "*" : list,
+      methods: ["GET", "POST", "PUT", "PATCH", "DELETE"],
+      // idempotency-key: the SDK's creates send one (recruiting API), also from a browser.
+      allowedHeaders: ["authorization", "content-type", "x-request-id", "idempotency-key"],
+      exposedHeaders: EXPOSED_HEADERS.split(", "),
+      maxAge: 600,
+    });
+  });
+  app.addHook("onRequest", (request, reply, done) => {
+    if (request.raw.method === "OPTIONS") return void done(); // @fastify/cors's, above
+    if (anyOrigin) {
+      reply.header("access-control-allow-origin", "*");
+    } else {
+      addVaryOrigin(reply);
+      const origin = request.headers.origin;
+      if (origin !== undefined && list.includes(origin)) reply.header("access-control-allow-origin", origin);
+    }
+    reply.header("access-control-expose-headers", EXPOSED_HEADERS);
+    done();
+  });
+}
+
+/** `Vary: Origin` added to what the answer varies by already (as @fastify/cors's vary helper does). */
+function addVaryOrigin(reply: FastifyReply): void {
+  const vary = reply.getHeader("vary");
+  if (vary === undefined || vary === "") {
+    reply.header("vary", "Origin");
+    return;
+  }
+  const text = Array.isArray(vary) ? vary.join(", ") : String(vary);
+  const names = text.split(",").map((v) => v.trim().toLowerCase());
+  if (!names.includes("*") && !names.includes("origin")) reply.header("vary", `${text}, Origin`);
+}
+
 /**
  * Rate limits (429 with Retry-After), security headers, and nothing else: body size (413) and
  * server timeouts are set where the app and server are created.
@@ -50,19 +103,7 @@ export async function registerProtection(app: App, opts: ProtectionOptions): Pro
     reply.headers(SECURITY_HEADERS);
     done();
   });
-  if (opts.corsOrigins) {
-    const list = opts.corsOrigins
-      .split(",")
-      .map((o) => o.trim())
-      .filter(Boolean);
-    await app.register(cors, {
-      origin: list.includes("*") ? "*" : list,
-      methods: ["GET", "POST", "PUT", "PATCH", "DELETE"],
-      allowedHeaders: ["authorization", "content-type", "x-request-id"],
-      exposedHeaders: ["x-request-id", "retry-after", "x-cache", "location"],
-      maxAge: 600,
-    });
-  }
+  if (opts.corsOrigins) await registerCors(app, opts.corsOrigins);
   if (opts.perMinute <= 0) return;
   // ioredis is loaded only when a Redis is configured.
   const redis = opts.redisUrl

@@ -11,7 +11,13 @@ import { jobQueueSchema } from "../db/pg-schemas.js";
  * worker. Queue names and their retry/coalescing policies are declared here, once.
  */
 export const QUEUES = {
-  /** One job per stored webhook event; retried with backoff. */
+  /**
+   * The jobs of webhook events whose work failed for good in a way the worker could not record
+   * itself (the batch failed as a whole on its last attempt, or its worker died): pg-boss moves
+   * them here (the queue's dead letter), and their events are marked failed, never left queued.
+   */
+  webhookEventsFailed: "webhook-events-failed",
+  /** One job per stored webhook event; retried with backoff; dead letters to webhookEventsFailed. */
   webhookEvents: "webhook-events",
   /**
    * One job per (integration, model) sync. `stately`: at most one queued and one active per key,
@@ -29,8 +35,18 @@ export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
  * `notify`: creating a job wakes an idle worker at once (Postgres NOTIFY, in-process on PGlite)
  * instead of at its next poll; polling stays as the fallback and finds retries coming due.
  */
-const QUEUE_OPTIONS: Record<QueueName, QueueOptions & { policy?: string; notify?: boolean }> = {
-  "webhook-events": { retryLimit: 8, retryDelay: 2, retryBackoff: true, retryDelayMax: 600, expireInSeconds: 300, notify: true },
+const QUEUE_OPTIONS: Record<QueueName, QueueOptions & { policy?: string; notify?: boolean; deadLetter?: string }> = {
+  // Created before the queue that dead-letters into it (a foreign key).
+  "webhook-events-failed": { retryLimit: 10, retryDelay: 5, retryBackoff: true, retryDelayMax: 600, expireInSeconds: 60, notify: true },
+  "webhook-events": {
+    retryLimit: 8,
+    retryDelay: 2,
+    retryBackoff: true,
+    retryDelayMax: 600,
+    expireInSeconds: 300,
+    notify: true,
+    deadLetter: "webhook-events-failed",
+  },
   sync: { policy: "stately", retryLimit: 10, retryDelay: 5, retryBackoff: true, retryDelayMax: 900, expireInSeconds: 3600, notify: true },
   "write-back": { retryLimit: 10, retryDelay: 5, retryBackoff: true, retryDelayMax: 1800, expireInSeconds: 300, notify: true },
   "weekly-full-sync": { retryLimit: 2, expireInSeconds: 600 },
@@ -81,6 +97,43 @@ export type JobQueueOptions = {
 
 const DEFAULT_HEARTBEAT_SECONDS = 60;
 
+/** Creates the queues of QUEUE_OPTIONS, or brings their options in step with the code. */
+async function declareQueues(boss: PgBoss, heartbeatSeconds: number): Promise<void> {
+  for (const [name, { policy, ...options }] of Object.entries(QUEUE_OPTIONS)) {
+    // createQueue leaves an existing queue as it is; updateQueue keeps its options in step with the
+    // code and the configuration (a policy cannot change once the queue exists).
+    await boss.createQueue(name, { ...options, heartbeatSeconds, ...(policy ? { policy } : {}) } as never);
+    await boss.updateQueue(name, { ...options, heartbeatSeconds });
+    // pg-boss looks a queue's policy up in a cache it fills at start and on a miss. A miss inside
+    // a PGlite transaction would wait on the single connection the transaction holds (deadlock),
+    // so fill the cache now, outside any transaction: completing an id that does not exist does it.
+    await boss.complete(name, randomUUID()).catch(() => {});
+  }
+}
+
+/** JobQueue.insertJobsWith: pg-boss's own insert for the queue `name`, joined to the caller's `ctes`. */
+async function insertJobsStatement(boss: PgBoss, name: string, ctes: string, jobs: string): Promise<string> {
+  // pg-boss's statement, as insert() builds it for this queue now: its one parameter, $1, is
+  // the jobs' JSON array. Taken by an adapter that runs nothing (the queue's settings are in
+  // pg-boss's cache, filled at start), so it follows pg-boss's upgrades.
+  let text = "";
+  const capture = {
+    executeSql: async (sqlText: string) => {
+      text = sqlText;
+      return { rows: [] };
+    },
+  };
+  await boss.insert(name, [{ data: {} }], { db: capture, returnId: true });
+  const params = text.match(/\$\d+/g) ?? [];
+  if (params.length !== 1 || params[0] !== "$1")
+    throw new Error(`pg-boss's insert statement for ${name} does not take its jobs as its one parameter $1`);
+  const statement = text.trim().replace("$1", () => `(${jobs})`);
+  // With NOTIFY on, pg-boss's statement is itself a WITH (the insert, then pg_notify): the
+  // caller's items join its list, since a data-modifying WITH cannot nest.
+  const own = /^with\s/i.exec(statement);
+  return own ? `with ${ctes}, ${statement.slice(own[0].length)}` : `with ${ctes}, queued_jobs as (${statement}) select id from queued_jobs`;
+}
+
 export async function openJobQueue(database: Database, logger: Logger, opts: JobQueueOptions = {}): Promise<JobQueue> {
   // pg-boss (with its cron and time-zone libraries) is loaded by the processes that open a queue, not
   // by every importer of QUEUES.
@@ -103,19 +156,15 @@ export async function openJobQueue(database: Database, logger: Logger, opts: Job
   const boss =
     database.kind === "pglite" && database.pglite
       ? new PgBoss({ ...common, db: fromPglite(database.pglite), backend: "pglite" } as never)
-      : new PgBoss({ ...common, ...(database.url ? { connectionString: database.url } : {}), max: 4 });
+      : new PgBoss({
+          ...common,
+          ...(database.url ? { connectionString: database.url } : {}),
+          ...(database.bounds ? { connectionTimeoutMillis: database.bounds.connectTimeoutMs } : {}),
+          max: 4,
+        });
   boss.on("error", (err) => logger.error({ err }, "job queue error"));
   await boss.start();
-  for (const [name, { policy, ...options }] of Object.entries(QUEUE_OPTIONS)) {
-    // createQueue leaves an existing queue as it is; updateQueue keeps its options in step with the
-    // code and the configuration (a policy cannot change once the queue exists).
-    await boss.createQueue(name, { ...options, heartbeatSeconds, ...(policy ? { policy } : {}) } as never);
-    await boss.updateQueue(name, { ...options, heartbeatSeconds });
-    // pg-boss looks a queue's policy up in a cache it fills at start and on a miss. A miss inside
-    // a PGlite transaction would wait on the single connection the transaction holds (deadlock),
-    // so fill the cache now, outside any transaction: completing an id that does not exist does it.
-    await boss.complete(name, randomUUID()).catch(() => {});
-  }
+  await declareQueues(boss, heartbeatSeconds);
   const polling = opts.pollingIntervalSeconds ?? 1;
   // Notified queues still poll at the same pace: a retry or a delayed job coming due sends no NOTIFY.
   const pollingOptions = { pollingIntervalSeconds: polling, notifyPollingIntervalSeconds: polling };
@@ -129,29 +178,7 @@ export async function openJobQueue(database: Database, logger: Logger, opts: Job
         // Inside the caller's transaction: the job exists exactly when the caller's write commits.
         ...inTx(o.tx),
       }),
-    insertJobsWith: async (name, ctes, jobs) => {
-      // pg-boss's statement, as insert() builds it for this queue now: its one parameter, $1, is
-      // the jobs' JSON array. Taken by an adapter that runs nothing (the queue's settings are in
-      // pg-boss's cache, filled at start), so it follows pg-boss's upgrades.
-      let text = "";
-      const capture = {
-        executeSql: async (sqlText: string) => {
-          text = sqlText;
-          return { rows: [] };
-        },
-      };
-      await boss.insert(name, [{ data: {} }], { db: capture, returnId: true });
-      const params = text.match(/\$\d+/g) ?? [];
-      if (params.length !== 1 || params[0] !== "$1")
-        throw new Error(`pg-boss's insert statement for ${name} does not take its jobs as its one parameter $1`);
-      const statement = text.trim().replace("$1", () => `(${jobs})`);
-      // With NOTIFY on, pg-boss's statement is itself a WITH (the insert, then pg_notify): the
-      // caller's items join its list, since a data-modifying WITH cannot nest.
-      const own = /^with\s/i.exec(statement);
-      return own
-        ? `with ${ctes}, ${statement.slice(own[0].length)}`
-        : `with ${ctes}, queued_jobs as (${statement}) select id from queued_jobs`;
-    },
+    insertJobsWith: (name, ctes, jobs) => insertJobsStatement(boss, name, ctes, jobs),
     work: async (name, handler, o = {}) => {
       // With a backlog (more than one job ready, as the monitor last counted) each worker fetches
       // again at once instead of waiting out the poll.

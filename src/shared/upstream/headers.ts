@@ -31,14 +31,16 @@ const RESPONSE_DENYLIST = new Set([
 /** Upstream response headers that are safe and useful to pass back to the caller. */
 export function filterResponseHeaders(headers: IncomingHttpHeaders, secret: string): Record<string, string> {
   const connection = headers.connection;
-  const named = connection
-    ? new Set(
-        String(connection)
-          .split(",")
-          .map((h) => h.trim().toLowerCase())
-          .filter(Boolean),
-      )
-    : undefined;
+  // `keep-alive`, what nearly every answer says, names only a header the denylist drops anyway.
+  const named =
+    connection && connection !== "keep-alive"
+      ? new Set(
+          String(connection)
+            .split(",")
+            .map((h) => h.trim().toLowerCase())
+            .filter(Boolean),
+        )
+      : undefined;
   const out: Record<string, string> = {};
   for (const name in headers) {
     const value = headers[name];

@@ -3,29 +3,13 @@
  * answer checked against the one the scenario expects): a benchmark broken by a change to the
  * services, their limits or their answers fails here instead of rotting until someone measures.
  * The figures are not looked at; the markdown table at the end of the output is.
+ *
+ * The proxy, recruiting and token (Postgres) benches run in smoke mode under the CPU guard instead,
+ * alone after the suite (test/guard/cpu-guard.guard.ts, `npm run test:guard`).
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
-
-const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
-
-function runBench(name: string, extra: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "bench/run.ts", name, "--smoke", ...extra], {
-      cwd: ROOT,
-      env: { ...process.env, NODE_NO_WARNINGS: "1" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", reject);
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { runBench } from "../../helpers/bench.js";
 
 /** The benchmarks and the lines their output must carry (a table row per scenario, the memory table). */
 const BENCHES: { name: string; args?: string[]; expect: RegExp[] }[] = [
@@ -35,19 +19,6 @@ const BENCHES: { name: string; args?: string[]; expect: RegExp[] }[] = [
       /\| refresh grant \(rotating\) \| \d+/,
       /\| no-op route, bearer verified \| \d+/,
       /\| token service \+ no-op API \(pglite\) \| \d+ \| \d+ \|/,
-    ],
-  },
-  {
-    name: "token",
-    args: ["--db=postgres"],
-    expect: [/\| password grant \| \d+/, /\| token service \+ no-op API \(postgres\) \| \d+ \| \d+ \|/],
-  },
-  {
-    name: "recruiting",
-    expect: [
-      /\| postgres \| GET 100 candidates \| \d+/,
-      /\| pglite \| POST candidate \(create\) \| \d+/,
-      /\| serve token api \(postgres\) \| \d+ \| \d+ \|/,
     ],
   },
   { name: "sandbox", expect: [/\| jobs, first page of 250 \| \d+/, /\| sandbox \(2,000 applications\) \| \d+ \| \d+ \|/] },
@@ -68,9 +39,12 @@ const BENCHES: { name: string; args?: string[]; expect: RegExp[] }[] = [
     ],
   },
   {
-    name: "proxy",
-    args: ["--load", "autocannon"],
-    expect: [/\| Hirebridge proxy \(JWT\) \| \d+/, /\| serve token proxy \(postgres\) \| \d+ \| \d+ \|/],
+    name: "webhooks-out",
+    expect: [
+      /\| [\d,]+ events from the outbox to 1 endpoint \| \d+ \| [\d.]+ \|/,
+      /\| 10 \| 10\.00 \| [\d.]+ \| [\d.]+ \|/,
+      /\| serve token api \(postgres\) \| \d+ \| \d+ \| \d+ \|/,
+    ],
   },
 ];
 

@@ -163,4 +163,69 @@ describeEachDatabase("OpenAPI sweep with odd values", (getDb) => {
       [],
     );
   });
+
+  /** Every operation of every service's document, with its path filled in, its query and its body's media type. */
+  const operations = function* () {
+    for (const svc of services) {
+      for (const [path, methods] of Object.entries(svc.doc.paths)) {
+        for (const [method, op] of Object.entries(methods)) {
+          if (!["get", "post", "put", "patch", "delete"].includes(method)) continue;
+          const params = op.parameters ?? [];
+          const url = (query: string[]) => {
+            const p = path.replace(/\{(\w+)\}/g, (_, name: string) =>
+              encodeURIComponent(svc.pathValue(name, params.find((x) => x.in === "path" && x.name === name)?.schema)),
+            );
+            const base = params.some((x) => x.in === "query" && x.name === "integration_id")
+              ? [`integration_id=${encodeURIComponent(stack.sandbox.demoIntegrationId)}`]
+              : [];
+            return `${svc.origin}${p}?${[...base, ...query].join("&")}`;
+          };
+          yield { svc, path, method, params, url, contentType: Object.keys(op.requestBody?.content ?? {})[0] };
+        }
+      }
+    }
+  };
+  const call = async (svc: Service, method: string, url: string, body?: string) => {
+    const res = await fetch(url, {
+      method: method.toUpperCase(),
+      headers: { authorization: `Bearer ${svc.token}`, ...(body ? { "content-type": "application/json" } : {}) },
+      ...(body ? { body } : {}),
+    });
+    return { status: res.status, text: await res.text() };
+  };
+
+  test("every route that takes a JSON body refuses one nested 10,000 deep: 422 (the token service: its own 400), never a 5xx", async () => {
+    const nested = `{"x":${"[".repeat(10_000)}${"]".repeat(10_000)}}`;
+    const wrong: string[] = [];
+    let routes = 0;
+    for (const { svc, path, method, url, contentType } of operations()) {
+      // The webhook receivers check the signature first (401 unsigned); signed, they refuse it too (chaos/poison-events.test.ts).
+      if (contentType !== "application/json" || path.includes("/webhooks/upstream/")) continue;
+      routes++;
+      const res = await call(svc, method, url([]), nested);
+      const expected = svc.name === "token" ? 400 : 422;
+      if (res.status !== expected || !/nested deeper than 64 levels/.test(res.text))
+        wrong.push(`${svc.name} ${method.toUpperCase()} ${path} → ${res.status} ${res.text.slice(0, 120)}`);
+    }
+    assert.ok(routes >= 20, `JSON routes swept: ${routes}`);
+    assert.deepEqual(wrong, []);
+  });
+
+  test("every limit and page_size refuses what is not a whole number in range: 422, never a 5xx", async () => {
+    const values = ["1e309", "Infinity", "-Infinity", "NaN", "-1", "0", "1e6", "2.5", "99999999999999999999"];
+    const wrong: string[] = [];
+    let params = 0;
+    for (const { svc, path, method, params: declared, url } of operations()) {
+      for (const p of declared.filter((x) => x.in === "query" && (x.name === "limit" || x.name === "page_size"))) {
+        params++;
+        for (const v of values) {
+          const res = await call(svc, method, url([`${p.name}=${encodeURIComponent(v)}`]));
+          if (res.status !== 422)
+            wrong.push(`${svc.name} ${method.toUpperCase()} ${path}?${p.name}=${v} → ${res.status} ${res.text.slice(0, 100)}`);
+        }
+      }
+    }
+    assert.ok(params >= 10, `limit/page_size parameters swept: ${params}`);
+    assert.deepEqual(wrong, []);
+  });
 });

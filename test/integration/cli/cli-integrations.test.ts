@@ -37,6 +37,8 @@ describe("CLI: integrations, ATS reads, sync", () => {
     assert.match(table.stdout, new RegExp(`^id\\s+${integration}$`, "m"));
     assert.match(table.stdout, /^tool\s+Greenhouse \(greenhouse\)$/m);
     assert.match(table.stdout, new RegExp(`^origin id\\s+${env.demo.orgId}$`, "m"));
+    assert.match(table.stdout, /^display name\s+\S/m);
+    assert.match(table.stdout, /^health\s+ok$/m);
     const json = await cli.json<Envelope<{ id: string; status: string }>>(["integrations", "show", integration, "--fresh"]);
     assert.equal(json.status, "success");
     assert.equal(json.data.id, integration);
@@ -72,10 +74,21 @@ describe("CLI: integrations, ATS reads, sync", () => {
 
     const listed = await cli.run(["integrations", "list"]);
     assert.equal(listed.code, 0, listed.stderr);
-    assert.match(listed.stdout, /^ID\s+TOOL\s+CATEGORY\s+STATE/m);
-    assert.match(listed.stdout, new RegExp(`^${integration_id}\\s+lever\\s`, "m"));
-    const json = await cli.json<{ id: string; pending_write_backs: number }[]>(["integrations", "list"]);
-    assert.ok(json.some((i) => i.id === integration_id && i.pending_write_backs === 0));
+    assert.match(listed.stdout, /^NAME\s+ID\s+TOOL\s+CATEGORY\s+STATE\s+HEALTH/m);
+    // The organisation named in the connect flow is the integration's name, printed with its id.
+    assert.match(listed.stdout, new RegExp(`^Acme\\s+${integration_id}\\s+lever\\s+ATS\\s+\\S+\\s+ok\\s`, "m"));
+    const json = await cli.json<{ id: string; display_name: string; pending_write_backs: number }[]>(["integrations", "list"]);
+    assert.ok(json.some((i) => i.id === integration_id && i.display_name === "Acme" && i.pending_write_backs === 0));
+
+    const renamed = await cli.run(["integrations", "rename", integration_id, "Acme (EU)"]);
+    assert.equal(renamed.code, 0, renamed.stderr);
+    assert.match(renamed.stdout, /^display name\s+Acme \(EU\)$/m);
+    assert.match(renamed.stdout, /^health\s+ok$/m);
+    const cleared = await cli.json<{ display_name: string }>(["integrations", "rename", integration_id, "--clear"]);
+    assert.equal(cleared.display_name, "Acme");
+    const both = await cli.run(["integrations", "rename", integration_id, "X", "--clear"]);
+    assert.equal(both.code, 2);
+    assert.equal(oneLineError(both), "hirebridge: Give a name, or --clear (not both)");
 
     const missing = await cli.run(["integrations", "connect-link", "--end-user-email", "it@acme.example"]);
     assert.equal(missing.code, 2);
@@ -234,5 +247,35 @@ describe("CLI: integrations, ATS reads, sync", () => {
     const badType = await cli.run(["sync", "start", integration, "--only", "offers"]);
     assert.equal(badType.code, 2);
     assert.equal(oneLineError(badType), "hirebridge: --only must be JOBS or APPLICATIONS");
+  });
+
+  test("activity: the trail with names and ids, filtered; a bad filter is a usage error; retry of what is not failed is refused", async () => {
+    await cli.run(["sync", "start", integration, "--only", "jobs", "--interval", "0.2"]);
+    const table = await cli.run(["activity", integration, "--kind", "sync_run", "--status", "succeeded", "--limit", "3"]);
+    assert.equal(table.code, 0, table.stderr);
+    const [header, , ...rows] = table.stdout.trimEnd().split("\n");
+    assert.match(header!, /^AT\s+KIND\s+STATUS\s+WHAT\s+ERROR\s+TRIES\s+ID$/);
+    assert.ok(rows.length > 0 && rows.length <= 3, table.stdout);
+    assert.ok(
+      rows.every((r) => /^\S+Z\s+sync_run\s+succeeded\s+(Full|Incremental) sync of (jobs|applications) .*\s[0-9a-f-]{36}$/.test(r)),
+      table.stdout,
+    );
+    const json = await cli.json<{ kind: string; summary: string }[]>([
+      "activity",
+      "list",
+      integration,
+      "--kind",
+      "sync_run",
+      "--limit",
+      "2",
+    ]);
+    assert.ok(json.length >= 1 && json.length <= 2, JSON.stringify(json));
+    assert.ok(json.every((i) => i.kind === "sync_run"));
+    const bad = await cli.run(["activity", integration, "--kind", "syncs"]);
+    assert.equal(bad.code, 2);
+    assert.equal(oneLineError(bad), "hirebridge: --kind takes event, sync_run, write_back, upstream_call (comma-separated); not syncs");
+    const unknown = await cli.run(["activity", "retry", "00000000-0000-4000-8000-000000000000", integration]);
+    assert.equal(unknown.code, 4);
+    oneLineError(unknown);
   });
 });

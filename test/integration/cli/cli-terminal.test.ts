@@ -66,7 +66,7 @@ describe("CLI in a terminal", () => {
       return stdout.trim().split(" ");
     };
     assert.deepEqual(await complete("hirebridge", "pos"), ["positions"]);
-    assert.deepEqual(await complete("hirebridge", "interview", ""), ["show", "result", "--help"]);
+    assert.deepEqual(await complete("hirebridge", "interview", ""), ["show", "result", "correct", "--help"]);
     // Arguments (ids) are skipped over: options of `interview result` still complete after them.
     assert.deepEqual(await complete("hirebridge", "interview", "result", "3f0c", "9a1b", "--s"), ["--status", "--score"]);
     assert.deepEqual(await complete("hirebridge", "--json", "sync", "st"), ["start", "status"]);
@@ -106,6 +106,153 @@ describe("CLI in a terminal", () => {
     assert.ok(json.items.length >= 2);
   });
 
+  test("at 80 columns every id a table shows is whole, and the next command takes it", async () => {
+    const integration = demo.env.demo.integrationId;
+    assert.equal((await demo.cli.run(["integrations", "show", integration])).code, 0, "the demo integration is recorded once used");
+    const position = await demo.cli.json<Position>([
+      "positions",
+      "create",
+      "--name",
+      "Principal Platform Engineer, Data Infrastructure and Reliability",
+      "--department",
+      "Engineering and Research",
+      "--location",
+      "Remote, anywhere in Europe",
+      "--min-score",
+      "60",
+    ]);
+    await demo.cli.json<Candidate>([
+      "candidates",
+      "add",
+      position.id,
+      "--name",
+      "Maximiliane Fitzgerald-Okonkwo",
+      "--email",
+      "maximiliane.fitzgerald-okonkwo@example.com",
+      "--phone",
+      "+44 20 7946 0000",
+      "--language",
+      "en",
+      "--tags",
+      "python,sql,leadership,distributed-systems",
+    ]);
+    /** Every id in an answer: `id` and `…_id` string values, at any depth. */
+    const idsIn = (value: unknown, out: string[] = []): string[] => {
+      if (Array.isArray(value)) for (const v of value) idsIn(v, out);
+      else if (value && typeof value === "object") {
+        for (const [k, v] of Object.entries(value)) {
+          if ((k === "id" || k.endsWith("_id")) && typeof v === "string" && v.length >= 8) out.push(v);
+          else idsIn(v, out);
+        }
+      }
+      return out;
+    };
+    const tables = [
+      ["positions", "list"],
+      ["candidates", "list", position.id],
+      ["integrations", "list"],
+      ["ats", "applications", "-i", integration, "--limit", "5"],
+      ["ats", "jobs", "-i", integration, "--limit", "5"],
+    ];
+    for (const args of tables) {
+      const text = await demo.cli.run(args, { env: { COLUMNS: "80" } });
+      assert.equal(text.code, 0, text.stderr);
+      assert.ok(longest(text.stdout) <= 80, `${args.join(" ")} fits 80 columns:\n${text.stdout}`);
+      const ids = idsIn(await demo.cli.json(args));
+      assert.ok(ids.length > 0, args.join(" "));
+      // A cut id is a cell that is the start of one, then the ellipsis: none.
+      const cut = text.stdout
+        .split(/\s+/)
+        .filter((cell) => cell.endsWith("…") && cell.length > 8)
+        .filter((cell) => ids.some((id) => id.startsWith(cell.slice(0, -1))));
+      assert.deepEqual(cut, [], `${args.join(" ")}: ids cut:\n${text.stdout}`);
+      const rows = idsIn(await demo.cli.json(args)).filter((id) => text.stdout.includes(id));
+      assert.ok(rows.length > 0, `${args.join(" ")} shows ids whole:\n${text.stdout}`);
+    }
+    // The first column of `candidates list` goes straight into the next command.
+    const listed = await demo.cli.run(["candidates", "list", position.id], { env: { COLUMNS: "80" } });
+    const candidateId = listed.stdout.split("\n")[2]!.split(/\s+/)[0]!;
+    const interview = await demo.cli.run(["interview", "show", position.id, candidateId], { env: { COLUMNS: "80" } });
+    assert.equal(interview.code, 0, interview.stderr);
+  });
+
+  test("positions show names the linked job, its integration and each stage with its id; sync status names the write-back's candidate at 80 columns", async () => {
+    const integration = demo.env.demo.integrationId;
+    const env = { COLUMNS: "80" };
+    const linked = (await demo.cli.json<Position[]>(["positions", "list"])).filter(
+      (p) => p.upstream_integration_id === integration && p.candidate_stage,
+    );
+    let position: Position | undefined;
+    let candidates: Candidate[] = [];
+    for (const p of linked) {
+      candidates = await demo.cli.json<Candidate[]>(["candidates", "list", p.id]);
+      if (candidates.length > 0) {
+        position = p;
+        break;
+      }
+    }
+    assert.ok(position, "a synced position with candidates");
+    const shown = await demo.cli.run(["positions", "show", position.id], { env });
+    assert.equal(shown.code, 0, shown.stderr);
+    const line = (field: string, text: string) =>
+      text
+        .split("\n")
+        .find((l) => l.startsWith(`${field} `))
+        ?.replace(/^\S+ +/, "");
+    assert.equal(line("upstream_job_id_id", shown.stdout), `${position.upstream_job_id_id} (${position.name})`);
+    const listed = await demo.cli.json<{ id: string; display_name: string }[]>(["integrations", "list"]);
+    const displayName = listed.find((x) => x.id === integration)!.display_name;
+    assert.equal(line("upstream_integration_id", shown.stdout), `${integration} (${displayName})`);
+    assert.match(line("candidate_stage", shown.stdout) ?? "", new RegExp(`^${position.candidate_stage} \\(stage id \\S+\\)$`, "i"));
+
+    // Mapped by name, shown by name with its id; an id saved before shows the stage's name with it; an unknown name says so.
+    const mapped = await demo.cli.run(
+      [
+        "positions",
+        "update",
+        position.id,
+        "--auto-update-stages",
+        "true",
+        "--min-score",
+        "60",
+        "--passed-stage",
+        "Offer",
+        "--needs-reviewed-stage",
+        "No such stage",
+      ],
+      { env },
+    );
+    assert.equal(mapped.code, 0, mapped.stderr);
+    const offerId = /^Offer \(stage id (\S+)\)$/.exec(line("passed_stage", mapped.stdout) ?? "")?.[1];
+    assert.ok(offerId, mapped.stdout);
+    assert.equal(line("needs_reviewed_stage", mapped.stdout), "No such stage (not a stage of the job)");
+    const byId = await demo.cli.run(["positions", "update", position.id, "--rejected-stage", offerId], { env });
+    assert.equal(line("rejected_stage", byId.stdout), `Offer (stage id ${offerId})`);
+    const json = await demo.cli.json<Position>(["positions", "show", position.id]);
+    assert.deepEqual([json.passed_stage, json.rejected_stage], ["Offer", offerId], "--json keeps the stored values");
+
+    // A write-back, then sync status at 80 columns: the candidate by name, the stage by name.
+    const c = candidates[0]!;
+    const graded = await demo.cli.run(["interview", "result", position.id, c.id, "--score", "90"]);
+    assert.equal(graded.code, 0, graded.stderr);
+    let status = "";
+    for (let i = 0; i < 100 && !/ done /.test(status); i++) {
+      status = (await demo.cli.run(["sync", "status", integration], { env })).stdout;
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    assert.ok(longest(status) <= 80, status);
+    const writeBacks = status.slice(status.indexOf("Write-backs"));
+    assert.match(writeBacks, /^CANDIDATE +POSITION +OUTCOME +STAGE +STATE/m);
+    const row = writeBacks.split("\n").find((l) => l.includes(" done "));
+    assert.ok(row?.startsWith(c.name.slice(0, 20)), `the candidate's name leads the row: ${row}`);
+    assert.match(row ?? "", / passed +Offer +done /);
+    assert.ok(row?.includes(position.name.slice(0, 12)), `the position's name follows: ${row}`);
+    // The write-back's echo (incremental runs that changed nothing) is folded and counted, not listed.
+    const echo = await demo.cli.json<IntegrationSyncs>(["sync", "status", integration, "--include-quiet"]);
+    const quiet = echo.items.filter((r) => r.type === "DELTA" && r.state === "succeeded" && r.created + r.updated === 0);
+    if (quiet.length > 0) assert.match(status, /^\d+ quiet runs? \(changed nothing\) folded in: QUIET; --include-quiet lists them$/m);
+  });
+
   test("tables: droppable columns leave first, then the widest columns are cut", () => {
     type Row = { id: string; text: string; n: number };
     const columns = [
@@ -123,6 +270,11 @@ describe("CLI in a terminal", () => {
     assert.equal(renderTable(columns, rows, 30), `ID  TEXT${" ".repeat(19)}  N\n--  ${"-".repeat(23)}  -\na1  ${"x".repeat(22)}…  7`);
     assert.equal(renderTable(columns, rows, 20), "ID  TEXT           N\n--  -------------  -\na1  xxxxxxxxxxxx…  7");
     assert.equal(renderTable(columns, rows).split("\n")[2], `a1  ${"x".repeat(40)}  7  14`);
+    // An id is never cut: the other columns give way, and leave from the right when even that is not enough.
+    const uuid = "12149833-5f2e-4b8a-9c3d-0e1f2a3b4c5d";
+    const withIds = [{ id: uuid, text: "x".repeat(40), n: 7 }];
+    assert.equal(renderTable(columns, withIds, 50).split("\n")[2], `${uuid}  xxxxxxxx…  7`);
+    assert.equal(renderTable(columns, withIds, 40).split("\n")[2], uuid);
   });
 
   test("interview result: grades a not-started interview in one command (completed, then graded)", async () => {

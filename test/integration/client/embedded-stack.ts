@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { serviceUrls, type Config } from "../../../src/shared/config.js";
+import { serviceUrls } from "../../../src/shared/config.js";
+import type { Config } from "../../../src/runtime/config.js";
 import { SERVICE_ORDER, startStack, type RunningStack } from "../../../src/runtime/stack.js";
 import { silentLogger, testConfig } from "../../helpers/config.js";
 import { freshDatabase } from "../../helpers/db.js";

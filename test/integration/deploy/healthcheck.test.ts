@@ -1,14 +1,14 @@
 /**
  * deploy/healthcheck.mjs is the image's HEALTHCHECK and every compose health check of ours: it must
  * find the services of the container's command, use the ports the services use, and pass only when
- * /healthz answers 200.
+ * /healthz answers 200 (or, with --ready, /readyz).
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { SERVICE_ORDER } from "../../../src/runtime/stack.js";
-import { ConfigSchema } from "../../../src/shared/config.js";
+import { ConfigSchema } from "../../../src/runtime/config.js";
 import { freePort } from "../../helpers/ports.js";
 import { startSandbox, type TestSandbox } from "../../helpers/sandbox.js";
 
@@ -68,5 +68,14 @@ describe("deploy/healthcheck.mjs", () => {
     const both = await run(["sandbox", "api"], { SANDBOX_PORT: port, API_PORT: closed, HOST: "127.0.0.1" });
     assert.equal(both.code, 1);
     assert.match(both.stderr, /^api: /m);
+  });
+
+  test("--ready asks /readyz instead (readiness; the compose file's checks)", async () => {
+    const port = String(new URL(sandbox.origin).port);
+    assert.deepEqual(await run(["--ready", "sandbox"], { SANDBOX_PORT: port, HOST: "127.0.0.1" }), { code: 0, stderr: "" });
+    const closed = String(await freePort());
+    const down = await run(["--ready", "sandbox"], { SANDBOX_PORT: closed, HOST: "127.0.0.1" });
+    assert.equal(down.code, 1);
+    assert.match(down.stderr, new RegExp(`sandbox: http://127\\.0\\.0\\.1:${closed}/readyz failed`));
   });
 });

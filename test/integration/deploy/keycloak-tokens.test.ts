@@ -1,5 +1,6 @@
 /**
- * The services trust a Keycloak 26 realm with nothing but AUTH_ISSUER (and AUTH_AUDIENCE) set.
+ * The services trust a Keycloak 26 realm with nothing but AUTH_ISSUER set (AUTH_AUDIENCE keeps its
+ * default, `hirebridge`, the realm's public client).
  * A separate process plays Keycloak (test/fixtures/keycloak): discovery and JWKS at Keycloak's paths,
  * tokens with Keycloak's exact header and claims, key rotation on demand. The recruiting API and the
  * proxy are started by the production launcher (startStack → the service factories → build*App),
@@ -39,7 +40,6 @@ describe("services against Keycloak-shaped tokens from a separate JWKS process",
     const [apiPort, proxyPort] = [await freePort(), await freePort()];
     const config = testConfig({
       AUTH_ISSUER: kc.issuer, // the only identity-provider setting: discovery finds the JWKS
-      AUTH_AUDIENCE: "hirebridge",
       HOST: "127.0.0.1",
       API_PORT: apiPort,
       PROXY_PORT: proxyPort,
@@ -138,6 +138,25 @@ describe("services against Keycloak-shaped tokens from a separate JWKS process",
     assert.deepEqual(await integration(token), { status: 200, body: await upstream.json() });
     const other = await kc.mint({ org_id: randomUUID() });
     assert.deepEqual(await integration(other.token), { status: 404, body: { detail: "Integration not found" } });
+  });
+
+  test("by default both APIs require the audience: met through aud, azp or client_id; a token without it is refused 401", async () => {
+    const notForUs = { status: 401, body: { detail: "Invalid token: token is not meant for this service" } };
+    // Keycloak's client-credentials tokens and RFC 9068 access tokens name the client in client_id.
+    const rfc9068 = await kc.mint({ org_id: org.id, claims: { azp: null, client_id: "hirebridge" } });
+    assert.equal(b64json(rfc9068.token.split(".")[1]!)["azp"], undefined, "no azp: client_id alone names the client");
+    assert.deepEqual(await orgId(rfc9068.token), { status: 200, body: { org_id: org.id } });
+    assert.equal((await integration(rfc9068.token)).status, 200);
+    // Another client (the console, say) whose audience mapper adds the APIs' audience.
+    const mapped = await kc.mint({ org_id: org.id, azp: "hirebridge-console", claims: { aud: ["hirebridge", "account"] } });
+    assert.deepEqual(await orgId(mapped.token), { status: 200, body: { org_id: org.id } });
+    assert.equal((await integration(mapped.token)).status, 200);
+    // Without the mapper: aud "account" only, issued to another client, in azp and in client_id.
+    for (const claims of [{}, { client_id: "another-client" }, { aud: ["another-service", "account"] }]) {
+      const unmapped = await kc.mint({ org_id: org.id, azp: "another-client", claims });
+      assert.deepEqual(await orgId(unmapped.token), notForUs, JSON.stringify(claims));
+      assert.deepEqual(await integration(unmapped.token), notForUs, JSON.stringify(claims));
+    }
   });
 
   test("AUTH_AUDIENCE is met through azp; another client's, another issuer's and expired tokens are refused", async () => {

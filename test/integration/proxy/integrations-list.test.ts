@@ -97,6 +97,43 @@ describeEachDatabase("proxy: GET /integrations", (getDb) => {
     );
   });
 
+  test("display_name: the upstream's organisation name, renamed by an operator, back with null; only the owner may", async () => {
+    const login = await h.identity.login();
+    const other = await h.identity.login();
+    const named = `greenhouse:${randomUUID().slice(0, 8)}`;
+    const unnamed = `lever:${randomUUID().slice(0, 8)}`;
+    await recordIntegration(h.deps.database.db, { id: named, orgId: login.orgId, tool: "greenhouse", organizationName: "Acme Corp" });
+    await recordIntegration(h.deps.database.db, { id: unnamed, orgId: login.orgId, tool: "lever" });
+    const names = async () =>
+      new Map((await list("", login.accessToken)).body.items.map((i) => [i.id, [i.display_name, i.organization_name]]));
+    assert.deepEqual((await names()).get(named), ["Acme Corp", "Acme Corp"]);
+    assert.deepEqual((await names()).get(unnamed), [unnamed, null], "no name known: the id");
+
+    const patch = (id: string, payload: unknown, token = login.accessToken) =>
+      h.call("PATCH", `/api/v1/integrations/${encodeURIComponent(id)}`, { token, payload: payload as object });
+    const renamed = await patch(named, { display_name: "  Acme (EU)  " });
+    assert.equal(renamed.statusCode, 200, renamed.body);
+    const summary = renamed.json() as IntegrationList["items"][number];
+    assert.equal(summary.display_name, "Acme (EU)");
+    assert.equal(summary.organization_name, "Acme Corp");
+    assert.deepEqual(summary.health, { state: "ok", reason: null });
+    assert.deepEqual((await names()).get(named), ["Acme (EU)", "Acme Corp"]);
+    // The upstream renaming the organisation does not undo an operator's name.
+    await recordIntegration(h.deps.database.db, { id: named, orgId: login.orgId, tool: "greenhouse", organizationName: "Acme Group" });
+    assert.deepEqual((await names()).get(named), ["Acme (EU)", "Acme Group"]);
+    assert.equal((await patch(named, { display_name: null })).statusCode, 200);
+    assert.deepEqual((await names()).get(named), ["Acme Group", "Acme Group"]);
+
+    for (const bad of [{ display_name: "" }, { display_name: "   " }, { display_name: "x".repeat(201) }, {}]) {
+      const res = await patch(named, bad);
+      assert.equal(res.statusCode, 422, JSON.stringify(bad));
+      assert.deepEqual((res.json() as { detail: { loc: unknown[] }[] }).detail[0]!.loc.slice(0, 1), ["body"]);
+    }
+    assert.equal((await patch(named, { display_name: "Theirs now" }, other.accessToken)).statusCode, 404);
+    assert.equal((await patch("greenhouse:unknown", { display_name: "x" })).statusCode, 404);
+    assert.deepEqual((await names()).get(named), ["Acme Group", "Acme Group"]);
+  });
+
   test("pages with limit and next_cursor, every integration once, in order", async () => {
     const login = await h.identity.login();
     const orgId = login.orgId;

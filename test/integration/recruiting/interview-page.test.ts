@@ -101,7 +101,7 @@ describeEachDatabase("the interview link", (getDb) => {
     assert.ok(!graded.includes("77") && !graded.includes("Solid answers"));
   });
 
-  test("an unknown or malformed token is a 404 in the API's error shape", async () => {
+  test("an unknown or malformed token is a 404: a page for the candidate's browser, the API's error shape otherwise", async () => {
     for (const path of [
       "/interview/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA".slice(0, 43),
       "/interview/short",
@@ -110,6 +110,18 @@ describeEachDatabase("the interview link", (getDb) => {
       const res = await app.inject({ method: "GET", url: path });
       assert.equal(res.statusCode, 404, path);
       assert.deepEqual(res.json(), { detail: "No interview at this link" });
+      // What a browser sends when a candidate opens the link.
+      const page = await app.inject({
+        method: "GET",
+        url: path,
+        headers: { accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8" },
+      });
+      assert.equal(page.statusCode, 404, path);
+      assert.match(String(page.headers["content-type"]), /^text\/html/);
+      assert.match(page.body, /<h1>This interview link does not work<\/h1>/);
+      assert.doesNotMatch(page.body, /"detail"/);
+      assert.equal(page.headers["cache-control"], "no-store");
+      assert.match(String(page.headers["content-security-policy"]), /default-src 'none'/);
     }
   });
 

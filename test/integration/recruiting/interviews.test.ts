@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { before, beforeEach, test } from "node:test";
 import { sql } from "drizzle-orm";
-import type { InterviewEndedEvent } from "../../../src/services/recruiting/interviews/interviews.service.js";
+import type { InterviewEnded } from "../../../src/shared/ports/recruiting-sync.js";
 import { INTERVIEW_TRANSITIONS } from "../../../src/services/recruiting/interviews/interview-transitions.js";
 import { describeEachDatabase } from "../../helpers/db.js";
 import { expect422, expectDetail, newCandidate, unknownId, useRecruiting, type Caller } from "./recruiting-harness.js";
@@ -18,7 +18,7 @@ const PATH_TO: Record<Status, Record<string, unknown>[]> = {
 };
 
 describeEachDatabase("recruiting API interviews", (getDb) => {
-  const events: { event: InterviewEndedEvent; statusSeenInTx: string }[] = [];
+  const events: { event: InterviewEnded; statusSeenInTx: string }[] = [];
   let failHook = false;
   const h = useRecruiting(getDb, {
     async onInterviewEnded(event, tx) {
@@ -153,6 +153,18 @@ describeEachDatabase("recruiting API interviews", (getDb) => {
         from: "completed",
         to: "graded",
         interview,
+        // What the write-back decides on, read in the same transaction: this position is not linked.
+        writeBack: {
+          positionName: "Interviewed",
+          candidateName: candidate.name,
+          autoUpdateStages: false,
+          integrationId: null,
+          applicationId: null,
+          minScore: null,
+          passedStage: null,
+          rejectedStage: null,
+          needsReviewedStage: null,
+        },
       },
     });
   });

@@ -27,6 +27,11 @@ const EXPECTED: [string, string, string[]][] = [
   ["put", "/api/v1/org/{org_id}/positions/{position_id}/candidates/{candidate_id}/", ["200", "401", "403", "404", "409", "422"]],
   ["get", "/api/v1/org/{org_id}/positions/{position_id}/candidates/{candidate_id}/interview/", ["200", "401", "403", "404", "422"]],
   ["put", "/api/v1/org/{org_id}/positions/{position_id}/candidates/{candidate_id}/interview/", ["200", "401", "403", "404", "409", "422"]],
+  [
+    "post",
+    "/api/v1/org/{org_id}/positions/{position_id}/candidates/{candidate_id}/interview/correction",
+    ["200", "401", "403", "404", "409", "422"],
+  ],
 ];
 
 test("the OpenAPI 3.1 document lists every route from the same schemas that validate", async (t) => {

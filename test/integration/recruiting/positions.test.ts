@@ -45,6 +45,8 @@ describeEachDatabase("recruiting API positions", (getDb) => {
   before(async () => {
     me = await h().login();
     base = `/org/${me.orgId}/position`;
+    // The upstream links below name integrations of this org (an upstream link must name one of the org's own).
+    for (const id of ["int-1", "int-9"]) await h().recordIntegration(me.orgId, id);
   });
 
   test("POST creates a position with the server's id, timestamps and defaults", async () => {
@@ -162,9 +164,13 @@ describeEachDatabase("recruiting API positions", (getDb) => {
     expectDetail(await me.call("PUT", `${base}/${other.id}`, { name: "Twin", ...linked }), 409, /already linked to this upstream job/);
     const after = (await me.call("GET", base)).json();
     assert.deepEqual(after.items, [...before.items, other]);
-    // Another org may link the same upstream job to its own position.
+    // Another org may not link this org's integration, but may link the same job id in its own.
     const stranger = await h().login();
-    const res = await stranger.call("POST", `/org/${stranger.orgId}/position`, { name: "Linked", ...linked });
+    expect422(await stranger.call("POST", `/org/${stranger.orgId}/position`, { name: "Linked", ...linked }), [
+      ["body.upstream_integration_id", "value_error"],
+    ]);
+    const own = { ...linked, upstream_integration_id: await h().recordIntegration(stranger.orgId) };
+    const res = await stranger.call("POST", `/org/${stranger.orgId}/position`, { name: "Linked", ...own });
     assert.equal(res.statusCode, 200);
     assert.notEqual(res.json().id, first.id);
   });

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before } from "node:test";
 import type { LightMyRequestResponse } from "fastify";
+import { recruitingOwnership } from "../../../src/runtime/wiring.js";
 import { buildRecruitingApp } from "../../../src/services/recruiting/app.js";
 import type { RecruitingHooks } from "../../../src/services/recruiting/interviews/interviews.service.js";
 import type { Database } from "../../../src/shared/db/database.js";
@@ -28,6 +29,11 @@ export type Harness = {
   tokenWithoutOrg(): Promise<string>;
   /** A real access token whose lifetime has already run out. */
   expiredToken(): Promise<string>;
+  /**
+   * Records an upstream integration for `orgId` (as the proxy does when the org connects it), so
+   * the org's positions may link it; answers its id (`id`, or a new one).
+   */
+  recordIntegration(orgId: string, id?: string): Promise<string>;
   call(
     method: Method,
     path: string,
@@ -50,7 +56,14 @@ export function useRecruiting(getDb: () => Database, hooks: RecruitingHooks = {}
     const database = getDb();
     identity = await startTestIdentity(database, { now: () => Date.now() + clockShiftMs });
     const config = testConfig({ INTERVIEW_BASE_URL: INTERVIEW_BASE });
-    app = await buildRecruitingApp({ config, database, logger: silentLogger(), verify: identity.verify, hooks });
+    app = await buildRecruitingApp({
+      config,
+      database,
+      logger: silentLogger(),
+      verify: identity.verify,
+      hooks,
+      ownership: recruitingOwnership(database),
+    });
     const inject = app.inject.bind(app);
     const id = identity;
     const call: Harness["call"] = (method, path, opts = {}) =>
@@ -100,6 +113,13 @@ export function useRecruiting(getDb: () => Database, hooks: RecruitingHooks = {}
         } finally {
           clockShiftMs = 0;
         }
+      },
+      async recordIntegration(orgId, id = `greenhouse:${randomBytes(6).toString("hex")}`) {
+        await database.query(
+          "insert into integrations (id, org_id, tool, category, status) values ($1, $2, 'greenhouse', 'ATS', 'ACTIVE')",
+          [id, orgId],
+        );
+        return id;
       },
       call,
     };

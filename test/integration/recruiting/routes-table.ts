@@ -20,4 +20,10 @@ export const ORG_ROUTES: RouteCase[] = [
   { name: "update candidate", method: "PUT", path: cand, body: () => ({ name: "Renamed", hired: true }) },
   { name: "get interview", method: "GET", path: (i) => `${cand(i)}interview/` },
   { name: "report interview", method: "PUT", path: (i) => `${cand(i)}interview/`, body: () => ({ status: "cancelled" }) },
+  {
+    name: "correct interview",
+    method: "POST",
+    path: (i) => `${cand(i)}interview/correction`,
+    body: () => ({ score: 1, reason: "a second look" }),
+  },
 ];

@@ -37,6 +37,10 @@ test("serve token api: the demo user works the API, and grading enqueues the ATS
   assert.deepEqual(await call("GET", "/org_id"), { status: 200, body: { org_id: config.DEMO_ORG_ID } });
 
   const org = `/org/${config.DEMO_ORG_ID}`;
+  // `serve api` checks upstream links against the integrations table with no proxy in the process.
+  const refused = await call("POST", `${org}/position`, { name: "Linked", upstream_integration_id: "int-1" });
+  assert.equal(refused.status, 422);
+  await database.query("insert into integrations (id, org_id, tool) values ('int-1', $1, 'greenhouse')", [config.DEMO_ORG_ID]);
   const position = await call("POST", `${org}/position`, {
     name: "Linked",
     auto_update_stages: true,

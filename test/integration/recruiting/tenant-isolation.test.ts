@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
 import { describeEachDatabase } from "../../helpers/db.js";
-import { expectDetail, newCandidate, unknownId, useRecruiting, type Caller } from "./recruiting-harness.js";
+import { expect422, expectDetail, newCandidate, unknownId, useRecruiting, type Caller } from "./recruiting-harness.js";
 import { ORG_ROUTES, type Ids } from "./routes-table.js";
 
 const FORBIDDEN = "The access token does not grant access to this organization";
@@ -27,6 +27,7 @@ describeEachDatabase("recruiting API tenant isolation", (getDb) => {
   before(async () => {
     a = await h().login();
     b = await h().login();
+    await h().recordIntegration(a.orgId, "int-a");
     const position = (
       await a.call("POST", `/org/${a.orgId}/position`, {
         name: "Secret role",
@@ -87,12 +88,13 @@ describeEachDatabase("recruiting API tenant isolation", (getDb) => {
     );
   });
 
-  test("the same upstream job may back positions of two orgs without touching each other", async () => {
+  test("B cannot link A's integration; the same job id may back a position of B in B's own integration", async () => {
     const before = await snapshot(a.orgId);
+    const theirs = { name: "Mine", upstream_job_id_id: "job-a", upstream_integration_id: "int-a" };
+    expect422(await b.call("POST", `/org/${b.orgId}/position`, theirs), [["body.upstream_integration_id", "value_error"]]);
     const res = await b.call("POST", `/org/${b.orgId}/position`, {
-      name: "Mine",
-      upstream_job_id_id: "job-a",
-      upstream_integration_id: "int-a",
+      ...theirs,
+      upstream_integration_id: await h().recordIntegration(b.orgId),
     });
     assert.equal(res.statusCode, 200);
     assert.deepEqual(await snapshot(a.orgId), before);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { buildProxyApp } from "../../../src/services/proxy/app.js";
 import { buildRecruitingApp } from "../../../src/services/recruiting/app.js";
+import { buildProxyWithSync } from "../../../src/runtime/wiring.js";
 import type { App } from "../../../src/shared/http/create-app.js";
 import { silentLogger, testConfig } from "../../helpers/config.js";
 import { freshDatabase } from "../../helpers/db.js";
@@ -25,7 +25,8 @@ let apps: [string, App][];
 before(async () => {
   apps = [
     ["recruiting API", await buildRecruitingApp({ config, database, logger: silentLogger(), verify })],
-    ["proxy", await buildProxyApp({ config, database, logger: silentLogger(), verify, workers: false })],
+    // The proxy as it serves: with the sync module's routes on its port.
+    ["proxy", await buildProxyWithSync({ config, database, logger: silentLogger(), verify, workers: false })],
   ];
 });
 after(async () => {
@@ -66,5 +67,37 @@ test("Authorize logs in at the token service: an OAuth2 password flow beside the
     const csp = String(page.headers["content-security-policy"]);
     assert.match(csp, /connect-src 'self' http:\/\/127\.0\.0\.1:18080;/, "the page may call the token service");
     assert.doesNotMatch(csp, /upgrade-insecure-requests/, "a local http token service is not upgraded to https");
+  }
+});
+
+test("every operation that wants a token declares it, and every one that declares it wants one (the route table of both documents)", async () => {
+  for (const [name, app] of apps) {
+    const doc = (await app.inject({ url: "/api/v1/openapi.json" })).json() as Document;
+    let walked = 0;
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        // Any value for a path parameter: authentication comes before validation and tenancy.
+        const url = path.replace(/\{[^}]+\}/g, "x");
+        const res = await app.inject({ method: method.toUpperCase() as "GET", url });
+        const wantsToken = res.statusCode === 401 && /^Bearer/.test(String(res.headers["www-authenticate"]));
+        const declares = op.security?.some((s) => "bearer" in s) ?? false;
+        assert.equal(
+          declares,
+          wantsToken,
+          `${name}: ${method.toUpperCase()} ${path} ${wantsToken ? "wants a token but declares no security" : `declares security but answers ${res.statusCode}`}`,
+        );
+        walked++;
+      }
+    }
+    assert.ok(walked >= 12, `${name}: ${walked} operations`);
+  }
+  const proxy = (await apps[1]![1].inject({ url: "/api/v1/openapi.json" })).json() as Document;
+  // The quickstart's own examples, which declared none before.
+  for (const [method, path] of [
+    ["get", "/integrations"],
+    ["get", "/integrations/{integration_id}/syncs"],
+    ["post", "/webhooks/sync-all"],
+  ] as const) {
+    assert.deepEqual(proxy.paths[`/api/v1${path}`]?.[method]?.security, [{ bearer: [] }, { oauth: [] }], `${method} ${path}`);
   }
 });

@@ -158,9 +158,12 @@ describeEachDatabase("connect, sync, grade, write back", (getDb) => {
     assert.equal(application.result_links.length, 1);
     assert.equal(application.result_links[0]!.label, "Hirebridge AI interview");
 
-    const after = await call<IntegrationSyncs>(`${stack.proxyUrl}/integrations/${encodeURIComponent(integrationId)}/syncs`, { token });
-    const wb = after.body.write_backs.find((w) => w.candidate_id === candidate.id);
-    assert.equal(wb?.state, "done");
-    assert.equal(wb?.outcome, "passed");
+    // The ATS shows the note a moment before Hirebridge records the write-back done (with its outbound event).
+    const wb = await eventually("the write-back to be recorded done", async () => {
+      const after = await call<IntegrationSyncs>(`${stack.proxyUrl}/integrations/${encodeURIComponent(integrationId)}/syncs`, { token });
+      const found = after.body.write_backs.find((w) => w.candidate_id === candidate.id);
+      return found?.state === "done" ? found : undefined;
+    });
+    assert.equal(wb.outcome, "passed");
   });
 });

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import { insertCandidateWithInterview } from "../../../src/services/recruiting/candidates/candidates.repository.js";
 import { createPosition } from "../../../src/services/recruiting/positions/positions.repository.js";
 import { writeRecordedPage } from "../../../src/services/recruiting/upstream/upstream-candidates.repository.js";
-import { createSyncRun, findSyncRun, pageRecording, startSyncRun } from "../../../src/services/sync/sync-runs.repository.js";
+import { createSyncRun, findSyncRun, startSyncRun } from "../../../src/services/sync/sync-runs.repository.js";
 import pg from "pg";
 import { describeEachDatabase, TEST_DATABASE_URL, untilWaitingForLock } from "../../helpers/db.js";
 
@@ -52,7 +52,7 @@ describeEachDatabase("a page written with its record in one statement", (getDb, 
         )
       ).map((c) => c.upstream_application_id);
     const write = (apps: ReturnType<typeof app>[], page: { skipped: number; resume: string | null; finishedAt?: Date }) =>
-      writeRecordedPage(db, org, apps, BASE, pageRecording(run.id, { pages: 1, ...page }));
+      writeRecordedPage(db, org, apps, BASE, { runId: run.id, pages: 1, ...page });
 
     // A page of one new application, one repeating its email (skipped) and one skipped by the caller.
     assert.deepEqual(await write([app("app-1", "one@example.test"), app("app-2", "ONE@example.test")], { skipped: 1, resume: "c1" }), {
@@ -139,7 +139,7 @@ describeEachDatabase("a page written with its record in one statement", (getDb, 
             },
           ],
           BASE,
-          pageRecording(run.id, { pages: 1, skipped: 0, resume: null, finishedAt: new Date() }),
+          { runId: run.id, pages: 1, skipped: 0, resume: null, finishedAt: new Date() },
         );
         await untilWaitingForLock(query, "with lk as materialized");
         await other.query("commit");

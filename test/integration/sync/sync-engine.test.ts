@@ -4,8 +4,8 @@ import pg from "pg";
 import type { Application, Job } from "../../../src/contracts/upstream/index.js";
 import { createAtsReader, RetryableUpstreamError, type AtsReader } from "../../../src/services/sync/ats-reader.js";
 import { createSyncStore } from "../../../src/services/recruiting/upstream/index.js";
-import type { RecruitingStore } from "../../../src/services/sync/ports.js";
-import type { Queryable } from "../../../src/shared/db/database.js";
+import type { RecruitingStore } from "../../../src/shared/ports/recruiting-sync.js";
+import type { Db, Queryable } from "../../../src/shared/db/database.js";
 import { createSyncEngine } from "../../../src/services/sync/sync-engine.js";
 import { cancelOpenSyncRuns, findSyncRun, listSyncRuns } from "../../../src/services/sync/sync-runs.repository.js";
 import { createUpstreamClient } from "../../../src/shared/upstream/upstream-client.js";
@@ -206,7 +206,10 @@ describeEachDatabase("sync engine", (getDb, kind) => {
    * The ways a page write breaks (the worker lost its connection, say), by how the store writes
    * the page: `store` breaks the write `breaks(q)` (asked before it, on its connection) says is the one.
    */
-  const breakingStores: Record<string, { rolledBack: boolean; store: (breaks: (q: Queryable) => Promise<boolean>) => RecruitingStore }> = {
+  const breakingStores: Record<
+    string,
+    { rolledBack: boolean; store: (breaks: (q: Queryable) => Promise<boolean>) => RecruitingStore<Queryable, Db> }
+  > = {
     // In a transaction (a page that met a candidate by email, or a store with no page statement):
     // it breaks after its candidates were written, and rolls back.
     "its transaction breaks after writing": {

@@ -1,11 +1,21 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import type { ActivityPage } from "../../../src/contracts/proxy/activity.js";
 import type { IntegrationSyncs } from "../../../src/contracts/proxy/webhooks.js";
 import { describeEachDatabase } from "../../helpers/db.js";
-import { call, eventually, startTestStack, type TestStack } from "../../helpers/stack.js";
+import {
+  call,
+  eventually,
+  startTestStack,
+  syncedDemoPosition,
+  type SyncedCandidate,
+  type SyncedPosition,
+  type TestStack,
+} from "../../helpers/stack.js";
 
-type Position = { id: string; upstream_integration_id?: string | null; candidate_stage?: string | null };
-type Candidate = { id: string; upstream_application_id?: string };
+type Position = SyncedPosition;
+type Candidate = SyncedCandidate;
+type JobWithStages = { id: string; stages: { id: string; name: string }[] };
 type SandboxApplication = { current_stage: { name: string } | null; notes: { content: string }[]; result_links: { url: string }[] };
 
 describeEachDatabase("write-back", (getDb) => {
@@ -20,22 +30,7 @@ describeEachDatabase("write-back", (getDb) => {
     integrationId = stack.sandbox.demoIntegrationId;
     orgId = stack.sandbox.demoOrgId;
     token = (await stack.login(orgId)).accessToken;
-    const enc = encodeURIComponent(integrationId);
-    assert.equal((await call(`${stack.proxyUrl}/webhooks/sync-all?integration_id=${enc}`, { method: "POST", token })).status, 200);
-    await eventually("the full sync", async () => {
-      const runs = (await call<IntegrationSyncs>(`${stack.proxyUrl}/integrations/${enc}/syncs`, { token })).body.items;
-      return runs.some((r) => r.model === "applications" && r.state === "succeeded") ? true : undefined;
-    });
-    const positions = (await call<{ items: Position[] }>(`${stack.apiUrl}/org/${orgId}/position`, { token })).body.items;
-    for (const p of positions.filter((x) => x.upstream_integration_id === integrationId && x.candidate_stage)) {
-      const list = (await call<Candidate[]>(`${stack.apiUrl}/org/${orgId}/positions/${p.id}/`, { token })).body;
-      if (list.length >= 2) {
-        position = p;
-        candidates = list;
-        break;
-      }
-    }
-    assert.ok(position, "a synced position with two interview-stage candidates");
+    ({ position, candidates } = await syncedDemoPosition(stack, token, 4));
     const res = await call(`${stack.apiUrl}/org/${orgId}/position/${position.id}`, {
       method: "PUT",
       token,
@@ -80,11 +75,50 @@ describeEachDatabase("write-back", (getDb) => {
     assert.equal(app.result_links.length, 1);
     assert.equal(app.notes.length, 1);
     assert.match(app.notes[0]!.content, /score 40 \(minimum 60\)\. The candidate did not pass\./);
-    const wb = (
-      await call<IntegrationSyncs>(`${stack.proxyUrl}/integrations/${encodeURIComponent(integrationId)}/syncs`, { token })
-    ).body.write_backs.find((w) => w.candidate_id === c.id);
+    // The note lands upstream a moment before the write-back records itself done.
+    const wb = await eventually("the write-back done", async () => {
+      const found = (
+        await call<IntegrationSyncs>(`${stack.proxyUrl}/integrations/${encodeURIComponent(integrationId)}/syncs`, { token })
+      ).body.write_backs.find((w) => w.candidate_id === c.id);
+      return found?.state === "done" ? found : undefined;
+    });
     assert.equal(wb?.state, "done");
     assert.ok((wb?.attempts ?? 0) >= 2, "it took a retry");
+    // Names a person reads: the candidate, the position, and the stage as the job's stages name it.
+    assert.equal(wb?.candidate_name, c.name);
+    assert.equal(wb?.position_id, position.id);
+    assert.equal(wb?.position_name, position.name);
+    assert.equal(wb?.target_stage, "Rejected");
+    assert.equal(wb?.target_stage_name, "Rejected");
+  });
+
+  test("a graded result is final (409, the ATS keeps what it was told); its correction updates the ATS too", async () => {
+    const c = candidates[0]!; // graded 40 above: rejected, its write-back done
+    const regrade = await call<{ detail: string }>(interviewUrl(c), { method: "PUT", token, body: { status: "graded", score: 85 } });
+    assert.equal(regrade.status, 409);
+    assert.match(regrade.body.detail, /graded, which is final.*interview\/correction/);
+    const corrected = await call<{ score: number; status: string }>(`${interviewUrl(c)}correction`, {
+      method: "POST",
+      token,
+      body: { score: 85, reason: "Scored against the wrong rubric" },
+    });
+    assert.equal(corrected.status, 200, JSON.stringify(corrected.body));
+    assert.deepEqual([corrected.body.status, corrected.body.score], ["graded", 85]);
+    const app = await eventually(
+      "the corrective write-back in the ATS",
+      async () => {
+        const a = await inAts(c);
+        return a.notes.length === 2 ? a : undefined;
+      },
+      60_000,
+    );
+    assert.equal(app.current_stage?.name, "Offer", "moved for the corrected outcome");
+    assert.match(
+      app.notes[1]!.content,
+      /^Correction of an earlier Hirebridge result: Scored against the wrong rubric\n.*score 85 \(minimum 60\)\. The candidate passed\./,
+    );
+    const candidate = await call<{ score: number }>(`${stack.apiUrl}/org/${orgId}/positions/${position.id}/candidates/${c.id}/`, { token });
+    assert.equal(candidate.body.score, 85, "the candidate follows the corrected result");
   });
 
   test("a rate-limited write-back waits as Retry-After says; an errored interview goes to review", async () => {
@@ -114,10 +148,61 @@ describeEachDatabase("write-back", (getDb) => {
     }
   });
 
+  test("a stage renamed or removed upstream: the history keeps the names it recorded; a write-back to it fails saying so", async () => {
+    const enc = encodeURIComponent(integrationId);
+    const history = async () =>
+      (await call<IntegrationSyncs>(`${stack.proxyUrl}/integrations/${enc}/syncs`, { token })).body.write_backs.filter(
+        (w) => w.state !== "pending",
+      );
+    const trail = async () =>
+      (await call<ActivityPage>(`${stack.proxyUrl}/integrations/${enc}/activity?kind=write_back`, { token })).body.items.map((i) => [
+        i.id,
+        i.summary,
+        i.write_back?.target_stage_name,
+      ]);
+    const before = await history();
+    const beforeTrail = await trail();
+    assert.deepEqual(
+      new Set(before.map((w) => w.target_stage_name)),
+      new Set(["Rejected", "Offer"]),
+      "the write-backs so far named both stages",
+    );
+    const jobId = (await call<{ upstream_job_id_id: string }>(`${stack.apiUrl}/org/${orgId}/position/${position.id}`, { token })).body
+      .upstream_job_id_id;
+    const job = (
+      await call<{ data: { results: JobWithStages[] } }>(`${stack.proxyUrl}/ats/jobs?integration_id=${enc}&ids=${jobId}`, { token })
+    ).body.data.results[0]!;
+    const stage = (name: string) => job.stages.find((s) => s.name === name)!;
+    const stageUrl = (id: string) => `${stack.sandbox.origin}/sandbox/integrations/${enc}/jobs/${jobId}/stages/${id}`;
+    assert.equal((await call(stageUrl(stage("Offer").id), { method: "PATCH", body: { name: "Offer extended" } })).status, 200);
+    assert.equal((await call(stageUrl(stage("Rejected").id), { method: "DELETE" })).status, 200);
+    const now = (
+      await call<{ data: { results: JobWithStages[] } }>(`${stack.proxyUrl}/ats/jobs?integration_id=${enc}&ids=${jobId}`, { token })
+    ).body.data.results[0]!;
+    assert.ok(now.stages.some((s) => s.name === "Offer extended"));
+    assert.ok(!now.stages.some((s) => s.name === "Rejected" || s.name === "Offer"));
+
+    // What the history and the trail said stays as it was: the names the write-backs resolved.
+    assert.deepEqual(await history(), before);
+    assert.deepEqual(await trail(), beforeTrail);
+
+    // The position still names "Offer", which is no stage of the job now: the write-back fails saying so.
+    const c = candidates[2]!;
+    await call(`${stack.apiUrl}/org/${orgId}/position/${position.id}`, { method: "PUT", token, body: { auto_update_stages: true } });
+    assert.equal((await call(interviewUrl(c), { method: "PUT", token, body: { status: "completed" } })).status, 200);
+    assert.equal((await call(interviewUrl(c), { method: "PUT", token, body: { status: "graded", score: 90 } })).status, 200);
+    const failed = await eventually("the write-back to a renamed stage, failed", async () =>
+      (await history()).find((w) => w.candidate_id === c.id && w.state === "failed"),
+    );
+    assert.equal(failed.target_stage, "Offer");
+    assert.equal(failed.last_error, "stage 'Offer' is not a stage of the job");
+    assert.equal(failed.candidate_name, c.name);
+    assert.equal(failed.position_name, position.name);
+  });
+
   test("positions without auto_update_stages write nothing back", async () => {
     await call(`${stack.apiUrl}/org/${orgId}/position/${position.id}`, { method: "PUT", token, body: { auto_update_stages: false } });
-    const c = candidates.find((x) => x !== candidates[0] && x !== candidates[1]);
-    if (!c) return;
+    const c = candidates[3]!; // none of the tests above wrote it back
     const before = await inAts(c);
     await call(interviewUrl(c), { method: "PUT", token, body: { status: "cancelled" } });
     await new Promise((r) => setTimeout(r, 1500));

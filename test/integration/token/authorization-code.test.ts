@@ -113,6 +113,7 @@ describeEachDatabase("token service: authorization code + PKCE (the browser sign
     const access = claims(res.body.access_token);
     assert.equal(access.sub, user.id);
     assert.equal(access["azp"], CLIENT);
+    assert.deepEqual(access.aud, ["hirebridge", "account"], "the console's tokens name the APIs' audience");
     assert.equal(access["org_id"], user.orgId);
     assert.equal(claims(res.body.id_token)["nonce"], "n-1");
 

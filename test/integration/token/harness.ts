@@ -3,7 +3,7 @@ import { decodeJwt, decodeProtectedHeader, type JWTPayload } from "jose";
 import type { Logger } from "pino";
 import type { TokenResponse } from "../../../src/contracts/token.js";
 import { buildTokenApp, type TokenApp } from "../../../src/services/token/app.js";
-import type { Config } from "../../../src/shared/config.js";
+import type { Config } from "../../../src/runtime/config.js";
 import type { Database } from "../../../src/shared/db/database.js";
 import { silentLogger, testConfig } from "../../helpers/config.js";
 

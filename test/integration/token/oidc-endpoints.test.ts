@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { ConfigSchema, loadConfig } from "../../../src/shared/config.js";
+import { loadConfig } from "../../../src/shared/config.js";
+import { ConfigSchema } from "../../../src/runtime/config.js";
 import { startStack } from "../../../src/runtime/stack.js";
 import { describeEachDatabase } from "../../helpers/db.js";
 import { silentLogger } from "../../helpers/config.js";
@@ -120,19 +121,22 @@ describeEachDatabase("discovery, JWKS, userinfo, logout", (getDb) => {
   });
 
   test("browsers may call the endpoints cross-origin (no credentials involved)", async () => {
-    const preflight = await h.app.inject({
-      method: "OPTIONS",
-      url: `${OIDC}/userinfo`,
-      headers: {
-        origin: "http://localhost:5173",
-        "access-control-request-method": "GET",
-        "access-control-request-headers": "authorization",
-      },
-    });
-    assert.equal(preflight.statusCode, 204);
-    assert.equal(preflight.headers["access-control-allow-origin"], "http://localhost:5173");
-    assert.match(String(preflight.headers["access-control-allow-headers"]), /Authorization/);
-    assert.equal(preflight.headers["access-control-allow-credentials"], undefined);
+    const preflight = (path: string, method: string, headers: string) =>
+      h.app.inject({
+        method: "OPTIONS",
+        url: `${OIDC}/${path}`,
+        headers: { origin: "http://localhost:5173", "access-control-request-method": method, "access-control-request-headers": headers },
+      });
+    const userinfo = await preflight("userinfo", "GET", "authorization");
+    assert.equal(userinfo.statusCode, 204);
+    assert.equal(userinfo.headers["access-control-allow-origin"], "http://localhost:5173");
+    assert.match(String(userinfo.headers["access-control-allow-headers"]), /Authorization/);
+    assert.equal(userinfo.headers["access-control-allow-credentials"], undefined);
+    // What Swagger UI's Authorize sends with a token request (its password flow, client in Basic).
+    const swagger = await preflight("token", "POST", "accept,authorization,content-type,x-requested-with");
+    assert.equal(swagger.statusCode, 204);
+    const allowed = String(swagger.headers["access-control-allow-headers"]).toLowerCase().split(/,\s*/);
+    for (const header of ["accept", "authorization", "content-type", "x-requested-with"]) assert.ok(allowed.includes(header), header);
     const { user } = await h.login();
     const res = await h.token(
       { grant_type: "password", client_id: "hirebridge", username: user.username, password: user.password },

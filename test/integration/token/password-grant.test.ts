@@ -46,7 +46,7 @@ describeEachDatabase("token endpoint: password grant", (getDb) => {
         azp: "hirebridge",
         sid: body.session_state,
         jti: "string",
-        aud: "account",
+        aud: ["hirebridge", "account"], // the APIs' audience (AUTH_AUDIENCE), as Keycloak's audience mapper adds it
         typ: "Bearer",
         acr: "1",
         scope: "profile email",

@@ -260,3 +260,34 @@ describe("HTTP core: deadlines and cancellation", () => {
     assert.equal(seen.length, 0);
   });
 });
+
+describe("HTTP core: creates with an idempotency key", () => {
+  const keyed = { ...post, idempotencyKey: "key-1" };
+
+  test("a POST with a key is retried after a lost connection and a 503, every attempt with the same key", async () => {
+    const { http, seen } = client([new TypeError("other side closed"), json(503, { detail: "down" }), json(200, { id: "p1" })]);
+    assert.deepEqual(await http.request(keyed), { id: "p1" });
+    assert.deepEqual(
+      seen.map((s) => s.headers["idempotency-key"]),
+      ["key-1", "key-1", "key-1"],
+    );
+  });
+
+  test("a 409 with Retry-After (the key's first request still running) is waited out; a plain 409 is not", async () => {
+    const busy = () => json(409, { detail: "still being processed" }, { "retry-after": "1" });
+    const waited = client([busy(), json(200, { id: "p1" })]);
+    assert.deepEqual(await waited.http.request(keyed), { id: "p1" });
+    assert.deepEqual(waited.clock.sleeps, [1000]);
+    const taken = client([json(409, { detail: "email taken" })]);
+    await assert.rejects(taken.http.request(keyed), ConflictError);
+    const unkeyed = client([busy()]);
+    await assert.rejects(unkeyed.http.request(post), ConflictError);
+  });
+
+  test("a POST without a key is not retried after a lost connection", async () => {
+    const { http, seen } = client([new TypeError("other side closed"), json(200, { id: "p1" })]);
+    await assert.rejects(http.request(post), ConnectionError);
+    assert.equal(seen.length, 1);
+    assert.equal(seen[0]!.headers["idempotency-key"], undefined);
+  });
+});

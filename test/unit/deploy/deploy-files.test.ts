@@ -11,7 +11,8 @@ import { builtinModules } from "node:module";
 import { describe, test } from "node:test";
 import { parse } from "yaml";
 import { SERVICE_ORDER } from "../../../src/runtime/stack.js";
-import { ConfigSchema, loadConfig, serviceUrls } from "../../../src/shared/config.js";
+import { loadConfig, serviceUrls } from "../../../src/shared/config.js";
+import { ConfigSchema } from "../../../src/runtime/config.js";
 import { composeServices, dockerStages, interpolateDefaults, nginxUpstreams, type ComposeService } from "./deploy-parsers.js";
 
 const root = new URL("../../../", import.meta.url);
@@ -96,9 +97,10 @@ describe("deploy/compose.yaml", () => {
     }
   });
 
-  test("every service has a health check; ours and the balancer's ask /healthz", () => {
+  test("every service has a health check; ours ask readiness (start-up order), the balancer's /healthz", () => {
     for (const [name, s] of Object.entries(services)) assert.ok(s.healthcheck?.test, `${name} has a health check`);
-    for (const [name, s] of ours) assert.deepEqual(s.healthcheck?.test, ["CMD", "node", "deploy/healthcheck.mjs", serviceOf(s)], name);
+    for (const [name, s] of ours)
+      assert.deepEqual(s.healthcheck?.test, ["CMD", "node", "deploy/healthcheck.mjs", "--ready", serviceOf(s)], name);
     const lb = services["lb"]!.healthcheck!.test!.join(" ");
     for (const port of [defaultOf("PROXY_PORT"), defaultOf("API_PORT")])
       assert.ok(lb.includes(`http://127.0.0.1:${String(port)}/healthz`), lb);
@@ -185,7 +187,8 @@ describe("Dockerfile", () => {
     const lock = JSON.parse(text("package-lock.json")) as { packages: Record<string, { dev?: boolean }> };
     for (const name of ["node_modules/tsx", "node_modules/esbuild"]) assert.equal(lock.packages[name]?.dev, true, name);
     assert.match(pkg.scripts["start"]!, /^node [^|;&]*dist\/cli\/main\.js serve all$/, "npm start is one node process on dist/");
-    assert.equal(pkg.scripts["prestart"], "npm run build");
+    // npm start checks its ports, data directory and services first (a clear message before any build), then builds.
+    assert.match(pkg.scripts["prestart"]!, /^tsx src\/cli\/main\.ts serve --check all && npm run build$/);
   });
 
   test("everything src/ imports at run time is a production dependency", () => {

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
-import { ConfigSchema } from "../../../src/shared/config.js";
+import { ConfigSchema } from "../../../src/runtime/config.js";
 
 type Json = Record<string, unknown>;
 const read = (path: string) => JSON.parse(readFileSync(new URL(`../../../deploy/keycloak/${path}`, import.meta.url), "utf8")) as Json;

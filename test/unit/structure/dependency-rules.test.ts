@@ -1,22 +1,17 @@
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
-import ts from "typescript";
+import { importGraph } from "./source-files.js";
 
 /**
  * The layering of src/ (each folder's README.md says the same):
  * - contracts/ imports only contracts/ (the wire shapes every side shares);
  * - shared/ imports shared/ and contracts/ (infrastructure any service may use);
- * - services/<name>/ imports its own folder, shared/, contracts/ and runtime/service.ts (the
- *   launcher's contract), never another service's files: services meet only in runtime/;
+ * - services/<name>/ imports its own folder, shared/ and contracts/ (the launcher's contract is
+ *   shared/service.ts), never another service's files nor runtime/: services meet only in runtime/;
  * - runtime/ composes the services (it may import any of them, never cli/ or client/);
  * - client/ imports client/ and contracts/ (it is published alone);
  * - cli/ imports cli/, client/, contracts/, shared/ and runtime/.
  */
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
-const SRC = join(ROOT, "src");
 
 /**
  * Imports the rules forbid but that stay for now, each `from -> to` with paths relative to src/.
@@ -40,7 +35,7 @@ export function violation(from: string, to: string): string | null {
   const allowed: Record<string, (target: string) => boolean> = {
     contracts: () => false,
     shared: (t) => t === "contracts",
-    services: (t) => t === "shared" || t === "contracts" || to === "runtime/service.ts",
+    services: (t) => t === "shared" || t === "contracts",
     runtime: (t) => t !== "cli" && t !== "client",
     client: (t) => t === "contracts",
     cli: (t) => t === "client" || t === "contracts" || t === "shared" || t === "runtime",
@@ -53,26 +48,9 @@ export function violation(from: string, to: string): string | null {
     : `${a} may not import ${b}`;
 }
 
-function* sourceFiles(dir: string): Generator<string> {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) yield* sourceFiles(path);
-    else if (entry.name.endsWith(".ts")) yield path;
-  }
-}
-
 /** Every relative import (static, type-only, re-export and dynamic) of every file under src/, as `from -> to`. */
 function importsOfSrc(): string[] {
-  const edges: string[] = [];
-  for (const file of sourceFiles(SRC)) {
-    const { importedFiles } = ts.preProcessFile(readFileSync(file, "utf8"), true, true);
-    for (const { fileName } of importedFiles) {
-      if (!fileName.startsWith(".")) continue;
-      const target = resolve(dirname(file), fileName).replace(/\.js$/, ".ts");
-      edges.push(`${relative(SRC, file)} -> ${relative(SRC, target)}`);
-    }
-  }
-  return edges;
+  return [...importGraph()].flatMap(([from, targets]) => targets.map((to) => `${from} -> ${to}`));
 }
 
 test("no service imports another service's files, and each src/ folder imports only what its README allows", () => {
@@ -91,13 +69,14 @@ test("no service imports another service's files, and each src/ folder imports o
   assert.deepEqual(stale, [], "allowlist entries that match no import any more: remove them");
 });
 
-test("the rules catch a service importing another, and allow the launcher's contract", () => {
+test("the rules catch a service importing another service or the runtime, and allow the launcher's contract in shared/", () => {
   assert.match(violation("services/proxy/app.ts", "services/sync/sync-jobs.ts")!, /another service's file/);
   assert.match(violation("shared/jobs/queue.ts", "services/sync/sync.schema.ts")!, /shared may not import services\/sync/);
   assert.match(violation("contracts/proxy/webhooks.ts", "shared/errors.ts")!, /contracts may not import shared/);
   assert.match(violation("client/index.ts", "shared/config.ts")!, /client may not import shared/);
-  assert.equal(violation("services/proxy/service.ts", "runtime/service.ts"), null);
-  assert.match(violation("services/proxy/service.ts", "runtime/stack.ts")!, /may not import runtime/);
+  assert.equal(violation("services/proxy/service.ts", "shared/service.ts"), null);
+  assert.match(violation("services/proxy/service.ts", "runtime/wiring.ts")!, /services\/proxy may not import runtime/);
+  assert.match(violation("services/token/service.ts", "runtime/stack.ts")!, /may not import runtime/);
   assert.equal(violation("runtime/stack.ts", "services/sync/sync-jobs.ts"), null);
   assert.equal(violation("services/sync/sync-jobs.ts", "services/sync/write-back.ts"), null);
 });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { cut, htmlToText } from "../../../src/services/sync/html-to-text.js";
+import { htmlToText } from "../../../src/services/sync/html-to-text.js";
+import { cut } from "../../../src/shared/text.js";
 import { matchStage } from "../../../src/services/sync/stage-match.js";
 
 test("job descriptions become plain text", () => {
@@ -16,6 +17,8 @@ test("text is cut to the field limit with an ellipsis, counting characters not b
   assert.equal(cut("short", 10), "short");
   assert.equal(cut("0123456789abc", 10), "012345678…");
   assert.equal([...cut("é".repeat(600), 500)].length, 500);
+  assert.equal(cut(null, 10), null);
+  assert.equal(cut(undefined, 10), null);
 });
 
 test("stages match by id first, then by name, case-insensitively", () => {

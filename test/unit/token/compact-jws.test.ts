@@ -2,15 +2,24 @@ import assert from "node:assert/strict";
 import { createSecretKey, generateKeyPairSync, randomBytes } from "node:crypto";
 import { test } from "node:test";
 import { jwtVerify } from "jose";
-import { encodePart, hasHs512Signature, parseJws, signHs512, signRs256 } from "../../../src/services/token/compact-jws.js";
+import { asymmetric, encodePart, hasHs512Signature, parseJws, signHs512 } from "../../../src/services/token/compact-jws.js";
 
 const payload = { sub: "u-1", iss: "http://127.0.0.1/realms/r", exp: 2_000_000_000, name: 'Zoë \u2028 "quoted"' };
 
 test("an RS256 JWS signed on the thread pool verifies with jose, header and payload intact", async () => {
   const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
-  const token = await signRs256(`${encodePart({ alg: "RS256", typ: "JWT", kid: "k1" })}.${encodePart(payload)}`, privateKey);
+  const token = await asymmetric.sign("RS256", `${encodePart({ alg: "RS256", typ: "JWT", kid: "k1" })}.${encodePart(payload)}`, privateKey);
   const verified = await jwtVerify(token, publicKey, { algorithms: ["RS256"] });
   assert.deepEqual(verified.protectedHeader, { alg: "RS256", typ: "JWT", kid: "k1" });
+  assert.deepEqual(verified.payload, payload);
+});
+
+test("an ES256 JWS carries the 64-byte r || s signature JWS wants and verifies with jose", async () => {
+  const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+  const token = await asymmetric.sign("ES256", `${encodePart({ alg: "ES256", typ: "JWT", kid: "e1" })}.${encodePart(payload)}`, privateKey);
+  assert.equal(Buffer.from(token.split(".")[2]!, "base64url").length, 64, "IEEE P1363, not DER");
+  const verified = await jwtVerify(token, publicKey, { algorithms: ["ES256"] });
+  assert.deepEqual(verified.protectedHeader, { alg: "ES256", typ: "JWT", kid: "e1" });
   assert.deepEqual(verified.payload, payload);
 });
 

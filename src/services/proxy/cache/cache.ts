@@ -10,6 +10,8 @@ export interface Cache {
   /** `ttlSeconds` must be positive; a lifetime of 0 means "do not cache" and is the caller's to skip. */
   set(key: string, value: string, ttlSeconds: number): Promise<void>;
   delete(keys: string[]): Promise<void>;
+  /** Throws when the store cannot be reached now (readiness reports it; the other methods degrade instead). */
+  ping?(): Promise<void>;
   close(): Promise<void>;
 }
 

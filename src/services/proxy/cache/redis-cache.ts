@@ -75,6 +75,10 @@ export class RedisCache implements Cache {
     }
   }
 
+  async ping(): Promise<void> {
+    await this.#redis.ping();
+  }
+
   /** Remaining lifetime of a key in seconds (-2 when absent), for operators and tests. */
   async ttl(key: string): Promise<number> {
     return this.#redis.ttl(key);

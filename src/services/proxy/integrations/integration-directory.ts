@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { Db, Queryable } from "../../../shared/db/database.js";
 import type { KeysetCursor } from "../../../shared/db/keyset-cursor.js";
+import type { IntegrationLookup } from "../../../shared/ports/integrations.js";
 import { AppError, notFound } from "../../../shared/errors.js";
 import { cacheKeys, integrationKeys } from "../cache/cache.js";
 import type { CachedResponse, ResponseCache } from "../cache/response-cache.js";
@@ -11,11 +12,14 @@ import {
   listSyncableIntegrations,
   markIntegrationDeleted,
   recordIntegration,
+  renameIntegration,
   setIntegrationState,
   type IntegrationRecordInput,
   type IntegrationStateInput,
 } from "./integrations.repository.js";
 import type { IntegrationRow } from "./integrations.tables.js";
+import { integrationOwnersOf, type IntegrationOwners } from "./integration-owners.js";
+import type { IntegrationOwnership } from "../../../shared/ports/integration-ownership.js";
 
 /** The fields of the upstream's integration details the proxy reads (tenancy and state). */
 type DetailsPeek = {
@@ -25,14 +29,9 @@ type DetailsPeek = {
     category?: unknown;
     status?: unknown;
     setup_status?: unknown;
-    end_user?: { origin_id?: unknown };
+    end_user?: { origin_id?: unknown; organization_name?: unknown };
   };
 };
-
-type Owner = { orgId: string; deleted: boolean; expiresAt: number };
-
-const OWNER_MEMO_TTL_MS = 5 * 60_000;
-const OWNER_MEMO_MAX = 50_000;
 
 export type IntegrationDirectoryOptions = {
   db: Db;
@@ -46,15 +45,16 @@ export type IntegrationDirectoryOptions = {
 /**
  * Which organisation each integration belongs to, and the cached integration details. Every
  * operation that names an integration asks `requireOwned` first; the webhook receivers record,
- * delete and update integrations through the same object so its caches stay true.
- *
- * Owners are memoised in-process: an integration never changes organisation, so a memo can only be
- * stale about deletion, and a deleted integration is refused by the upstream anyway.
+ * delete and update integrations through the same object so its caches stay true. The ownership
+ * decision itself is `owners` (IntegrationOwners, the IntegrationOwnership port's implementation),
+ * the same one the recruiting API, the sync engine and the write-back ask.
  */
-export class IntegrationDirectory {
-  readonly #owners = new Map<string, Owner>();
+export class IntegrationDirectory implements IntegrationLookup, IntegrationOwnership {
+  readonly owners: IntegrationOwners;
 
-  constructor(private readonly opts: IntegrationDirectoryOptions) {}
+  constructor(private readonly opts: IntegrationDirectoryOptions) {
+    this.owners = integrationOwnersOf(opts.db);
+  }
 
   /**
    * Resolves when `integrationId` belongs to `orgId`; otherwise a 404 that does not say whether it
@@ -62,18 +62,13 @@ export class IntegrationDirectory {
    * by create-link) names the caller's org; nothing of the upstream's answer reaches the caller.
    */
   async requireOwned(integrationId: string, orgId: string, requestId: string, log?: Log): Promise<void> {
-    const memo = this.#owners.get(integrationId);
-    if (memo && memo.expiresAt > Date.now()) {
-      if (memo.deleted || memo.orgId !== orgId) throw integrationNotFound();
-      return;
-    }
-    const row = await findIntegration(this.opts.db, integrationId);
-    if (row) {
-      this.#remember(row);
-      if (row.deletedAt || row.orgId !== orgId) throw integrationNotFound();
-      return;
-    }
+    if (await this.owners.belongsTo(integrationId, orgId)) return;
+    if ((await this.owners.ownerOf(integrationId)) !== null) throw integrationNotFound();
     await this.#adopt(integrationId, orgId, requestId, log);
+  }
+
+  belongsTo(integrationId: string, orgId: string): Promise<boolean> {
+    return this.owners.belongsTo(integrationId, orgId);
   }
 
   async #adopt(integrationId: string, orgId: string, requestId: string, log?: Log): Promise<void> {
@@ -93,6 +88,7 @@ export class IntegrationDirectory {
       category: str(details.category),
       status: str(details.status),
       setupStatus: str(details.setup_status),
+      organizationName: str(details.end_user?.organization_name),
     });
     if (!row || row.orgId !== orgId || row.deletedAt) throw integrationNotFound();
     log?.info({ integration_id: integrationId }, "integration adopted from the upstream's origin id");
@@ -126,6 +122,7 @@ export class IntegrationDirectory {
         status: str(details.status) ?? undefined,
         setupStatus: str(details.setup_status) ?? undefined,
         category: str(details.category) ?? undefined,
+        organizationName: str(details.end_user?.organization_name),
         at: new Date(),
       });
     } catch (err) {
@@ -137,8 +134,8 @@ export class IntegrationDirectory {
   /** Records an integration for an org (webhook, activation, adoption); null when another org has it. */
   async record(input: IntegrationRecordInput, q: Queryable = this.opts.db): Promise<IntegrationRow | null> {
     const row = await recordIntegration(q, input);
-    if (row) this.#remember(row);
-    else this.#owners.delete(input.id);
+    if (row) this.owners.remember(row);
+    else this.owners.forget(input.id);
     return row;
   }
 
@@ -146,21 +143,28 @@ export class IntegrationDirectory {
    * The organisation an integration is recorded for (deleted or not), from the memo when it has it;
    * null when it is not recorded. What the webhook receivers need for each event.
    */
-  async ownerOf(integrationId: string): Promise<string | null> {
-    const memo = this.#owners.get(integrationId);
-    if (memo && memo.expiresAt > Date.now()) return memo.orgId;
-    const row = await findIntegration(this.opts.db, integrationId);
-    if (row) this.#remember(row);
-    return row?.orgId ?? null;
+  ownerOf(integrationId: string): Promise<string | null> {
+    return this.owners.ownerOf(integrationId);
   }
 
   find(integrationId: string, q: Queryable = this.opts.db): Promise<IntegrationRow | null> {
     return findIntegration(q, integrationId);
   }
 
+  /** A live integration of `orgId`; null when it is deleted, another org's, or unknown. */
+  async findOwned(integrationId: string, orgId: string): Promise<IntegrationRow | null> {
+    const row = await findIntegration(this.opts.db, integrationId);
+    return row && row.orgId === orgId && !row.deletedAt ? row : null;
+  }
+
   /** One page of an organisation's live integrations, oldest first. */
   listOwned(orgId: string, page: { limit?: number | undefined; after?: KeysetCursor | undefined }) {
     return listIntegrations(this.opts.db, orgId, page);
+  }
+
+  /** Names a live integration of `orgId` (null: the upstream's name again); null when it is not one. */
+  rename(integrationId: string, orgId: string, displayName: string | null): Promise<IntegrationRow | null> {
+    return renameIntegration(this.opts.db, integrationId, orgId, displayName);
   }
 
   /** Every ATS integration that is neither deleted nor paused. */
@@ -171,7 +175,7 @@ export class IntegrationDirectory {
   /** After the integration was deleted (here or upstream): refuse it from now on, drop its cache. */
   async markDeleted(integrationId: string, at?: Date, q: Queryable = this.opts.db): Promise<boolean> {
     const known = await markIntegrationDeleted(q, integrationId, at);
-    this.#owners.delete(integrationId);
+    this.owners.forget(integrationId);
     await this.evict(integrationId);
     return known;
   }
@@ -186,15 +190,6 @@ export class IntegrationDirectory {
   /** Drops everything cached for the integration (in this process and in the shared store). */
   async evict(integrationId: string): Promise<void> {
     await this.opts.cache.evict(integrationKeys(integrationId));
-  }
-
-  #remember(row: IntegrationRow): void {
-    this.#owners.delete(row.id);
-    this.#owners.set(row.id, { orgId: row.orgId, deleted: row.deletedAt !== null, expiresAt: Date.now() + OWNER_MEMO_TTL_MS });
-    if (this.#owners.size > OWNER_MEMO_MAX) {
-      const oldest = this.#owners.keys().next().value;
-      if (oldest !== undefined) this.#owners.delete(oldest);
-    }
   }
 }
 

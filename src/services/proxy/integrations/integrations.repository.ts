@@ -1,6 +1,7 @@
 import { and, asc, eq, isNull, or, sql, type SQL } from "drizzle-orm";
 import { keysetPage, keysetTimestamp, type KeysetCursor } from "../../../shared/db/keyset-cursor.js";
 import type { Queryable } from "../../../shared/db/database.js";
+import type { IntegrationStateReport } from "../../../shared/ports/integrations.js";
 import { integrations, type IntegrationRow } from "./integrations.tables.js";
 
 /** What Hirebridge knows of an integration when it learns of it. */
@@ -12,16 +13,12 @@ export type IntegrationRecordInput = {
   status?: string | null | undefined;
   setupStatus?: string | null | undefined;
   qaStatus?: string | null | undefined;
+  /** The end user's organisation as the upstream names it (end_user.organization_name). */
+  organizationName?: string | null | undefined;
 };
 
 /** A state report (integration-state-changed, or fresh integration details); `at` orders reports. */
-export type IntegrationStateInput = {
-  status?: string | null | undefined;
-  setupStatus?: string | null | undefined;
-  qaStatus?: string | null | undefined;
-  category?: string | null | undefined;
-  at: Date;
-};
+export type IntegrationStateInput = IntegrationStateReport;
 
 /**
  * Records an integration for an organisation (idempotent). An integration never changes
@@ -40,6 +37,7 @@ export async function recordIntegration(q: Queryable, input: IntegrationRecordIn
       status: input.status ?? null,
       setupStatus: input.setupStatus ?? null,
       qaStatus: input.qaStatus ?? null,
+      organizationName: input.organizationName ?? null,
     })
     .onConflictDoUpdate({
       target: integrations.id,
@@ -48,6 +46,8 @@ export async function recordIntegration(q: Queryable, input: IntegrationRecordIn
         status: sql`coalesce(${integrations.status}, excluded.status)`,
         setupStatus: sql`coalesce(${integrations.setupStatus}, excluded.setup_status)`,
         qaStatus: sql`coalesce(${integrations.qaStatus}, excluded.qa_status)`,
+        // The name is the upstream's latest word (it may rename the end user's organisation).
+        organizationName: sql`coalesce(excluded.organization_name, ${integrations.organizationName})`,
         updatedAt: sql`now()`,
       },
       setWhere: sql`${integrations.orgId} = excluded.org_id`,
@@ -96,6 +96,7 @@ export async function setIntegrationState(q: Queryable, id: string, state: Integ
   if (state.setupStatus !== undefined) set.setupStatus = state.setupStatus;
   if (state.qaStatus !== undefined) set.qaStatus = state.qaStatus;
   if (state.category !== undefined) set.category = state.category;
+  if (state.organizationName) set.organizationName = state.organizationName;
   const rows = await q
     .update(integrations)
     .set(set)
@@ -107,6 +108,24 @@ export async function setIntegrationState(q: Queryable, id: string, state: Integ
     )
     .returning({ id: integrations.id });
   return rows.length > 0;
+}
+
+/**
+ * Gives a live integration of `orgId` the name people see (null: the upstream's organisation name
+ * again). Null when it is not a live integration of that organisation.
+ */
+export async function renameIntegration(
+  q: Queryable,
+  id: string,
+  orgId: string,
+  displayName: string | null,
+): Promise<IntegrationRow | null> {
+  const [row] = await q
+    .update(integrations)
+    .set({ displayName, updatedAt: new Date() })
+    .where(and(eq(integrations.id, id), eq(integrations.orgId, orgId), isNull(integrations.deletedAt)))
+    .returning();
+  return row ?? null;
 }
 
 /**

@@ -33,213 +33,211 @@ import {
 } from "../../../contracts/proxy/index.js";
 import type { ProxyOperation } from "./operation.js";
 
-const ats = (path: string, extra: Partial<ProxyOperation["upstream"]> = {}): ProxyOperation["upstream"] => ({
-  method: "GET",
-  path,
-  integrationHeader: true,
-  ...extra,
-});
+/** A row of the table: an operation without what it derives (see `derive`). */
+type OperationRow = Omit<ProxyOperation, "operationId" | "upstream"> & { upstream?: Partial<ProxyOperation["upstream"]> };
+
+/**
+ * The operations of `rows`, each completed with what its row leaves out: its `operationId` is its
+ * key, and upstream it keeps its method and path and sends `X-Integration-Id` when it is an ATS
+ * operation. A row states only where the upstream differs.
+ */
+function derive<const T extends Record<string, OperationRow>>(
+  rows: T,
+): { [K in keyof T]: Omit<T[K], "upstream"> & { operationId: K; upstream: ProxyOperation["upstream"] } } {
+  const entries = Object.entries(rows).map(([operationId, { upstream, ...row }]) => [
+    operationId,
+    {
+      operationId,
+      ...row,
+      upstream: { method: row.method, path: row.path, integrationHeader: row.tag === "Unified ATS", ...upstream },
+    },
+  ]);
+  return Object.fromEntries(entries) as never;
+}
 
 /**
  * Every operation of spec/integration-proxy.md (General, Integrations, Unified ATS, Connect) and
  * the activation step the spec leaves out, with the upstream operation it becomes
  * (reference/upstream-kombo.md §2). Query renames are the spec's names the upstream spells
- * differently (its list filters are plural).
+ * differently (its list filters are plural). Rows name what differs from the defaults `derive` fills in.
  */
 // biome-ignore format: one block per operation, its identity and routing packed into a few lines so the table reads as one
-export const OPERATIONS = {
+export const OPERATIONS = derive({
   // ── General ──────────────────────────────────────────────────────────────────────────────
   checkApiKey: {
-    operationId: "checkApiKey", tag: "General", method: "GET", path: "/general/check-api-key",
+    tag: "General", method: "GET", path: "/general/check-api-key",
     summary: "Check the upstream API key", notes: "Checks that the upstream API key works.",
     tenancy: "query", kind: "read",
     schema: { querystring: CheckApiKeyQuerySchema },
-    upstream: { method: "GET", path: "/check-api-key", integrationHeader: false },
+    upstream: { path: "/check-api-key" },
   },
   forceSync: {
-    operationId: "forceSync", tag: "General", method: "POST", path: "/general/force-sync",
+    tag: "General", method: "POST", path: "/general/force-sync",
     summary: "Trigger a sync", notes: "Triggers a sync of one integration. The query's `type` (default DELTA) is sent upstream in the body.",
     tenancy: "query", kind: "write",
     schema: { querystring: ForceSyncQuerySchema, body: ForceSyncBodySchema },
-    upstream: { method: "POST", path: "/force-sync", integrationHeader: true, consumes: ["type"] },
+    upstream: { path: "/force-sync", integrationHeader: true, consumes: ["type"] },
   },
   getTools: {
-    operationId: "getTools", tag: "General", method: "GET", path: "/general/tools/{category}",
+    tag: "General", method: "GET", path: "/general/tools/{category}",
     summary: "List the tools of a category", notes: "Path category is hris, ats or assessment.",
     tenancy: "none", kind: "read", cache: "Cached for 5 hours per category.",
     schema: { params: ToolsParamsSchema },
-    upstream: { method: "GET", path: "/tools/{category}", integrationHeader: false },
+    upstream: { path: "/tools/{category}" },
   },
   // ── Integrations ─────────────────────────────────────────────────────────────────────────
   getIntegration: {
-    operationId: "getIntegration", tag: "Integrations", method: "GET", path: "/integrations/{integration_id}",
+    tag: "Integrations", method: "GET", path: "/integrations/{integration_id}",
     summary: "Get integration details",
     notes: "Returns integration details for display. When bypass_cache is true, fresh data is fetched instead of cached data.",
     tenancy: "path", kind: "read",
     cache: "Cached for INTEGRATION_CACHE_TTL_SECONDS; `bypass_cache=true` fetches fresh data and refreshes the entry. Deleting or relinking the integration, and its state-changed and deleted webhooks, evict it.",
     schema: { params: IntegrationParamsSchema, querystring: GetIntegrationQuerySchema },
-    upstream: { method: "GET", path: "/integrations/{integration_id}", integrationHeader: false, consumes: ["bypass_cache"] },
+    upstream: { consumes: ["bypass_cache"] },
   },
   deleteIntegration: {
-    operationId: "deleteIntegration", tag: "Integrations", method: "DELETE", path: "/integrations/{integration_id}",
+    tag: "Integrations", method: "DELETE", path: "/integrations/{integration_id}",
     summary: "Delete an integration", notes: "Deletes the integration; cannot be undone.",
     tenancy: "path", kind: "write",
     schema: { params: IntegrationParamsSchema },
-    upstream: { method: "DELETE", path: "/integrations/{integration_id}", integrationHeader: false, body: "empty-object" },
+    upstream: { body: "empty-object" },
   },
   relinkIntegration: {
-    operationId: "relinkIntegration", tag: "Integrations", method: "POST", path: "/integrations/{integration_id}/relink",
+    tag: "Integrations", method: "POST", path: "/integrations/{integration_id}/relink",
     summary: "Create a reconnection link",
     notes: "Creates a link for reconnecting an integration, for example to update credentials.",
     tenancy: "path", kind: "write",
     schema: { params: IntegrationParamsSchema, body: RelinkRequestSchema },
-    upstream: { method: "POST", path: "/integrations/{integration_id}/relink", integrationHeader: false },
   },
   listIntegrationFields: {
-    operationId: "listIntegrationFields", tag: "Integrations", method: "GET", path: "/integrations/{integration_id}/integration-fields",
+    tag: "Integrations", method: "GET", path: "/integrations/{integration_id}/integration-fields",
     summary: "List integration fields", notes: "All fields of the integration, including the mapping to custom fields.",
     tenancy: "path", kind: "read",
     schema: { params: IntegrationParamsSchema, querystring: IntegrationFieldsQuerySchema },
-    upstream: { method: "GET", path: "/integrations/{integration_id}/integration-fields", integrationHeader: false },
   },
   updateIntegrationField: {
-    operationId: "updateIntegrationField", tag: "Integrations", method: "PATCH",
+    tag: "Integrations", method: "PATCH",
     path: "/integrations/{integration_id}/integration-fields/{field_id}",
     summary: "Update an integration field", notes: "Updates the passthrough setting of the field.",
     tenancy: "path", kind: "write",
     schema: { params: IntegrationFieldParamsSchema, body: IntegrationFieldUpdateSchema },
-    upstream: { method: "PATCH", path: "/integrations/{integration_id}/integration-fields/{field_id}", integrationHeader: false },
   },
   listCustomFields: {
-    operationId: "listCustomFields", tag: "Integrations", method: "GET", path: "/integrations/{integration_id}/custom-fields",
+    tag: "Integrations", method: "GET", path: "/integrations/{integration_id}/custom-fields",
     summary: "List custom fields",
     notes: "All custom fields, including the mapping to the corresponding integration field where one exists.",
     tenancy: "path", kind: "read",
     schema: { params: IntegrationParamsSchema, querystring: CustomFieldsQuerySchema },
-    upstream: { method: "GET", path: "/integrations/{integration_id}/custom-fields", integrationHeader: false },
   },
   updateCustomFieldMapping: {
-    operationId: "updateCustomFieldMapping", tag: "Integrations", method: "PUT",
+    tag: "Integrations", method: "PUT",
     path: "/integrations/{integration_id}/custom-fields/{custom_field_id}",
     summary: "Map a custom field", notes: "Sets the mapping; an existing mapping is replaced.",
     tenancy: "path", kind: "write",
     schema: { params: CustomFieldParamsSchema, body: CustomFieldMappingSchema },
-    upstream: { method: "PUT", path: "/integrations/{integration_id}/custom-fields/{custom_field_id}", integrationHeader: false },
   },
   // ── Unified ATS ──────────────────────────────────────────────────────────────────────────
   listApplications: {
-    operationId: "listApplications", tag: "Unified ATS", method: "GET", path: "/ats/applications",
+    tag: "Unified ATS", method: "GET", path: "/ats/applications",
     summary: "List applications", tenancy: "query", kind: "read",
     schema: { querystring: ApplicationsQuerySchema },
-    upstream: ats("/ats/applications", { rename: { outcome: "outcomes" } }),
+    upstream: { rename: { outcome: "outcomes" } },
   },
   moveApplicationStage: {
-    operationId: "moveApplicationStage", tag: "Unified ATS", method: "PUT", path: "/ats/applications/{application_id}/stage",
+    tag: "Unified ATS", method: "PUT", path: "/ats/applications/{application_id}/stage",
     summary: "Move an application to a stage", tenancy: "query", kind: "write",
     schema: { params: ApplicationParamsSchema, querystring: AtsWriteQuerySchema, body: ApplicationStageUpdateSchema },
-    upstream: ats("/ats/applications/{application_id}/stage", { method: "PUT" }),
   },
   addApplicationResultLink: {
-    operationId: "addApplicationResultLink", tag: "Unified ATS", method: "POST", path: "/ats/applications/{application_id}/result-links",
+    tag: "Unified ATS", method: "POST", path: "/ats/applications/{application_id}/result-links",
     summary: "Add a result link to an application", tenancy: "query", kind: "write",
     schema: { params: ApplicationParamsSchema, querystring: AtsWriteQuerySchema, body: ApplicationResultLinkSchema },
-    upstream: ats("/ats/applications/{application_id}/result-links", { method: "POST" }),
   },
   addApplicationNote: {
-    operationId: "addApplicationNote", tag: "Unified ATS", method: "POST", path: "/ats/applications/{application_id}/notes",
+    tag: "Unified ATS", method: "POST", path: "/ats/applications/{application_id}/notes",
     summary: "Add a note to an application", notes: "The only supported content_type is PLAIN_TEXT.",
     tenancy: "query", kind: "write",
     schema: { params: ApplicationParamsSchema, querystring: AtsWriteQuerySchema, body: ApplicationNoteSchema },
-    upstream: ats("/ats/applications/{application_id}/notes", { method: "POST" }),
   },
   listApplicationAttachments: {
-    operationId: "listApplicationAttachments", tag: "Unified ATS", method: "GET", path: "/ats/applications/{application_id}/attachments",
+    tag: "Unified ATS", method: "GET", path: "/ats/applications/{application_id}/attachments",
     summary: "List an application's attachments", tenancy: "query", kind: "read",
     schema: { params: ApplicationParamsSchema, querystring: AtsListQuerySchema },
-    upstream: ats("/ats/applications/{application_id}/attachments"),
   },
   addCandidateTag: {
-    operationId: "addCandidateTag", tag: "Unified ATS", method: "POST", path: "/ats/candidates/{candidate_id}/tags",
+    tag: "Unified ATS", method: "POST", path: "/ats/candidates/{candidate_id}/tags",
     summary: "Tag a candidate", tenancy: "query", kind: "write",
     schema: { params: CandidateParamsSchema, querystring: AtsWriteQuerySchema, body: CandidateTagsSchema },
-    upstream: ats("/ats/candidates/{candidate_id}/tags", { method: "POST" }),
   },
   removeCandidateTag: {
-    operationId: "removeCandidateTag", tag: "Unified ATS", method: "DELETE", path: "/ats/candidates/{candidate_id}/tags",
+    tag: "Unified ATS", method: "DELETE", path: "/ats/candidates/{candidate_id}/tags",
     summary: "Remove a tag from a candidate", notes: "The tag is named in the JSON body of the DELETE.",
     tenancy: "query", kind: "write",
     schema: { params: CandidateParamsSchema, querystring: AtsWriteQuerySchema, body: CandidateTagsSchema },
-    upstream: ats("/ats/candidates/{candidate_id}/tags", { method: "DELETE" }),
   },
   listTags: {
-    operationId: "listTags", tag: "Unified ATS", method: "GET", path: "/ats/tags",
+    tag: "Unified ATS", method: "GET", path: "/ats/tags",
     summary: "List tags", tenancy: "query", kind: "read",
     schema: { querystring: AtsListQuerySchema },
-    upstream: ats("/ats/tags"),
   },
   listApplicationStages: {
-    operationId: "listApplicationStages", tag: "Unified ATS", method: "GET", path: "/ats/application-stages",
+    tag: "Unified ATS", method: "GET", path: "/ats/application-stages",
     summary: "List application stages", tenancy: "query", kind: "read",
     schema: { querystring: ApplicationStagesQuerySchema },
-    upstream: ats("/ats/application-stages"),
   },
   listJobs: {
-    operationId: "listJobs", tag: "Unified ATS", method: "GET", path: "/ats/jobs",
+    tag: "Unified ATS", method: "GET", path: "/ats/jobs",
     summary: "List jobs", tenancy: "query", kind: "read",
     schema: { querystring: JobsQuerySchema },
-    upstream: ats("/ats/jobs", { rename: { job_status: "statuses", employment_type: "employment_types" } }),
+    upstream: { rename: { job_status: "statuses", employment_type: "employment_types" } },
   },
   createJobApplication: {
-    operationId: "createJobApplication", tag: "Unified ATS", method: "POST", path: "/ats/jobs/{job_id}/applications",
+    tag: "Unified ATS", method: "POST", path: "/ats/jobs/{job_id}/applications",
     summary: "Create an application (and its candidate) for a job",
     notes: "`source`, a name here, is sent upstream as `{\"name\": source}`.",
     tenancy: "query", kind: "write",
     schema: { params: JobParamsSchema, querystring: AtsWriteQuerySchema, body: JobApplicationCreateSchema },
-    upstream: ats("/ats/jobs/{job_id}/applications", { method: "POST" }),
   },
   listUsers: {
-    operationId: "listUsers", tag: "Unified ATS", method: "GET", path: "/ats/users",
+    tag: "Unified ATS", method: "GET", path: "/ats/users",
     summary: "List users", tenancy: "query", kind: "read",
     schema: { querystring: UsersQuerySchema },
-    upstream: ats("/ats/users", { rename: { email: "emails" } }),
+    upstream: { rename: { email: "emails" } },
   },
   listOffers: {
-    operationId: "listOffers", tag: "Unified ATS", method: "GET", path: "/ats/offers",
+    tag: "Unified ATS", method: "GET", path: "/ats/offers",
     summary: "List offers", tenancy: "query", kind: "read",
     schema: { querystring: OffersQuerySchema },
-    upstream: ats("/ats/offers", { rename: { status: "statuses" } }),
+    upstream: { rename: { status: "statuses" } },
   },
   listRejectionReasons: {
-    operationId: "listRejectionReasons", tag: "Unified ATS", method: "GET", path: "/ats/rejection-reasons",
+    tag: "Unified ATS", method: "GET", path: "/ats/rejection-reasons",
     summary: "List rejection reasons", tenancy: "query", kind: "read",
     schema: { querystring: AtsListQuerySchema },
-    upstream: ats("/ats/rejection-reasons"),
   },
   listInterviews: {
-    operationId: "listInterviews", tag: "Unified ATS", method: "GET", path: "/ats/interviews",
+    tag: "Unified ATS", method: "GET", path: "/ats/interviews",
     summary: "List interviews", tenancy: "query", kind: "read",
     schema: { querystring: InterviewsQuerySchema },
-    upstream: ats("/ats/interviews"),
   },
   // ── Connect ──────────────────────────────────────────────────────────────────────────────
   createConnectLink: {
-    operationId: "createConnectLink", tag: "Connect", method: "POST", path: "/connect/create-link",
+    tag: "Connect", method: "POST", path: "/connect/create-link",
     summary: "Create a connection link",
     notes:
       "Generates a unique link that lets a user enter the embedded connection flow. `end_user_origin_id` is set to the caller's organisation (naming another one answers 403); `enable_filtering` is only accepted for HRIS. Integrations are not deduplicated: to update credentials of an existing integration, use relink.",
     tenancy: "none", kind: "write",
     schema: { body: ConnectCreateLinkRequestSchema },
-    upstream: { method: "POST", path: "/connect/create-link", integrationHeader: false },
   },
   activateConnection: {
-    operationId: "activateConnection", tag: "Connect", method: "POST", path: "/connect/activate",
+    tag: "Connect", method: "POST", path: "/connect/activate",
     summary: "Complete the embedded connection flow",
     notes:
       "Hirebridge's completion of the flow (not in the spec): exchanges the activation token the connect UI resolved with, records the integration for the caller's organisation and answers the integration. An integration created for another organisation answers 403.",
     tenancy: "none", kind: "read",
     schema: { body: ConnectActivateRequestSchema },
-    upstream: { method: "GET", path: "/connect/integration-by-token/{activation_token}", integrationHeader: false },
+    upstream: { method: "GET", path: "/connect/integration-by-token/{activation_token}" },
   },
-} as const satisfies Record<string, ProxyOperation>;
+});
 
 export type OperationName = keyof typeof OPERATIONS;

@@ -7,7 +7,9 @@ import { upstreamMalformed } from "../../../shared/upstream/upstream-errors.js";
 import { callerOrg } from "../../../shared/auth/caller-org.js";
 import { forward, route } from "./forward.js";
 
-type ActivationAnswer = { data?: { id?: unknown; tool?: unknown; end_user_origin_id?: unknown; setup_status?: unknown } };
+type ActivationAnswer = {
+  data?: { id?: unknown; tool?: unknown; end_user_origin_id?: unknown; end_user_organization_name?: unknown; setup_status?: unknown };
+};
 
 /**
  * Connect: link creation for the caller's organisation, and the activation that completes the
@@ -48,6 +50,7 @@ export const connectRoutes: ProxyRoutes = async (app, { deps }) => {
       orgId,
       tool: data.tool,
       setupStatus: typeof data.setup_status === "string" ? data.setup_status : null,
+      organizationName: typeof data.end_user_organization_name === "string" ? data.end_user_organization_name : null,
     });
     if (!row) throw forbidden("The integration was created for another organisation");
     if (row.deletedAt) throw integrationNotFound();

@@ -1,8 +1,10 @@
-import type { Database } from "../../../shared/db/database.js";
+import type { Database, Queryable } from "../../../shared/db/database.js";
 import { commitsInFlight, createGroupCommit, settle, type Settled } from "../../../shared/db/group-commit.js";
 import { refusedByServer } from "../../../shared/db/pg-error.js";
 import { uuidv7s } from "../../../shared/db/uuid7.js";
 import { notFound } from "../../../shared/errors.js";
+import type { EventsOut } from "../../../shared/ports/events-out.js";
+import { NO_EVENTS_OUT } from "../../../shared/no-events-out.js";
 import { withConflicts } from "../http/db-errors.js";
 import {
   insertCandidateWithInterview,
@@ -37,22 +39,28 @@ export type CandidateIntake = {
  * row, so one bad row fails only its own request. A lost connection fails the batch's requests, as
  * it would have failed each: whether its statement committed is unknown, so it is not replayed.
  */
-export function createCandidateIntake(database: Database): CandidateIntake {
+export function createCandidateIntake(database: Database, events: EventsOut<Queryable> = NO_EVENTS_OUT): CandidateIntake {
   const db = database.db;
 
   async function createOne(c: CandidateToCreate): Promise<CandidateRow> {
     const row = await withConflicts(candidateConflicts("Candidate not created"), () =>
-      insertCandidateWithInterview(db, c.orgId, c.positionId, c.values, c.interviewLink),
+      insertCandidateWithInterview(db, c.orgId, c.positionId, c.values, c.interviewLink, events),
     );
     if (!row) throw notFound("Position not found");
     return row;
   }
 
   async function commit(items: CandidateToCreate[]): Promise<Settled<CandidateRow>[]> {
+    const out = await write(items);
+    events.committed(new Set(items.map((c) => c.orgId)));
+    return out;
+  }
+
+  async function write(items: CandidateToCreate[]): Promise<Settled<CandidateRow>[]> {
     if (items.length === 1) return [await settle(() => createOne(items[0]!))];
     let created = new Map<string, CandidateRow>();
     try {
-      created = await insertCandidatesWithInterviews(db, items);
+      created = await insertCandidatesWithInterviews(db, items, events);
     } catch (err) {
       if (!refusedByServer(err)) throw err;
     }

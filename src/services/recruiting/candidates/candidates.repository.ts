@@ -1,10 +1,13 @@
-import { and, asc, eq, getTableColumns, inArray, sql, type AnyColumn, type SQL } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, inArray, sql, type AnyColumn } from "drizzle-orm";
 import type { Candidate, CandidateState, CandidateUpdate } from "../../../contracts/recruiting/candidates.js";
 import type { Db, Queryable } from "../../../shared/db/database.js";
 import { toColumns, type FieldsOf } from "../columns.js";
 import { candidates, type CandidateRow } from "./candidates.tables.js";
-import { namedStatement } from "../../../shared/db/named-statement.js";
+import { namedStatement, namedStatementOf, type NamedStatement } from "../../../shared/db/named-statement.js";
+import type { EventsOut } from "../../../shared/ports/events-out.js";
 import { PgDialect } from "drizzle-orm/pg-core";
+import { NO_EVENTS_OUT } from "../../../shared/no-events-out.js";
+import { candidateJsonSql, candidateJsonText } from "./candidate-json.js";
 
 type CandidateInsert = typeof candidates.$inferInsert;
 type WritableKey = Exclude<keyof CandidateUpdate, "id" | "organization_id" | "position_id" | "created_at" | "updated_at">;
@@ -72,6 +75,17 @@ export type NewCandidate = {
 };
 
 const CANDIDATE_COLUMNS = Object.entries(getTableColumns(candidates)).map(([key, column]) => [key, column.name] as const);
+const CANDIDATE_DRIVER_COLUMNS = Object.entries(getTableColumns(candidates));
+
+/** A row read through Drizzle's `execute` (raw values: timestamps as text) as Drizzle's row. */
+function fromDriverRow(row: Record<string, unknown>): CandidateRow {
+  const out: Record<string, unknown> = {};
+  for (const [key, column] of CANDIDATE_DRIVER_COLUMNS) {
+    const value = row[column.name];
+    out[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+  }
+  return out as CandidateRow;
+}
 
 /** A row of `candidates` read by a named statement (columns by their SQL names) as Drizzle's row. */
 function toCandidateRow(row: Record<string, unknown>): CandidateRow {
@@ -87,8 +101,7 @@ function toCandidateRow(row: Record<string, unknown>): CandidateRow {
  * parsed and planned it every time. The position row is key-share locked so it cannot vanish under
  * the new candidate; no row when the position is not the org's. Tags travel as JSON text.
  */
-const insertStatement = namedStatement<Record<string, unknown>>(
-  "recruiting_create_candidate",
+const insertText = (event: string) =>
   `with created as (
      insert into candidates (organization_id, position_id, name, email, phone, language, tags, hired, upstream_application_id, short_listed)
      select p.organization_id, p.id, $3, $4, $5, $6, array(select json_array_elements_text($7::json)), $8::boolean, $9, $10::boolean
@@ -99,9 +112,38 @@ const insertStatement = namedStatement<Record<string, unknown>>(
    interview as (
      insert into interviews (organization_id, candidate_id, interview_link)
      select organization_id, id, $11 from created
-     returning id)
-   select ${CANDIDATE_COLUMNS.map(([, name]) => `"${name}"`).join(", ")} from created`,
-);
+     returning id)${event ? `,\n   ${event}` : ""}
+   select ${CANDIDATE_COLUMNS.map(([, name]) => `"${name}"`).join(", ")} from created`;
+
+/**
+ * A statement of `events`' (the same text, so the same prepared statement, for every call): its
+ * `candidate.created` event is a WITH item of the statement itself (the outbox port), which costs
+ * one probe of the organisation's endpoints when nobody subscribes.
+ */
+function withCreatedEvents(
+  build: (event: string) => string,
+  name: string,
+  org: string,
+): (events: EventsOut<Queryable>) => NamedStatement<Record<string, unknown>> {
+  const built = new WeakMap<EventsOut<Queryable>, NamedStatement<Record<string, unknown>>>();
+  return (events) => {
+    let statement = built.get(events);
+    if (!statement) {
+      const event = events.statementItem({
+        name: "created_event",
+        type: "candidate.created",
+        from: "created c",
+        org,
+        data: candidateJsonText("c"),
+      });
+      statement = namedStatementOf(name, build(event));
+      built.set(events, statement);
+    }
+    return statement;
+  };
+}
+
+const insertStatement = withCreatedEvents(insertText, "recruiting_create_candidate", "$1::uuid");
 
 /**
  * Creates a candidate of the org's position together with its interview record, atomically (one
@@ -113,8 +155,9 @@ export async function insertCandidateWithInterview(
   positionId: string,
   v: NewCandidate,
   interviewLink: string,
+  events: EventsOut<Queryable> = NO_EVENTS_OUT,
 ): Promise<CandidateRow | null> {
-  const [row] = await insertStatement(db, [
+  const [row] = await insertStatement(events)(db, [
     orgId,
     positionId,
     v.name,
@@ -142,8 +185,7 @@ export type CandidateToCreate = { id: string; orgId: string; positionId: string;
  * `insertCandidateWithInterview`, for their own 404 or 409. The list-version trigger fires once
  * for the statement.
  */
-const insertManyStatement = namedStatement<Record<string, unknown>>(
-  "recruiting_create_candidates",
+const insertManyText = (event: string) =>
   `with input as (
      select * from jsonb_to_recordset($1::jsonb) as i(
        id uuid, organization_id uuid, position_id uuid, name text, email text, phone text, language text,
@@ -158,12 +200,18 @@ const insertManyStatement = namedStatement<Record<string, unknown>>(
    interview as (
      insert into interviews (organization_id, candidate_id, interview_link)
      select c.organization_id, c.id, i.interview_link from created c join input i on i.id = c.id
-     returning id)
-   select ${CANDIDATE_COLUMNS.map(([, name]) => `"${name}"`).join(", ")} from created`,
-);
+     returning id)${event ? `,\n   ${event}` : ""}
+   select ${CANDIDATE_COLUMNS.map(([, name]) => `"${name}"`).join(", ")} from created`;
+
+// The batch holds several organisations' candidates: each row's own organisation is probed.
+const insertManyStatement = withCreatedEvents(insertManyText, "recruiting_create_candidates", "c.organization_id");
 
 /** Inserts what it can of `items` (see `insertManyStatement`); answers the rows created, by id. */
-export async function insertCandidatesWithInterviews(db: Db, items: CandidateToCreate[]): Promise<Map<string, CandidateRow>> {
+export async function insertCandidatesWithInterviews(
+  db: Db,
+  items: CandidateToCreate[],
+  events: EventsOut<Queryable> = NO_EVENTS_OUT,
+): Promise<Map<string, CandidateRow>> {
   const input = items.map((c) => ({
     id: c.id,
     organization_id: c.orgId,
@@ -178,11 +226,9 @@ export async function insertCandidatesWithInterviews(db: Db, items: CandidateToC
     short_listed: c.values.shortListed,
     interview_link: c.interviewLink,
   }));
-  const rows = await insertManyStatement(db, [JSON.stringify(input)]);
+  const rows = await insertManyStatement(events)(db, [JSON.stringify(input)]);
   return new Map(rows.map((row) => [row["id"] as string, toCandidateRow(row)]));
 }
-
-const isoText = (column: AnyColumn | SQL) => sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
  * The list answer's JSON, built by the database with plain text concatenation, in one named
@@ -203,14 +249,7 @@ const listStatement = (() => {
   // cannot have: the candidate columns are spelled through the alias `c`, the position through `p`.
   const c = (column: AnyColumn) => sql.raw(`c.${column.name}`);
   const k = candidates;
-  const object = sql`concat(
-    '{"id":"', ${c(k.id)}, '","position_id":"', ${c(k.positionId)}, '","organization_id":"', ${c(k.organizationId)},
-    '","name":', to_json(${c(k.name)}), ',"email":', to_json(${c(k.email)}), ',"phone":' || to_json(${c(k.phone)}),
-    ',"language":', to_json(${c(k.language)}), ',"state":', to_json(${c(k.state)}), ',"score":' || ${c(k.score)},
-    ',"feedback":' || to_json(${c(k.feedback)}), ',"hired":', ${c(k.hired)}::text,
-    ',"invited_at":"' || ${isoText(c(k.invitedAt))} || '"', ',"completed_at":"' || ${isoText(c(k.completedAt))} || '"',
-    ',"upstream_application_id":' || to_json(${c(k.upstreamApplicationId)}), ',"short_listed":', ${c(k.shortListed)}::text,
-    ',"tags":', array_to_json(${c(k.tags)}), ',"created_at":"', ${isoText(c(k.createdAt))}, '","updated_at":"', ${isoText(c(k.updatedAt))}, '"}')`;
+  const object = candidateJsonSql("c");
   const list = sql`(select '[' || coalesce(string_agg(${object}, ',' order by ${c(k.createdAt)}, ${c(k.id)}), '') || ']'
     from ${k} c where ${c(k.organizationId)} = p.organization_id and ${c(k.positionId)} = p.id)`;
   const { sql: json } = new PgDialect().sqlToQuery(list);
@@ -272,20 +311,39 @@ export async function findCandidate(q: Queryable, orgId: string, positionId: str
   return row ?? null;
 }
 
-/** Sets only the given columns in one statement (parallel updates of different fields both land). */
+/**
+ * Sets only the given columns in one statement (parallel updates of different fields both land),
+ * with its `candidate.updated` event as a WITH item of the same statement (the outbox port).
+ */
 export async function updateCandidateColumns(
   q: Queryable,
   orgId: string,
   positionId: string,
   id: string,
   columns: Partial<CandidateInsert>,
+  events: EventsOut<Queryable> = NO_EVENTS_OUT,
 ): Promise<CandidateRow | null> {
-  const [row] = await q
+  const update = q
     .update(candidates)
     .set({ ...columns, updatedAt: sql`now()` })
     .where(and(eq(candidates.organizationId, orgId), eq(candidates.positionId, positionId), eq(candidates.id, id)))
     .returning();
-  return row ?? null;
+  const event = events.statementItem({
+    name: "updated_event",
+    type: "candidate.updated",
+    from: "updated c",
+    org: "c.organization_id",
+    data: candidateJsonText("c"),
+  });
+  if (!event) {
+    const [row] = await update;
+    return row ?? null;
+  }
+  const result = (await q.execute(sql`with updated as (${update.getSQL()}), ${sql.raw(event)} select * from updated`)) as unknown as {
+    rows: Record<string, unknown>[];
+  };
+  const [row] = result.rows;
+  return row ? fromDriverRow(row) : null;
 }
 
 /**

@@ -6,19 +6,23 @@ import {
   CandidateSchema,
   CandidateUpdateSchema,
 } from "../../../contracts/recruiting/candidates.js";
-import { responses } from "../../../contracts/recruiting/fields.js";
+import { IdempotencyKeyHeadersSchema, responses } from "../../../contracts/recruiting/fields.js";
 import { CandidateParamsSchema, PositionParamsSchema } from "../../../contracts/recruiting/org.js";
 import { notFound } from "../../../shared/errors.js";
 import type { RecruitingContext } from "../context.js";
 import { sendJsonText } from "../http/raw-json.js";
 import { tenantOf } from "../org/tenant-guard.js";
+import { applicationLinkLocs, checkApplicationLinks } from "../upstream/upstream-links.js";
 import { findCandidate, toCandidate } from "./candidates.repository.js";
-import { bulkUpdateCandidates, createCandidate, updateCandidate } from "./candidates.service.js";
+import { bulkUpdateCandidates, createCandidate, createCandidateIn, updateCandidate } from "./candidates.service.js";
 
 const common = { tags: ["candidates"], security: [{ bearer: [] }] };
 
-/** Candidate paths use the plural `positions` segment and end with a slash, as the spec states. */
-export const candidateRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext }> = async (app, { ctx }) => {
+/** The app a Typebox plugin is given. */
+type RouteApp = Parameters<FastifyPluginAsyncTypebox>[0];
+
+/** A position's candidates: list and create. */
+function registerPositionCandidates(app: RouteApp, ctx: RecruitingContext): void {
   app.get(
     "/org/:org_id/positions/:position_id/",
     {
@@ -39,7 +43,6 @@ export const candidateRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext
       return sendJsonText(reply, body);
     },
   );
-
   app.post(
     "/org/:org_id/positions/:position_id/",
     {
@@ -48,22 +51,34 @@ export const candidateRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext
         summary: "Create a candidate",
         description: "Creates the candidate and its interview record (status not_started, with an interview link).",
         params: PositionParamsSchema,
+        headers: IdempotencyKeyHeadersSchema,
         body: CandidateCreateSchema,
         response: responses(CandidateSchema, 401, 403, 404, 409, 422),
       },
     },
-    async (request) => {
-      const row = await createCandidate(
-        ctx.candidateIntake,
-        ctx.interviewBaseUrl,
-        tenantOf(request),
-        request.params.position_id,
-        request.body,
+    async (request, reply) => {
+      const orgId = tenantOf(request);
+      const { position_id } = request.params;
+      await checkApplicationLinks(
+        ctx.ownership,
+        ctx.db,
+        orgId,
+        position_id,
+        applicationLinkLocs([request.body], () => ["body"]),
       );
-      return toCandidate(row);
+      return ctx.idempotent(request, reply, orgId, {
+        plain: async () => toCandidate(await createCandidate(ctx.candidateIntake, ctx.interviewBaseUrl, orgId, position_id, request.body)),
+        keyed: async (tx) => {
+          const row = await createCandidateIn(tx, ctx.events, ctx.interviewBaseUrl, orgId, position_id, request.body);
+          return { body: toCandidate(row), committed: () => ctx.events.committed([orgId]) };
+        },
+      });
     },
   );
+}
 
+/** Several candidates of a position updated at once. */
+function registerCandidatesUpdate(app: RouteApp, ctx: RecruitingContext): void {
   app.put(
     "/org/:org_id/positions/:position_id/",
     {
@@ -78,11 +93,23 @@ export const candidateRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext
       },
     },
     async (request) => {
-      const rows = await bulkUpdateCandidates(ctx.db, tenantOf(request), request.params.position_id, request.body);
+      const orgId = tenantOf(request);
+      const { position_id } = request.params;
+      await checkApplicationLinks(
+        ctx.ownership,
+        ctx.db,
+        orgId,
+        position_id,
+        applicationLinkLocs(request.body, (i) => ["body", i]),
+      );
+      const rows = await bulkUpdateCandidates(ctx.db, ctx.events, orgId, position_id, request.body);
       return rows.map(toCandidate);
     },
   );
+}
 
+/** One candidate: read and update. */
+function registerCandidateRecord(app: RouteApp, ctx: RecruitingContext): void {
   app.get(
     "/org/:org_id/positions/:position_id/candidates/:candidate_id/",
     {
@@ -102,7 +129,6 @@ export const candidateRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext
       return toCandidate(row);
     },
   );
-
   app.put(
     "/org/:org_id/positions/:position_id/candidates/:candidate_id/",
     {
@@ -117,9 +143,24 @@ export const candidateRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext
     },
     async (request) => {
       const { position_id, candidate_id } = request.params;
-      const row = await updateCandidate(ctx.db, tenantOf(request), position_id, candidate_id, request.body);
+      const orgId = tenantOf(request);
+      await checkApplicationLinks(
+        ctx.ownership,
+        ctx.db,
+        orgId,
+        position_id,
+        applicationLinkLocs([request.body], () => ["body"]),
+      );
+      const row = await updateCandidate(ctx.db, ctx.events, orgId, position_id, candidate_id, request.body);
       if (!row) throw notFound("Candidate not found");
       return toCandidate(row);
     },
   );
+}
+
+/** Candidate paths use the plural `positions` segment and end with a slash, as the spec states. */
+export const candidateRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext }> = async (app, { ctx }) => {
+  registerPositionCandidates(app, ctx);
+  registerCandidatesUpdate(app, ctx);
+  registerCandidateRecord(app, ctx);
 };

@@ -1,12 +1,14 @@
 import type { CandidateBulkUpdateItem, CandidateCreate, CandidateUpdate } from "../../../contracts/recruiting/candidates.js";
-import type { Db, Queryable } from "../../../shared/db/database.js";
+import type { Db, Queryable, Tx } from "../../../shared/db/database.js";
+import type { EventsOut } from "../../../shared/ports/events-out.js";
 import { notFound, validationError } from "../../../shared/errors.js";
 import { withConflicts } from "../http/db-errors.js";
 import { newInterviewLink } from "../interviews/interview-link.js";
 import { positionExists } from "../positions/positions.repository.js";
 import { candidateConflicts, type CandidateIntake } from "./candidate-intake.js";
-import { candidateColumns, lockCandidates, updateCandidateColumns } from "./candidates.repository.js";
-import type { CandidateRow } from "./candidates.tables.js";
+import { interviews } from "../interviews/interviews.tables.js";
+import { candidateColumns, lockCandidates, toCandidate, updateCandidateColumns, type NewCandidate } from "./candidates.repository.js";
+import { candidates, type CandidateRow } from "./candidates.tables.js";
 
 const asConflict = <T>(what: string, work: () => Promise<T>) => withConflicts(candidateConflicts(what), work);
 
@@ -21,32 +23,65 @@ export function createCandidate(
   positionId: string,
   body: CandidateCreate,
 ): Promise<CandidateRow> {
-  return intake.create(
-    orgId,
-    positionId,
-    {
-      name: body.name,
-      email: body.email,
-      phone: body.phone,
-      language: body.language,
-      tags: body.tags ?? [],
-      hired: body.hired ?? false,
-      upstreamApplicationId: body.upstream_application_id ?? null,
-      shortListed: body.short_listed ?? false,
-    },
-    newInterviewLink(interviewBaseUrl),
-  );
+  return intake.create(orgId, positionId, newCandidateOf(body), newInterviewLink(interviewBaseUrl));
 }
 
-/** A partial update in one statement; null when the candidate is not in this org's position. */
+/** The creation body's columns, defaults applied. */
+const newCandidateOf = (body: CandidateCreate): NewCandidate => ({
+  name: body.name,
+  email: body.email,
+  phone: body.phone,
+  language: body.language,
+  tags: body.tags ?? [],
+  hired: body.hired ?? false,
+  upstreamApplicationId: body.upstream_application_id ?? null,
+  shortListed: body.short_listed ?? false,
+});
+
+/**
+ * The candidate, their interview record and the `candidate.created` event in the caller's
+ * transaction (an idempotent create stores its key in it too), outside the group commit; the
+ * caller calls `events.committed`. 404 when the position is not the org's, 409 on a taken email or
+ * upstream application.
+ */
+export async function createCandidateIn(
+  tx: Tx,
+  events: EventsOut<Queryable>,
+  interviewBaseUrl: string,
+  orgId: string,
+  positionId: string,
+  body: CandidateCreate,
+): Promise<CandidateRow> {
+  if (!(await positionExists(tx, orgId, positionId, true))) throw notFound("Position not found");
+  const v = newCandidateOf(body);
+  const row = await asConflict("Candidate not created", async () => {
+    const [created] = await tx
+      .insert(candidates)
+      .values({ organizationId: orgId, positionId, ...v })
+      .returning();
+    await tx
+      .insert(interviews)
+      .values({ organizationId: orgId, candidateId: created!.id, interviewLink: newInterviewLink(interviewBaseUrl) });
+    return created!;
+  });
+  await events.record(tx, [{ orgId, type: "candidate.created", data: toCandidate(row) }]);
+  return row;
+}
+
+/** A partial update in one statement (with its event); null when the candidate is not in this org's position. */
 export async function updateCandidate(
-  q: Queryable,
+  db: Db,
+  events: EventsOut<Queryable>,
   orgId: string,
   positionId: string,
   candidateId: string,
   body: CandidateUpdate,
 ): Promise<CandidateRow | null> {
-  return asConflict("Candidate not updated", () => updateCandidateColumns(q, orgId, positionId, candidateId, candidateColumns(body)));
+  const row = await asConflict("Candidate not updated", () =>
+    updateCandidateColumns(db, orgId, positionId, candidateId, candidateColumns(body), events),
+  );
+  events.committed([orgId]);
+  return row;
 }
 
 /**
@@ -55,6 +90,7 @@ export async function updateCandidate(
  */
 export async function bulkUpdateCandidates(
   db: Db,
+  events: EventsOut<Queryable>,
   orgId: string,
   positionId: string,
   items: CandidateBulkUpdateItem[],
@@ -67,7 +103,7 @@ export async function bulkUpdateCandidates(
     }
     seen.set(id, i);
   });
-  return db.transaction(async (tx) => {
+  const rows = await db.transaction(async (tx) => {
     if (!(await positionExists(tx, orgId, positionId, true))) throw notFound("Position not found");
     const found = await lockCandidates(tx, orgId, positionId, [...seen.keys()]);
     const missing = items.find((item) => !found.has(item.id.toLowerCase()));
@@ -75,10 +111,12 @@ export async function bulkUpdateCandidates(
     const updated: CandidateRow[] = [];
     for (const item of items) {
       const row = await asConflict(`Candidate ${item.id} not updated`, () =>
-        updateCandidateColumns(tx, orgId, positionId, item.id, candidateColumns(item)),
+        updateCandidateColumns(tx, orgId, positionId, item.id, candidateColumns(item), events),
       );
       updated.push(row!); // locked above, so still there
     }
     return updated;
   });
+  events.committed([orgId]);
+  return rows;
 }

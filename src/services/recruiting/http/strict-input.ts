@@ -1,4 +1,4 @@
-import type { FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { validationError, type ValidationIssue } from "../../../shared/errors.js";
 import { toValidationIssues } from "../../../shared/http/error-handler.js";
 
@@ -97,21 +97,26 @@ export function strictInputFor(schema: { params?: unknown; body?: unknown } | un
   const params = schema?.params as JsonSchema | undefined;
   const body = schema?.body as JsonSchema | undefined;
   if (!params && !body) return null;
-  return async function strictInput(request: FastifyRequest): Promise<void> {
+  // Callback style (as reportValidation): these run on every API request and never wait.
+  return function strictInput(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
     const issues = [
       ...(params ? strictIssues(params, request.params, ["path"]) : []),
       ...(body && request.body !== undefined ? strictIssues(body, request.body, ["body"]) : []),
     ];
     if (issues.length) strictFindings.set(request, issues);
+    done();
   };
 }
 
 /** preHandler: one 422 with the strict findings first, then Ajv's, one entry per `loc`. */
-export async function reportValidation(request: FastifyRequest): Promise<void> {
+export function reportValidation(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
   const strict = strictFindings.get(request) ?? [];
   const ajv = request.validationError as (Error & { validation?: unknown[]; validationContext?: string }) | undefined;
-  if (!strict.length && !ajv) return;
+  if (!strict.length && !ajv) {
+    done();
+    return;
+  }
   const fromAjv = ajv?.validation ? toValidationIssues(ajv.validation as never, ajv.validationContext) : [];
   const seen = new Set(strict.map((i) => JSON.stringify(i.loc)));
-  throw validationError([...strict, ...fromAjv.filter((i) => !seen.has(JSON.stringify(i.loc)))]);
+  done(validationError([...strict, ...fromAjv.filter((i) => !seen.has(JSON.stringify(i.loc)))]));
 }

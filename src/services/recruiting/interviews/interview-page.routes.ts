@@ -6,7 +6,7 @@ import { notFound } from "../../../shared/errors.js";
 import { candidates } from "../candidates/candidates.tables.js";
 import type { RecruitingContext } from "../context.js";
 import { positions } from "../positions/positions.tables.js";
-import { interviewPage, type InterviewPageData } from "./interview-page.js";
+import { interviewNotFoundPage, interviewPage, type InterviewPageData } from "./interview-page.js";
 import { interviews } from "./interviews.tables.js";
 
 /** What newInterviewLink issues: 24 random bytes, base64url. Anything else cannot be a link. */
@@ -23,12 +23,24 @@ export type InterviewPageOptions = {
 /**
  * GET /interview/{token}: the candidate-facing page behind `interview_link`. The unguessable token
  * is the only key (no session, no ids), the answer is one candidate's, and unknown tokens are a
- * plain 404, the same as malformed ones.
+ * 404, the same as malformed ones: a page for a browser, `{"detail": …}` for anything else.
  */
 export const interviewPageRoutes: FastifyPluginAsync<InterviewPageOptions> = async (app, { ctx, ownBase, redirectBase }) => {
   app.get("/interview/:token", { schema: { hide: true, params: Type.Object({ token: Type.String() }) } }, async (request, reply) => {
     const { token } = request.params as { token: string };
-    if (!TOKEN.test(token)) throw notFound("No interview at this link");
+    // A candidate's browser gets a page it can read; API clients the API's error shape.
+    const nowhere = () => {
+      if (!/\btext\/html\b/.test(request.headers.accept ?? "")) throw notFound("No interview at this link");
+      return reply
+        .status(404)
+        .header("cache-control", "no-store")
+        .header("referrer-policy", "no-referrer")
+        .header("x-robots-tag", "noindex")
+        .header("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'")
+        .type("text/html; charset=utf-8")
+        .send(interviewNotFoundPage());
+    };
+    if (!TOKEN.test(token)) return nowhere();
     const links = [...new Set([`${ownBase}/${token}`, `${ctx.interviewBaseUrl.replace(/\/+$/, "")}/${token}`])];
     const [row] = await ctx.db
       .select({
@@ -45,7 +57,7 @@ export const interviewPageRoutes: FastifyPluginAsync<InterviewPageOptions> = asy
       .innerJoin(positions, eq(positions.id, candidates.positionId))
       .where(inArray(interviews.interviewLink, links))
       .limit(1);
-    if (!row) throw notFound("No interview at this link");
+    if (!row) return nowhere();
     // A link is a bearer secret: never cached, never sent on as a referrer, never indexed.
     reply
       .header("cache-control", "no-store")

@@ -78,3 +78,13 @@ ${position.roleDescription ? `<h2>The role</h2><p>${esc(position.roleDescription
 <p class="meta">This link is personal: please do not share it.</p>
 </main></body></html>`;
 }
+
+/** What a candidate's browser shows for a link that leads nowhere (mistyped, cut short, or withdrawn). */
+export function interviewNotFoundPage(): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="robots" content="noindex"><title>Interview link not found</title><style>${STYLE}</style></head><body><main>
+<h1>This interview link does not work</h1>
+<div class="state" role="alert"><strong>No interview at this link.</strong>It may have been cut short when it was copied, or withdrawn.</div>
+<p>Open the link again from the message you received, making sure it is complete. If it still does not work, reply to that message and ask the hiring team for a new link.</p>
+</main></body></html>`;
+}

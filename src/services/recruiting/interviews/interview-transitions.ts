@@ -27,3 +27,14 @@ export function assertTransition(from: InterviewStatus, to: InterviewStatus): vo
     throw conflict(`Interview status cannot change from ${from} to ${to}`);
   }
 }
+
+/** Statuses no report may change: a graded result (corrected only through the correction path) and a cancelled interview. */
+export const FINAL_STATUSES = ["graded", "cancelled"] as const;
+export const isFinal = (s: InterviewStatus): boolean => (FINAL_STATUSES as readonly string[]).includes(s);
+
+/** Why a report that would change a final interview is refused (409). */
+export function finalMessage(status: InterviewStatus): string {
+  return status === "graded"
+    ? "The interview is graded, which is final: its result cannot change through a report (the ATS was told it). To correct the score or feedback, POST …/interview/correction with a reason: it also sends the correction to the ATS."
+    : `The interview is ${status}, which is final: it cannot change.`;
+}

@@ -1,28 +1,20 @@
-import type { Interview, InterviewStatus, InterviewUpdate } from "../../../contracts/recruiting/interviews.js";
-import type { Db, Tx } from "../../../shared/db/database.js";
-import { notFound, validationError } from "../../../shared/errors.js";
+import type { InterviewCorrection, InterviewStatus, InterviewUpdate } from "../../../contracts/recruiting/interviews.js";
+import type { Db, Queryable, Tx } from "../../../shared/db/database.js";
+import type { EventsOut } from "../../../shared/ports/events-out.js";
+import { conflict, notFound, validationError } from "../../../shared/errors.js";
+import type { InterviewEnded, InterviewEndedHook } from "../../../shared/ports/recruiting-sync.js";
 import { updateCandidateColumns } from "../candidates/candidates.repository.js";
-import { assertTransition, isEnded, type EndedStatus } from "./interview-transitions.js";
+import { writeBackTargetOf } from "../upstream/write-back-source.repository.js";
+import { assertTransition, finalMessage, isEnded, isFinal } from "./interview-transitions.js";
 import { findInterview, interviewColumns, toInterview, updateInterviewColumns } from "./interviews.repository.js";
 import type { InterviewRow } from "./interviews.tables.js";
 
-/** What the write-back (sync engine) needs to know when an interview ends. */
-export type InterviewEndedEvent = {
-  organizationId: string;
-  positionId: string;
-  candidateId: string;
-  interviewId: string;
-  from: InterviewStatus;
-  to: EndedStatus;
-  interview: Interview;
-};
-
 export type RecruitingHooks = {
   /**
-   * Called inside the transaction that moves an interview to graded, errored or cancelled, so work
-   * can be enqueued atomically with the change. Throwing rolls the change back.
+   * Called inside the transaction that moves an interview to graded, errored or cancelled (the
+   * ATS write-back, src/runtime/wiring.ts), with what the write-back decides on.
    */
-  onInterviewEnded?: (event: InterviewEndedEvent, tx: Tx) => Promise<void>;
+  onInterviewEnded?: InterviewEndedHook<Tx>;
 };
 
 export type CandidateRef = { orgId: string; positionId: string; candidateId: string };
@@ -31,8 +23,14 @@ export type CandidateRef = { orgId: string; positionId: string; candidateId: str
  * Applies the runner's report under a row lock: checks the transition, stores the fields sent, and
  * when the interview is graded makes the candidate's score, feedback and completed_at follow it.
  */
-export async function reportInterview(db: Db, hooks: RecruitingHooks, ref: CandidateRef, body: InterviewUpdate): Promise<InterviewRow> {
-  return db.transaction(async (tx) => {
+export async function reportInterview(
+  db: Db,
+  hooks: RecruitingHooks,
+  events: EventsOut<Queryable>,
+  ref: CandidateRef,
+  body: InterviewUpdate,
+): Promise<InterviewRow> {
+  const reported = await db.transaction(async (tx) => {
     const current = await findInterview(tx, ref.orgId, ref.positionId, ref.candidateId, true);
     if (!current) throw notFound("Candidate not found");
     const from = current.status as InterviewStatus;
@@ -40,6 +38,11 @@ export async function reportInterview(db: Db, hooks: RecruitingHooks, ref: Candi
     assertTransition(from, to);
 
     const columns = interviewColumns(body);
+    if (isFinal(from)) {
+      // A final interview takes only a repeat of what it holds (an at-least-once runner re-sending its report).
+      if (!changes(current, columns)) return current;
+      throw conflict(finalMessage(from));
+    }
     if (to === "graded") {
       const score = body.score !== undefined ? body.score : current.score;
       if (score === null) {
@@ -49,28 +52,78 @@ export async function reportInterview(db: Db, hooks: RecruitingHooks, ref: Candi
       if (gradedAt === null) columns.gradedAt = new Date(); // a graded interview always says when
     }
     const row = await updateInterviewColumns(tx, current.id, columns);
+    await events.record(tx, [{ orgId: ref.orgId, type: "interview.updated", data: { ...toInterview(row), position_id: ref.positionId } }]);
 
     if (row.status === "graded") {
-      await updateCandidateColumns(tx, ref.orgId, ref.positionId, ref.candidateId, {
-        score: row.score,
-        feedback: row.feedback,
-        completedAt: row.endTime ?? row.gradedAt,
-      });
+      const candidate = { score: row.score, feedback: row.feedback, completedAt: row.endTime ?? row.gradedAt };
+      await updateCandidateColumns(tx, ref.orgId, ref.positionId, ref.candidateId, candidate, events);
     }
-    if (from !== to && isEnded(to)) {
-      await hooks.onInterviewEnded?.(
-        {
-          organizationId: ref.orgId,
-          positionId: ref.positionId,
-          candidateId: ref.candidateId,
-          interviewId: row.id,
-          from,
-          to,
-          interview: toInterview(row),
-        },
-        tx,
-      );
-    }
+    if (from !== to && isEnded(to)) await tellWriteBack(tx, hooks, ref, row, { from, to });
     return row;
   });
+  events.committed([ref.orgId]);
+  return reported;
+}
+
+/** Whether `columns` would change anything `current` holds. */
+function changes(current: InterviewRow, columns: object): boolean {
+  return Object.entries(columns).some(([key, value]) => {
+    const held = (current as Record<string, unknown>)[key];
+    if (value instanceof Date || held instanceof Date)
+      return !(value instanceof Date && held instanceof Date && value.getTime() === held.getTime());
+    return value !== held;
+  });
+}
+
+/** The write-back hook, inside the change's transaction, with the position's write-back settings. */
+async function tellWriteBack(
+  tx: Tx,
+  hooks: RecruitingHooks,
+  ref: CandidateRef,
+  row: InterviewRow,
+  change: Pick<InterviewEnded, "from" | "to" | "correction">,
+): Promise<void> {
+  if (!hooks.onInterviewEnded) return;
+  const writeBack = await writeBackTargetOf(tx, ref.positionId, ref.candidateId);
+  if (!writeBack) throw notFound("Candidate not found");
+  const event: InterviewEnded = {
+    organizationId: ref.orgId,
+    positionId: ref.positionId,
+    candidateId: ref.candidateId,
+    interviewId: row.id,
+    interview: toInterview(row),
+    writeBack,
+    ...change,
+  };
+  await hooks.onInterviewEnded(event, tx);
+}
+
+/**
+ * The correction path of a graded result (the only way to change one): the new score and feedback
+ * on the interview and the candidate, its event, and a corrective write-back carrying `reason`
+ * (when the position writes back), all in one transaction, so Hirebridge and the ATS never
+ * disagree silently. 409 unless the interview is graded.
+ */
+export async function correctInterview(
+  db: Db,
+  hooks: RecruitingHooks,
+  events: EventsOut<Queryable>,
+  ref: CandidateRef,
+  body: InterviewCorrection,
+): Promise<InterviewRow> {
+  const corrected = await db.transaction(async (tx) => {
+    const current = await findInterview(tx, ref.orgId, ref.positionId, ref.candidateId, true);
+    if (!current) throw notFound("Candidate not found");
+    if (current.status !== "graded") throw conflict(`Only a graded result can be corrected; this interview is ${current.status}`);
+    const columns: Partial<InterviewRow> = { score: body.score, ...(body.feedback !== undefined ? { feedback: body.feedback } : {}) };
+    const row = await updateInterviewColumns(tx, current.id, columns);
+    await events.record(tx, [{ orgId: ref.orgId, type: "interview.updated", data: { ...toInterview(row), position_id: ref.positionId } }]);
+    const candidate = { score: row.score, feedback: row.feedback, completedAt: row.endTime ?? row.gradedAt };
+    await updateCandidateColumns(tx, ref.orgId, ref.positionId, ref.candidateId, candidate, events);
+    const correction = { reason: body.reason, at: new Date().toISOString() };
+    await tellWriteBack(tx, hooks, ref, row, { from: "graded", to: "graded", correction });
+    return row;
+  });
+  events.committed([ref.orgId]);
+  return corrected;
 }

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { responses } from "../../../contracts/recruiting/fields.js";
+import { IdempotencyKeyHeadersSchema, responses } from "../../../contracts/recruiting/fields.js";
 import { OrgParamsSchema, PositionParamsSchema } from "../../../contracts/recruiting/org.js";
 import {
   PositionCreateSchema,
@@ -13,15 +13,21 @@ import { notFound, validationError } from "../../../shared/errors.js";
 import { withConflicts } from "../http/db-errors.js";
 import type { RecruitingContext } from "../context.js";
 import { tenantOf } from "../org/tenant-guard.js";
+import { checkPositionLink } from "../upstream/upstream-links.js";
 import { decodeCursor, encodeCursor } from "./position-cursor.js";
-import { createPosition, findPosition, listPositions, toPosition, updatePosition } from "./positions.repository.js";
+import { findPosition, listPositions, toPosition } from "./positions.repository.js";
+import { createPositionIn, createPositionWithEvent, updatePositionWithEvent } from "./positions.service.js";
 
 const common = { tags: ["positions"], security: [{ bearer: [] }] };
 const UPSTREAM_JOB_TAKEN = {
   positions_upstream_job_key: "Another position of this organization is already linked to this upstream job",
 };
 
-export const positionRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext }> = async (app, { ctx }) => {
+/** The app a Typebox plugin is given. */
+type RouteApp = Parameters<FastifyPluginAsyncTypebox>[0];
+
+/** `/org/{org_id}/position`: list and create. */
+function registerPositionCollection(app: RouteApp, ctx: RecruitingContext): void {
   app.get(
     "/org/:org_id/position",
     {
@@ -44,7 +50,6 @@ export const positionRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext 
       return answer;
     },
   );
-
   app.post(
     "/org/:org_id/position",
     {
@@ -54,13 +59,28 @@ export const positionRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext 
         description:
           "`name` is required; `state` defaults to draft, `accepted_languages` to [] and `auto_update_stages` to false. The stage fields (`candidate_stage`, `passed_stage`, `rejected_stage`, `needs_reviewed_stage`) take an upstream stage's id or name; a synced position gets its job's ids in `upstream_job_id_id` and `upstream_integration_id`.",
         params: OrgParamsSchema,
+        headers: IdempotencyKeyHeadersSchema,
         body: PositionCreateSchema,
         response: responses(PositionSchema, 401, 403, 409, 422),
       },
     },
-    async (request) => toPosition(await withConflicts(UPSTREAM_JOB_TAKEN, () => createPosition(ctx.db, tenantOf(request), request.body))),
+    async (request, reply) => {
+      const orgId = tenantOf(request);
+      await checkPositionLink(ctx.ownership, orgId, request.body);
+      return ctx.idempotent(request, reply, orgId, {
+        plain: async () =>
+          toPosition(await withConflicts(UPSTREAM_JOB_TAKEN, () => createPositionWithEvent(ctx.db, ctx.events, orgId, request.body))),
+        keyed: async (tx) => {
+          const row = await withConflicts(UPSTREAM_JOB_TAKEN, () => createPositionIn(tx, ctx.events, orgId, request.body));
+          return { body: toPosition(row), committed: () => ctx.events.committed([orgId]) };
+        },
+      });
+    },
   );
+}
 
+/** `/org/{org_id}/position/{position_id}`: read and update. */
+function registerPositionRecord(app: RouteApp, ctx: RecruitingContext): void {
   app.get(
     "/org/:org_id/position/:position_id",
     {
@@ -79,7 +99,6 @@ export const positionRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext 
       return toPosition(row);
     },
   );
-
   app.put(
     "/org/:org_id/position/:position_id",
     {
@@ -94,9 +113,18 @@ export const positionRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext 
     },
     async (request) => {
       const { position_id } = request.params;
-      const row = await withConflicts(UPSTREAM_JOB_TAKEN, () => updatePosition(ctx.db, tenantOf(request), position_id, request.body));
+      const orgId = tenantOf(request);
+      await checkPositionLink(ctx.ownership, orgId, request.body);
+      const row = await withConflicts(UPSTREAM_JOB_TAKEN, () =>
+        updatePositionWithEvent(ctx.db, ctx.events, orgId, position_id, request.body),
+      );
       if (!row) throw notFound("Position not found");
       return toPosition(row);
     },
   );
+}
+
+export const positionRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext }> = async (app, { ctx }) => {
+  registerPositionCollection(app, ctx);
+  registerPositionRecord(app, ctx);
 };

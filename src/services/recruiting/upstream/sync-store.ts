@@ -1,23 +1,26 @@
 import { and, asc, eq, gt, isNotNull, sql, type SQL } from "drizzle-orm";
 import type { Db, Queryable } from "../../../shared/db/database.js";
+import type {
+  LinkedPosition,
+  PositionedApplication,
+  RecruitingStore,
+  SyncPageRecord,
+  UpstreamJob,
+} from "../../../shared/ports/recruiting-sync.js";
+import { NO_EVENTS_OUT } from "../../../shared/no-events-out.js";
+import type { EventsOut } from "../../../shared/ports/events-out.js";
 import { positions } from "../positions/positions.tables.js";
-import {
-  type PageRecording,
-  upsertPositionedCandidates,
-  type UpstreamApplication,
-  writeRecordedPage,
-} from "./upstream-candidates.repository.js";
-import { unlinkIntegration, writeUpstreamPositions, type UpstreamJob } from "./upstream-positions.repository.js";
-
-/** A position linked to an upstream job, as the sync engine lists them. */
-export type SyncedPosition = { id: string; upstreamJobIdId: string; candidateStage: string | null; acceptedLanguages: string[] };
+import { upsertPositionedCandidates, writeRecordedPage } from "./upstream-candidates.repository.js";
+import { unlinkIntegration, writeUpstreamPositions } from "./upstream-positions.repository.js";
 
 /**
  * The recruiting data as the sync engine writes it (its RecruitingStore, wired in
  * src/runtime/wiring.ts): the upserts keyed on the upstream ids, never touching Hirebridge-owned
- * fields, each one set-based statement per table, with the counts a sync run reports.
+ * fields, each one set-based statement per table, with the counts a sync run reports, and the
+ * outbound events of what they write (`events`) in the same statements.
  */
-export function createSyncStore(opts: { interviewBaseUrl: string }) {
+export function createSyncStore(opts: { interviewBaseUrl: string; events?: EventsOut<Queryable> }) {
+  const events = opts.events ?? NO_EVENTS_OUT;
   const linked = (q: Queryable, orgId: string, integrationId: string, ...where: (SQL | undefined)[]) =>
     q
       .select({
@@ -38,12 +41,12 @@ export function createSyncStore(opts: { interviewBaseUrl: string }) {
       )
       .orderBy(asc(positions.id))
       .$dynamic();
-  const toSynced = (rows: (Omit<SyncedPosition, "upstreamJobIdId"> & { upstreamJobIdId: string | null })[]): SyncedPosition[] =>
+  const toSynced = (rows: (Omit<LinkedPosition, "upstreamJobIdId"> & { upstreamJobIdId: string | null })[]): LinkedPosition[] =>
     rows.map((r) => ({ ...r, upstreamJobIdId: r.upstreamJobIdId! }));
 
   return {
     async upsertPositions(q: Queryable, orgId: string, integrationId: string, jobs: UpstreamJob[]) {
-      const written = await writeUpstreamPositions(q, orgId, integrationId, jobs);
+      const written = await writeUpstreamPositions(q, orgId, integrationId, jobs, events);
       const created = written.filter((r) => r.inserted).length;
       return { created, updated: written.length - created };
     },
@@ -63,26 +66,16 @@ export function createSyncStore(opts: { interviewBaseUrl: string }) {
       return toSynced(await linked(q, orgId, integrationId, sql`${positions.upstreamJobIdId} = any(${sql.param(jobIds)}::text[])`));
     },
 
-    async upsertCandidates(q: Queryable, orgId: string, apps: (UpstreamApplication & { positionId: string })[]) {
-      const { written, skipped } = await upsertPositionedCandidates(
-        q,
-        orgId,
-        apps.map(({ positionId, ...a }) => ({ ...a, position_id: positionId })),
-        opts.interviewBaseUrl,
-      );
+    async upsertCandidates(q: Queryable, orgId: string, apps: PositionedApplication[]) {
+      const { written, skipped } = await upsertPositionedCandidates(q, orgId, apps, opts.interviewBaseUrl, events);
       const created = written.filter((c) => c.inserted).length;
       return { created, updated: written.length - created, skipped: skipped.length };
     },
 
-    upsertCandidatesRecorded: (db: Db, orgId: string, apps: (UpstreamApplication & { positionId: string })[], recording: PageRecording) =>
-      writeRecordedPage(
-        db,
-        orgId,
-        apps.map(({ positionId, ...a }) => ({ ...a, position_id: positionId })),
-        opts.interviewBaseUrl,
-        recording,
-      ),
+    /** The page and its sync run's record in one statement: see writeRecordedPage and syncPageRecording. */
+    upsertCandidatesRecorded: (db: Db, orgId: string, apps: PositionedApplication[], record: SyncPageRecord) =>
+      writeRecordedPage(db, orgId, apps, opts.interviewBaseUrl, record, events),
 
     unlink: (q: Queryable, orgId: string, integrationId: string) => unlinkIntegration(q, orgId, integrationId),
-  };
+  } satisfies RecruitingStore<Queryable, Db>;
 }

@@ -1,21 +1,16 @@
 import { randomBytes } from "node:crypto";
-import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Queryable } from "../../../shared/db/database.js";
 import { uuidv7s } from "../../../shared/db/uuid7.js";
+import type { PositionedApplication, SyncPageRecord, UpstreamApplication } from "../../../shared/ports/recruiting-sync.js";
+import { cut } from "../../../shared/text.js";
 import { candidates, type CandidateRow } from "../candidates/candidates.tables.js";
-import { clip, rowsOf } from "./upstream-positions.repository.js";
-
-/** What the sync engine knows about an upstream application (and its candidate). */
-export type UpstreamApplication = {
-  upstream_application_id: string;
-  name: string;
-  email: string;
-  phone: string | null;
-  /** Used when the candidate is created; Hirebridge owns it afterwards. */
-  language: string;
-  /** Used when the candidate is created; Hirebridge owns them afterwards. */
-  tags?: string[];
-};
+import type { EventsOut } from "../../../shared/ports/events-out.js";
+import { NO_EVENTS_OUT } from "../../../shared/no-events-out.js";
+import { candidateJsonText } from "../candidates/candidate-json.js";
+import { type PageRecording, syncPageRecording } from "./sync-page-record.js";
+import { upsertEvents } from "./upsert-events.js";
+import { rowsOf } from "./upstream-positions.repository.js";
 
 /** An upserted row, with whether it was new and whether anything changed (true for new rows). */
 export type UpsertedCandidate = CandidateRow & { inserted: boolean; changed: boolean };
@@ -24,9 +19,6 @@ export type SkippedApplication = {
   upstream_application_id: string;
   reason: "email_taken" | "duplicate_email_in_page";
 };
-
-/** An application to upsert as a candidate of `position_id`. */
-export type PositionedApplication = UpstreamApplication & { position_id: string };
 
 /** What a page's upsert did: the candidates written (new or changed) by id, and the applications skipped. */
 export type CandidatesWritten = { written: { id: string; inserted: boolean }[]; skipped: SkippedApplication[] };
@@ -48,19 +40,6 @@ type InputRow = {
 };
 
 /**
- * What a page write records in its own statement, so that the page and its record commit together
- * without a transaction around them (one round trip where begin, write, record and commit took
- * four). `lock` selects and locks the row the page is recorded on: the page is written only when
- * it answers one. `record` is the WITH items that record it, given the page's counts and `ok`,
- * true when the page is written; they may read `up` (the candidates written) and must do nothing
- * unless `ok`.
- */
-export type PageRecording = {
-  lock: SQL;
-  record: (page: { created: SQL; updated: SQL; skipped: number; ok: SQL }) => SQL;
-};
-
-/**
  * The page's write, one statement: the applications (one jsonb parameter) are matched to the
  * candidate holding their email in their position; those with no such candidate, or whose
  * candidate is theirs already, are upserted on (position, application) — a row whose upstream
@@ -72,9 +51,23 @@ export type PageRecording = {
  * (nothing else is written then); it answers those applications, and one row whose `recorded`
  * says whether the page was.
  */
-const PAGE_WRITE = (org: string, base: string, input: string, recording?: { to: PageRecording; skipped: number }) => {
+const PAGE_WRITE = (
+  org: string,
+  base: string,
+  input: string,
+  opts: { recording?: { to: PageRecording; skipped: number }; events?: EventsOut<Queryable> } = {},
+) => {
+  const { recording } = opts;
   const met = sql`mail_id is not null and mail_app is distinct from a`;
   const ok = sql`(select ok from ok)`;
+  // candidate.created / candidate.updated for the rows `up` writes (the outbox port): nothing built unless subscribed.
+  const events = upsertEvents(opts.events ?? NO_EVENTS_OUT, {
+    kind: "candidate",
+    orgId: org,
+    rows: "up",
+    target: "c",
+    json: candidateJsonText,
+  });
   return sql`
   with ${recording ? sql`lk as materialized (${recording.to.lock}), ` : sql``}i as (
     select * from jsonb_to_recordset(${input}::jsonb)
@@ -94,12 +87,12 @@ const PAGE_WRITE = (org: string, base: string, input: string, recording?: { to: 
     on conflict (position_id, upstream_application_id) do update
        set name = excluded.name, email = excluded.email, phone = excluded.phone, updated_at = now()
      where (c.name, c.email, c.phone) is distinct from (excluded.name, excluded.email, excluded.phone)
-    returning c.id, c.position_id as p, c.upstream_application_id as a, (c.xmax = 0) as inserted
+    returning c.id, c.position_id as p, c.upstream_application_id as a, (c.xmax = 0) as inserted${sql.raw(events.returning)}
   ), iv as (
     -- Candidates new in this statement: none has an interview yet (no ON CONFLICT to check).
     insert into interviews (id, organization_id, candidate_id, interview_link)
     select m.iid, ${org}::uuid, up.id, ${base} || '/' || m.link from up join m on m.p = up.p and m.a = up.a where up.inserted
-  )${
+  )${sql.raw(events.items)}${
     recording
       ? sql`, ${recording.to.record({
           created: sql`(select count(*) from up where inserted)`,
@@ -152,10 +145,11 @@ function pageInput(applications: PositionedApplication[]): { input: InputRow[]; 
     iid: newIds[2 * n + 1]!,
     p: a.position_id,
     a: a.upstream_application_id,
-    name: clip(a.name, 200)!,
+    // Upstream text longer than its column (migrations/0201_recruiting.sql) is cut, not refused.
+    name: cut(a.name, 200),
     email: a.email,
-    phone: a.phone?.trim() ? clip(a.phone, 200) : null,
-    lang: clip(a.language, 200)!,
+    phone: a.phone?.trim() ? cut(a.phone, 200) : null,
+    lang: cut(a.language, 200),
     tags: [...new Set(a.tags ?? [])],
     link: random.subarray(24 * n, 24 * (n + 1)).toString("base64url"),
   }));
@@ -163,24 +157,26 @@ function pageInput(applications: PositionedApplication[]): { input: InputRow[]; 
 }
 
 /**
- * Writes a page of applications as upsertPositionedCandidates does, together with its record
- * (`recording`), in one statement: no transaction around it, so it must be given the database,
- * not a transaction. Answers whether the page was recorded (false: its row was not there to lock,
- * and nothing was written), or null when an application met a candidate by email that is not
- * its own: nothing was written then, and the caller writes the page with upsertPositionedCandidates
- * in a transaction, which sorts these out.
+ * Writes a page of applications as upsertPositionedCandidates does, together with its sync run's
+ * record (`record`, see syncPageRecording), in one statement: no transaction around it, so it must
+ * be given the database, not a transaction. Answers whether the page was recorded (false: the run
+ * was not running, and nothing was written), or null when an application met a candidate by email
+ * that is not its own: nothing was written then, and the caller writes the page with
+ * upsertPositionedCandidates in a transaction, which sorts these out.
  */
 export async function writeRecordedPage(
   q: Queryable,
   orgId: string,
   applications: PositionedApplication[],
   interviewBaseUrl: string,
-  recording: PageRecording,
+  record: SyncPageRecord,
+  events: EventsOut<Queryable> = NO_EVENTS_OUT,
 ): Promise<{ recorded: boolean } | null> {
   const { input, skipped } = pageInput(applications);
   const base = interviewBaseUrl.replace(/\/+$/, "");
+  const recording = syncPageRecording(record, events);
   const rows = rowsOf<PageWriteRow>(
-    await q.execute(PAGE_WRITE(orgId, base, JSON.stringify(input), { to: recording, skipped: skipped.length })),
+    await q.execute(PAGE_WRITE(orgId, base, JSON.stringify(input), { recording: { to: recording, skipped: skipped.length }, events })),
   );
   if (rows.some((r) => r.n !== null)) return null;
   return { recorded: rows.some((r) => r.recorded === true) };
@@ -203,11 +199,12 @@ export async function upsertPositionedCandidates(
   orgId: string,
   applications: PositionedApplication[],
   interviewBaseUrl: string,
+  events: EventsOut<Queryable> = NO_EVENTS_OUT,
 ): Promise<CandidatesWritten> {
   const { input, skipped } = pageInput(applications);
   if (input.length === 0) return { written: [], skipped };
   const base = interviewBaseUrl.replace(/\/+$/, "");
-  const rows = rowsOf<PageWriteRow>(await q.execute(PAGE_WRITE(orgId, base, JSON.stringify(input))));
+  const rows = rowsOf<PageWriteRow>(await q.execute(PAGE_WRITE(orgId, base, JSON.stringify(input), { events })));
   const written = rows.filter((r) => r.id !== null).map((r) => ({ id: r.id!, inserted: r.inserted! }));
   const met = rows.filter((r) => r.n !== null);
   if (met.length === 0) return { written, skipped };
@@ -237,21 +234,34 @@ export async function upsertPositionedCandidates(
     else adopt.push({ row: app, candidate: r.mail_id! });
   }
   if (adopt.length === 0) return { written, skipped };
-  const adopted = rowsOf<{ id: string }>(
-    await q.execute(sql`
-      update candidates c set upstream_application_id = x.a, updated_at = now()
-        from unnest(${sql.param(adopt.map((a) => a.candidate))}::uuid[], ${sql.param(adopt.map((a) => a.row.a))}::text[]) as x(id, a)
-       where c.id = x.id
-      returning c.id`),
-  );
+  const adopted = await adoptCandidates(q, orgId, adopt, events);
   // Now theirs: the same statement takes the adopted candidates' upstream fields.
-  const again = rowsOf<PageWriteRow>(await q.execute(PAGE_WRITE(orgId, base, JSON.stringify(adopt.map((a) => a.row)))));
+  const again = rowsOf<PageWriteRow>(await q.execute(PAGE_WRITE(orgId, base, JSON.stringify(adopt.map((a) => a.row)), { events })));
   const ids = new Set(written.map((w) => w.id));
   for (const { id } of [...adopted, ...again.filter((r): r is PageWriteRow & { id: string } => r.id !== null)]) {
     if (!ids.has(id)) written.push({ id, inserted: false });
     ids.add(id);
   }
   return { written, skipped };
+}
+
+/** Links hand-made candidates to the applications that carry their email (each a candidate.updated). */
+async function adoptCandidates(
+  q: Queryable,
+  orgId: string,
+  adopt: { row: InputRow; candidate: string }[],
+  events: EventsOut<Queryable>,
+): Promise<{ id: string }[]> {
+  const { returning, items } = upsertEvents(events, { kind: "candidate", orgId, rows: "adopted", target: "c", json: candidateJsonText });
+  return rowsOf<{ id: string }>(
+    await q.execute(sql`
+      with adopted as (
+        update candidates c set upstream_application_id = x.a, updated_at = now()
+          from unnest(${sql.param(adopt.map((a) => a.candidate))}::uuid[], ${sql.param(adopt.map((a) => a.row.a))}::text[]) as x(id, a)
+         where c.id = x.id
+        returning c.id, false as inserted${sql.raw(returning)})${sql.raw(items)}
+      select id from adopted`),
+  );
 }
 
 /**

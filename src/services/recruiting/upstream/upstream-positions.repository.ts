@@ -1,34 +1,16 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Queryable } from "../../../shared/db/database.js";
+import { NO_EVENTS_OUT } from "../../../shared/no-events-out.js";
+import type { EventsOut } from "../../../shared/ports/events-out.js";
+import { positionJsonText } from "../positions/position-json.js";
+import { upsertEvents } from "./upsert-events.js";
+import type { UpstreamJob } from "../../../shared/ports/recruiting-sync.js";
+import { cut } from "../../../shared/text.js";
 import { candidates } from "../candidates/candidates.tables.js";
-import type { PositionState } from "../../../contracts/recruiting/positions.js";
 import { positions, type PositionRow } from "../positions/positions.tables.js";
-
-/**
- * What the sync engine knows about an upstream job. name, department, location and
- * role_description follow the job on every sync; `state` and `candidate_stage` are initial values
- * for a NEW position only; everything else on a position is Hirebridge's.
- */
-export type UpstreamJob = {
-  upstream_job_id_id: string;
-  name: string;
-  department?: string | null;
-  location?: string | null;
-  role_description?: string | null;
-  state?: PositionState;
-  candidate_stage?: string | null;
-};
 
 /** An upserted row, with whether it was new and whether anything changed (true for new rows). */
 export type UpsertedPosition = PositionRow & { inserted: boolean; changed: boolean };
-
-/** Upstream text longer than a column allows is cut rather than failing the whole page. */
-export const clip = (value: string | null | undefined, max: number): string | null =>
-  value === null || value === undefined
-    ? null
-    : value.length <= max // UTF-16 units: never fewer than code points, so nothing to cut
-      ? value
-      : [...value].slice(0, max).join("");
 
 /** The rows of a raw statement's result (node-postgres and PGlite both answer `{ rows }`). */
 export const rowsOf = <R>(result: unknown): R[] => (result as { rows: R[] }).rows;
@@ -46,37 +28,43 @@ export async function writeUpstreamPositions(
   orgId: string,
   integrationId: string,
   jobs: UpstreamJob[],
+  events: EventsOut<Queryable> = NO_EVENTS_OUT,
 ): Promise<{ id: string; inserted: boolean }[]> {
   const byId = new Map(jobs.map((j) => [j.upstream_job_id_id, j])); // a row may be touched once per statement
   if (byId.size === 0) return [];
   const input = [...byId.values()].map((j) => ({
     job: j.upstream_job_id_id,
-    name: clip(j.name.trim() || j.upstream_job_id_id, 100),
-    department: clip(j.department, 100),
-    location: clip(j.location, 100),
-    description: clip(j.role_description, 500),
+    // Upstream text longer than its column (migrations/0201_recruiting.sql) is cut, not refused.
+    name: cut(j.name.trim() || j.upstream_job_id_id, 100),
+    department: cut(j.department, 100),
+    location: cut(j.location, 100),
+    description: cut(j.role_description, 500),
     state: j.state ?? null,
-    stage: clip(j.candidate_stage, 200),
+    stage: cut(j.candidate_stage, 200),
   }));
   // Without a state for every job, state is left as it is (a new position takes the column's default).
   const followState = input.every((j) => j.state);
+  // position.created / position.updated for the rows written (the outbox port): nothing built unless subscribed.
+  const { returning, items } = upsertEvents(events, { kind: "position", orgId, rows: "w", target: "p", json: positionJsonText });
   return rowsOf<{ id: string; inserted: boolean }>(
     await q.execute(sql`
       with j as (
         select * from jsonb_to_recordset(${JSON.stringify(input)}::jsonb)
           as j(job text, name text, department text, location text, description text, state text, stage text)
-      )
-      insert into positions as p (organization_id, upstream_integration_id, upstream_job_id_id, name, department, location,
-                                  role_description, state, candidate_stage)
-      select ${orgId}::uuid, ${integrationId}, job, name, department, location, description, coalesce(state, 'draft'), stage from j
-      on conflict (organization_id, upstream_integration_id, upstream_job_id_id) do update
-         set name = excluded.name, department = excluded.department, location = excluded.location,
-             role_description = excluded.role_description,
-             state = case when ${followState}::boolean then excluded.state else p.state end, updated_at = now()
-       where (p.name, p.department, p.location, p.role_description)
-             is distinct from (excluded.name, excluded.department, excluded.location, excluded.role_description)
-          or (${followState}::boolean and p.state is distinct from excluded.state)
-      returning p.id, (p.xmax = 0) as inserted`),
+      ), w as (
+        insert into positions as p (organization_id, upstream_integration_id, upstream_job_id_id, name, department, location,
+                                    role_description, state, candidate_stage)
+        select ${orgId}::uuid, ${integrationId}, job, name, department, location, description, coalesce(state, 'draft'), stage from j
+        on conflict (organization_id, upstream_integration_id, upstream_job_id_id) do update
+           set name = excluded.name, department = excluded.department, location = excluded.location,
+               role_description = excluded.role_description,
+               state = case when ${followState}::boolean then excluded.state else p.state end, updated_at = now()
+         where (p.name, p.department, p.location, p.role_description)
+               is distinct from (excluded.name, excluded.department, excluded.location, excluded.role_description)
+            or (${followState}::boolean and p.state is distinct from excluded.state)
+        returning p.id, (p.xmax = 0) as inserted${sql.raw(returning)}
+      )${sql.raw(items)}
+      select id, inserted from w`),
   );
 }
 

@@ -4,11 +4,13 @@ import type { SandboxContext } from "../context.js";
 import { registerAdminConfigRoutes } from "./admin-config.routes.js";
 import { registerAdminDataRoutes } from "./admin-data.routes.js";
 import { registerAdminIntegrationRoutes } from "./admin-integrations.routes.js";
+import { registerAdminStageRoutes } from "./admin-stages.routes.js";
 import { registerFileRoutes } from "./files.routes.js";
 
 export function registerAdminRoutes(app: App, ctx: SandboxContext): void {
   registerAdminIntegrationRoutes(app, ctx);
   registerAdminDataRoutes(app, ctx);
+  registerAdminStageRoutes(app, ctx);
   registerAdminConfigRoutes(app, ctx);
   registerFileRoutes(app, ctx);
 }

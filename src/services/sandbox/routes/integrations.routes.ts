@@ -25,13 +25,16 @@ const IntegrationParams = Type.Object({ integration_id: Type.String({ minLength:
 const FieldParams = Type.Object({ integration_id: Type.String({ minLength: 1 }), integration_field_id: Type.String({ minLength: 1 }) });
 const CustomFieldParams = Type.Object({ integration_id: Type.String({ minLength: 1 }), custom_field_id: Type.String({ minLength: 1 }) });
 
-export function registerIntegrationRoutes(app: App, ctx: SandboxContext): void {
-  const find = (id: string): Integration => {
-    const integration = ctx.store.get(id);
-    if (!integration) throw integrationNotFound(id);
-    return integration;
-  };
+/** The integration `id`, or the upstream's 404. */
+function findIntegration(ctx: SandboxContext, id: string): Integration {
+  const integration = ctx.store.get(id);
+  if (!integration) throw integrationNotFound(id);
+  return integration;
+}
 
+/** An integration itself: its details, deletion and relink. */
+function registerIntegrationRecord(app: App, ctx: SandboxContext): void {
+  const find = (id: string) => findIntegration(ctx, id);
   // Serialised from the contract's schema (fast-json-stringify): exactly the upstream's fields go out.
   const detailsAnswer = { 200: UpstreamSuccessSchema(IntegrationDetailsSchema) };
   app.get("/integrations/:integration_id", { schema: { params: IntegrationParams, response: detailsAnswer } }, async (request) => ({
@@ -62,7 +65,11 @@ export function registerIntegrationRoutes(app: App, ctx: SandboxContext): void {
     );
     return { status: "success", data: { link: `${originOf(ctx, request)}/connect/link/${token}` } };
   });
+}
 
+/** An integration's fields and custom fields, and the mapping between them. */
+function registerIntegrationFields(app: App, ctx: SandboxContext): void {
+  const find = (id: string) => findIntegration(ctx, id);
   app.get(
     "/integrations/:integration_id/integration-fields",
     { schema: { params: IntegrationParams, querystring: IntegrationFieldsQuerySchema } },
@@ -112,4 +119,9 @@ export function registerIntegrationRoutes(app: App, ctx: SandboxContext): void {
       return { status: "success", data: renderCustomField(set, custom) };
     },
   );
+}
+
+export function registerIntegrationRoutes(app: App, ctx: SandboxContext): void {
+  registerIntegrationRecord(app, ctx);
+  registerIntegrationFields(app, ctx);
 }

@@ -20,6 +20,17 @@ export type EventIntakeOptions = {
   maxInFlight?: number;
 };
 
+/** The stored rows of events delivered again, by id; none when they cannot be read. */
+async function storedRows(opts: EventIntakeOptions, ids: string[]): Promise<Map<string, WebhookEventRow>> {
+  try {
+    return new Map((await findWebhookEvents(opts.database.db, ids)).map((r) => [r.id, r]));
+  } catch (err) {
+    // Their first deliveries are stored; answering "received" without the row's status is still true.
+    opts.logger.warn({ err }, "could not read repeated webhook events back");
+    return new Map();
+  }
+}
+
 /**
  * Group commit for the webhook receivers (shared/db/group-commit.ts): each commit stores every
  * event waiting for it with one multi-row insert deduplicating on the event id, and queues their
@@ -49,13 +60,7 @@ export function createEventIntake(opts: EventIntakeOptions) {
       } else repeats.push(i);
     });
     if (repeats.length > 0) {
-      let rows = new Map<string, WebhookEventRow>();
-      try {
-        rows = new Map((await findWebhookEvents(opts.database.db, [...new Set(repeats.map((i) => events[i]!.id))])).map((r) => [r.id, r]));
-      } catch (err) {
-        // Their first deliveries are stored; answering "received" without the row's status is still true.
-        opts.logger.warn({ err }, "could not read repeated webhook events back");
-      }
+      const rows = await storedRows(opts, [...new Set(repeats.map((i) => events[i]!.id))]);
       for (const i of repeats) outcomes[i] = { ok: true, value: { stored: false, row: rows.get(events[i]!.id) ?? null } };
     }
     return outcomes as Settled<IntakeOutcome>[];

@@ -1,4 +1,4 @@
-import { eq, inArray, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Queryable } from "../../../shared/db/database.js";
 import { namedStatement, type NamedStatement } from "../../../shared/db/named-statement.js";
 import { QUEUES, type JobQueue } from "../../../shared/jobs/queue.js";
@@ -77,3 +77,61 @@ export async function recordWebhookAttempt(q: Queryable, id: string, error: stri
 
 /** `processed` of WebhookResponse: the event's work is done, or there was nothing to do. */
 export const isProcessed = (row: Pick<WebhookEventRow, "status">) => row.status === "processed" || row.status === "ignored";
+
+/**
+ * Marks failed the events still queued whose job failed for good without the worker settling them
+ * (the dead letter queue's work): their last error, or `reason` when none was recorded, becomes
+ * their message. Answers how many it marked.
+ */
+export async function failDeadLetteredEvents(q: Queryable, ids: string[], reason: string): Promise<number> {
+  if (ids.length === 0) return 0;
+  const rows = await q
+    .update(webhookEvents)
+    .set({
+      status: "failed",
+      message: sql`'work failed after retries: ' || coalesce(${webhookEvents.lastError}, ${reason})`,
+      lastError: sql`coalesce(${webhookEvents.lastError}, ${reason})`,
+      processedAt: sql`now()`,
+    })
+    .where(and(inArray(webhookEvents.id, ids), eq(webhookEvents.status, "queued")))
+    .returning({ id: webhookEvents.id });
+  return rows.length;
+}
+
+/** The organisation's events in `status`, newest first (one integration's with `integrationId`). */
+export async function listWebhookEvents(
+  q: Queryable,
+  orgId: string,
+  opts: { status: WebhookEventRow["status"]; integrationId?: string | undefined; limit: number },
+): Promise<WebhookEventRow[]> {
+  const where = [eq(webhookEvents.orgId, orgId), eq(webhookEvents.status, opts.status)];
+  if (opts.integrationId !== undefined) where.push(eq(webhookEvents.integrationId, opts.integrationId));
+  return q
+    .select()
+    .from(webhookEvents)
+    .where(and(...where))
+    .orderBy(desc(webhookEvents.receivedAt), desc(webhookEvents.id))
+    .limit(opts.limit);
+}
+
+/**
+ * A failed event of the organisation queued again (its attempts and last error kept); null when it
+ * is not the organisation's or not failed (nothing changes).
+ */
+export async function requeueFailedEvent(q: Queryable, orgId: string, id: string): Promise<WebhookEventRow | null> {
+  const [row] = await q
+    .update(webhookEvents)
+    .set({ status: "queued", message: null, processedAt: null })
+    .where(and(eq(webhookEvents.id, id), eq(webhookEvents.orgId, orgId), eq(webhookEvents.status, "failed")))
+    .returning();
+  return row ?? null;
+}
+
+/** The organisation's event (any status); null when it is not the organisation's. */
+export async function findOrgWebhookEvent(q: Queryable, orgId: string, id: string): Promise<WebhookEventRow | null> {
+  const [row] = await q
+    .select()
+    .from(webhookEvents)
+    .where(and(eq(webhookEvents.id, id), eq(webhookEvents.orgId, orgId)));
+  return row ?? null;
+}

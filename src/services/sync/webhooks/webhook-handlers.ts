@@ -8,12 +8,11 @@ import type {
   SyncFinishedData,
 } from "../../../contracts/upstream/index.js";
 import type { WebhookKind } from "../../../contracts/proxy/webhooks.js";
-import type { Db } from "../../../shared/db/database.js";
-import type { RecruitingStore } from "../ports.js";
+import type { Db, Queryable } from "../../../shared/db/database.js";
+import type { RecruitingStore } from "../../../shared/ports/recruiting-sync.js";
 import type { SyncEngine } from "../sync-engine.js";
-import { cancelOpenSyncRuns } from "../sync-runs.repository.js";
 import type { SyncModel } from "../sync.tables.js";
-import type { IntegrationLookup } from "../ports.js";
+import type { IntegrationLookup } from "../../../shared/ports/integrations.js";
 import type { WriteBack } from "../write-back.js";
 
 export type WebhookWorkContext = {
@@ -21,8 +20,10 @@ export type WebhookWorkContext = {
   integrations: IntegrationLookup;
   engine: SyncEngine;
   writeBack: WriteBack;
-  store: RecruitingStore;
+  store: RecruitingStore<Queryable, Db>;
   logger: Logger;
+  /** Told of the integrations whose health an event may have changed (it failed for good, or reported a new state). */
+  health?: { refreshQuietly(integrationId: string): Promise<void> };
 };
 
 /** The outcome of an event's work: `ignored` when it was authentic but there was nothing to do. */
@@ -51,7 +52,13 @@ async function orgOfIntegration(ctx: WebhookWorkContext, integrationId: string):
 const integrationCreated = async (data: IntegrationCreatedData, ctx: WebhookWorkContext): Promise<WebhookOutcome> => {
   const orgId = orgOf(data);
   if (!orgId) return { status: "ignored", message: "end_user.origin_id names no Hirebridge organisation" };
-  const row = await ctx.integrations.record({ id: data.id, orgId, tool: data.tool, category: data.category });
+  const row = await ctx.integrations.record({
+    id: data.id,
+    orgId,
+    tool: data.tool,
+    category: data.category,
+    organizationName: data.end_user.organization_name,
+  });
   if (!row || row.orgId !== orgId) return { status: "ignored", message: "integration already belongs to another organisation" };
   if (row.deletedAt) return { status: "ignored", message: "integration was deleted" };
   if (data.category !== "ATS") return { status: "processed", message: `integration recorded for organisation ${orgId}` };
@@ -65,11 +72,12 @@ const integrationStateChanged = async (data: IntegrationStateChangedData, ctx: W
     setupStatus: data.setup_status,
     qaStatus: data.qa_status,
     category: data.integration_category,
+    organizationName: data.end_user.organization_name,
     at: new Date(data.updated_at),
   });
   if (!applied) return { status: "ignored", message: "older than the state already recorded, or unknown integration" };
   if (data.state !== "ACTIVE") {
-    const cancelled = await cancelOpenSyncRuns(ctx.db, data.integration_id, `paused: integration is ${data.state}`);
+    const cancelled = await ctx.engine.cancelOpenRuns(data.integration_id, `paused: integration is ${data.state}`);
     return { status: "processed", message: `integration ${data.state}: syncs and write-backs paused (${cancelled} sync runs cancelled)` };
   }
   const orgId = await orgOfIntegration(ctx, data.integration_id);
@@ -89,7 +97,7 @@ const integrationDeleted = async (data: IntegrationDeletedData, ctx: WebhookWork
   const row = await ctx.integrations.find(data.id);
   if (!row) return { status: "ignored", message: "integration was never recorded" };
   await ctx.integrations.markDeleted(data.id, new Date(data.deleted_at));
-  const cancelled = await cancelOpenSyncRuns(ctx.db, data.id, "integration deleted");
+  const cancelled = await ctx.engine.cancelOpenRuns(data.id, "integration deleted");
   await ctx.writeBack.abandon(data.id, "integration deleted");
   const unlinked = await ctx.db.transaction((tx) => ctx.store.unlink(tx, row.orgId, data.id));
   return {

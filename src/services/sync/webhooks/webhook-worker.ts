@@ -8,14 +8,105 @@ import { findWebhookEvents, recordWebhookAttempt, settleWebhookEvents, type Webh
 export type WebhookEventJob = { id: string; data: { eventId: string }; retryCount: number; retryLimit: number };
 
 type Item = { job: WebhookEventJob; event: WebhookEventRow };
+type Handle = (data: never, c: WebhookWorkContext, id: string) => Promise<WebhookOutcome>;
+type DeltaGroup = { models: Set<SyncModel>; kinds: Set<string>; items: Item[] };
+
+const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+const payloadData = (event: WebhookEventRow) => (event.payload as { data: never }).data;
+
+/**
+ * One batch's bookkeeping: what each job answers, and how each event is settled. Every event is
+ * handled in isolation: whatever one throws is that event's failure, never the batch's.
+ */
+class Batch {
+  readonly results: JobResult[] = [];
+  readonly settled: WebhookSettlement[] = [];
+  readonly finished: { event: WebhookEventRow; outcome: WebhookOutcome }[] = [];
+  /** Integrations whose health the batch may have changed: an event failed for good, or a new state. */
+  readonly touched = new Set<string>();
+
+  constructor(private readonly ctx: WebhookWorkContext) {}
+
+  done(item: Item, outcome: WebhookOutcome): void {
+    this.settled.push({ id: item.event.id, ...outcome });
+    this.finished.push({ event: item.event, outcome });
+    this.results.push({ id: item.job.id, status: "completed" });
+  }
+
+  skip(job: WebhookEventJob): void {
+    this.results.push({ id: job.id, status: "completed" });
+  }
+
+  /**
+   * The work of `item` failed: the attempt is counted with its error. A `permanent` failure (the
+   * event itself cannot be processed: retrying would fail the same way) and one on the job's last
+   * attempt settle the event as failed, listed with its error and re-drivable; any other fails the
+   * job so the queue retries it with backoff.
+   */
+  async failed(item: Item, err: unknown, permanent = false): Promise<void> {
+    const message = messageOf(err);
+    const log = this.ctx.logger.child({ event_id: item.event.id, event_type: item.event.type, integration_id: item.event.integrationId });
+    await recordWebhookAttempt(this.ctx.db, item.event.id, message);
+    if (permanent || item.job.retryCount >= item.job.retryLimit) {
+      const why = permanent ? `the event cannot be processed: ${message}` : `work failed after retries: ${message}`;
+      this.settled.push({ id: item.event.id, status: "failed", message: why });
+      if (item.event.integrationId) this.touched.add(item.event.integrationId);
+      this.results.push({ id: item.job.id, status: "completed" });
+      log.error({ err: message, permanent }, "webhook event failed");
+    } else {
+      this.results.push({ id: item.job.id, status: "failed", output: { message } });
+      log.warn({ err: message }, "webhook event work failed; retrying");
+    }
+  }
+}
+
+/**
+ * Sorts a batch's queued events: kinds with `delta` join their integration's group (one
+ * incremental sync for all of them); the others run one by one. What an event's data makes the
+ * `delta` throw (a field missing: an event stored before intake checked it) fails that event for good.
+ */
+async function sortEvents(batch: Batch, jobs: WebhookEventJob[], events: Map<string, WebhookEventRow>) {
+  const deltas = new Map<string, DeltaGroup>();
+  const oneByOne: Item[] = [];
+  for (const job of jobs) {
+    const event = events.get(job.data.eventId);
+    if (event?.status !== "queued") {
+      batch.skip(job);
+      continue;
+    }
+    const item = { job, event };
+    const handler = WEBHOOK_HANDLERS[event.type as WebhookKind];
+    if (!handler) await batch.failed(item, new Error(`unknown event type ${event.type}`), true);
+    else if (!("delta" in handler)) oneByOne.push(item);
+    else {
+      let asked: ReturnType<typeof handler.delta>;
+      try {
+        asked = handler.delta(payloadData(event));
+      } catch (err) {
+        await batch.failed(item, err, true);
+        continue;
+      }
+      if (!Array.isArray(asked)) batch.done(item, asked);
+      else if (!event.integrationId) batch.done(item, { status: "ignored", message: "integration is not recorded or was deleted" });
+      else {
+        const group = deltas.get(event.integrationId) ?? { models: new Set(), kinds: new Set(), items: [] };
+        for (const m of asked) group.models.add(m);
+        group.kinds.add(event.type);
+        group.items.push(item);
+        deltas.set(event.integrationId, group);
+      }
+    }
+  }
+  return { deltas, oneByOne };
+}
 
 /**
  * Runs the work of a batch of stored events, each once: an event already settled (a repeated job)
  * does nothing. The events of one integration that ask for an incremental sync (data-changed,
  * sync-finished) start it together, with one trigger; the other kinds run event by event. Events
  * are settled in one statement. A failure is recorded on its event and its job fails, so the queue
- * retries it with backoff; after the last attempt the event is marked failed with the error.
- * Answers each job's outcome.
+ * retries it with backoff; after the last attempt, or at once when the event itself cannot be
+ * processed, the event is marked failed with the error. Answers each job's outcome.
  */
 export async function processWebhookEvents(ctx: WebhookWorkContext, jobs: WebhookEventJob[]): Promise<JobResult[]> {
   const events = new Map(
@@ -26,82 +117,39 @@ export async function processWebhookEvents(ctx: WebhookWorkContext, jobs: Webhoo
       )
     ).map((e) => [e.id, e]),
   );
-  const results: JobResult[] = [];
-  const settled: WebhookSettlement[] = [];
-  const finished: { event: WebhookEventRow; outcome: WebhookOutcome }[] = [];
-  const done = (item: Item, outcome: WebhookOutcome) => {
-    settled.push({ id: item.event.id, ...outcome });
-    finished.push({ event: item.event, outcome });
-    results.push({ id: item.job.id, status: "completed" });
-  };
-  const failed = async (item: Item, err: unknown) => {
-    const message = err instanceof Error ? err.message : String(err);
-    const log = ctx.logger.child({ event_id: item.event.id, event_type: item.event.type, integration_id: item.event.integrationId });
-    await recordWebhookAttempt(ctx.db, item.event.id, message);
-    if (item.job.retryCount >= item.job.retryLimit) {
-      settled.push({ id: item.event.id, status: "failed", message: `work failed after retries: ${message}` });
-      results.push({ id: item.job.id, status: "completed" });
-      log.error({ err: message }, "webhook event failed");
-    } else {
-      results.push({ id: item.job.id, status: "failed", output: { message } });
-      log.warn({ err: message }, "webhook event work failed; retrying");
-    }
-  };
-
-  const deltas = new Map<string, { models: Set<SyncModel>; kinds: Set<string>; items: Item[] }>();
-  const oneByOne: Item[] = [];
-  for (const job of jobs) {
-    const event = events.get(job.data.eventId);
-    if (event?.status !== "queued") {
-      results.push({ id: job.id, status: "completed" });
-      continue;
-    }
-    const handler = WEBHOOK_HANDLERS[event.type as WebhookKind];
-    if (!("delta" in handler)) {
-      oneByOne.push({ job, event });
-      continue;
-    }
-    const asked = handler.delta((event.payload as { data: never }).data);
-    if (!Array.isArray(asked)) done({ job, event }, asked);
-    else if (!event.integrationId) done({ job, event }, { status: "ignored", message: "integration is not recorded or was deleted" });
-    else {
-      const group = deltas.get(event.integrationId) ?? { models: new Set(), kinds: new Set(), items: [] };
-      for (const m of asked) group.models.add(m);
-      group.kinds.add(event.type);
-      group.items.push({ job, event });
-      deltas.set(event.integrationId, group);
-    }
-  }
-
+  const batch = new Batch(ctx);
+  const { deltas, oneByOne } = await sortEvents(batch, jobs, events);
   for (const item of oneByOne) {
-    const log = ctx.logger.child({ event_id: item.event.id, event_type: item.event.type, integration_id: item.event.integrationId });
     try {
-      const handler = WEBHOOK_HANDLERS[item.event.type as WebhookKind] as {
-        handle: (data: never, c: WebhookWorkContext, id: string) => Promise<WebhookOutcome>;
-      };
-      const outcome = await handler.handle((item.event.payload as { data: never }).data, ctx, item.event.id);
+      const handle = (WEBHOOK_HANDLERS[item.event.type as WebhookKind] as { handle: Handle }).handle;
+      const outcome = await handle(payloadData(item.event), ctx, item.event.id);
       // Settled at once: its effects are done, a later failure in the batch must not repeat them.
       await settleWebhookEvents(ctx.db, [{ id: item.event.id, ...outcome }]);
-      results.push({ id: item.job.id, status: "completed" });
-      log.info({ status: outcome.status }, outcome.message);
+      batch.skip(item.job);
+      if (item.event.type === "integration-state-changed" && item.event.integrationId) batch.touched.add(item.event.integrationId);
+      ctx.logger.info(
+        { event_id: item.event.id, event_type: item.event.type, integration_id: item.event.integrationId, status: outcome.status },
+        outcome.message,
+      );
     } catch (err) {
-      await failed(item, err);
+      await batch.failed(item, err);
     }
   }
   for (const [integrationId, group] of deltas) {
     try {
       const outcome = await deltaSyncFor(ctx, integrationId, [...group.models], [...group.kinds].sort().join("+"));
-      for (const item of group.items) done(item, outcome);
+      for (const item of group.items) batch.done(item, outcome);
     } catch (err) {
-      for (const item of group.items) await failed(item, err);
+      for (const item of group.items) await batch.failed(item, err);
     }
   }
-  await settleWebhookEvents(ctx.db, settled);
-  for (const { event, outcome } of finished) {
+  await settleWebhookEvents(ctx.db, batch.settled);
+  for (const { event, outcome } of batch.finished) {
     ctx.logger.info(
       { event_id: event.id, event_type: event.type, integration_id: event.integrationId, status: outcome.status },
       outcome.message,
     );
   }
-  return results;
+  for (const integrationId of batch.touched) await ctx.health?.refreshQuietly(integrationId);
+  return batch.results;
 }

@@ -10,10 +10,12 @@ import { ErrorDetailSchema, HTTPValidationErrorSchema } from "../../../contracts
 import { AppError, notFound, validationError } from "../../../shared/errors.js";
 import { AddressBucket } from "../../../shared/http/address-bucket.js";
 import { unstorableIssues, utf8Text } from "../../../shared/http/storable-input.js";
-import type { SyncRoutes } from "../sync-module.js";
+import type { SyncDeps, SyncRoutes } from "../sync-routes.deps.js";
 import { orgOf, WEBHOOK_HANDLERS } from "./webhook-handlers.js";
 import { findWebhookEvent, isProcessed } from "./webhook-events.repository.js";
 import { createEventIntake } from "./event-intake.js";
+import { requiredDataIssues } from "./event-data.js";
+import { nestedDeeperThan, TOO_DEEP_MESSAGE } from "../../../shared/http/json-depth.js";
 import { isAuthentic } from "./verify-signature.js";
 import type { WebhookEventRow } from "../sync.tables.js";
 
@@ -25,13 +27,16 @@ function header(request: FastifyRequest, name: string): string | undefined {
 }
 
 /**
- * `{id, type, data}` with `type` equal to the receiver's kind, in UTF-8, with no string (at any
- * depth) that storage cannot hold; anything else is a 422 naming the field, so the upstream does not
- * retry for ever an event that can never be stored.
+ * `{id, type, data}` with `type` equal to the receiver's kind, in UTF-8, nested at most
+ * MAX_JSON_DEPTH deep, with the fields the kind's work reads (WEBHOOK_REQUIRED_DATA) and no string
+ * (at any depth) that storage cannot hold; anything else is a 422 naming the field, so the upstream
+ * does not retry for ever an event that can never be stored or processed. Decided per event, before
+ * it joins a group commit, so it never fails the commit of the others.
  */
 function parseEvent(raw: Buffer, kind: WebhookKind): { id: string; data: Record<string, unknown>; body: object } {
   let body: unknown;
   const text = utf8Text(raw);
+  if (nestedDeeperThan(text)) throw validationError([{ loc: ["body"], msg: TOO_DEEP_MESSAGE, type: "value_error" }]);
   try {
     body = JSON.parse(text);
   } catch {
@@ -58,10 +63,58 @@ function parseEvent(raw: Buffer, kind: WebhookKind): { id: string; data: Record<
       msg: data === undefined ? "Field required" : "Input should be a valid dictionary or object",
       type: data === undefined ? "missing" : "model_type",
     });
-  }
+  } else issues.push(...requiredDataIssues(kind, data));
   issues.push(...unstorableIssues(body, ["body"]));
   if (issues.length) throw validationError(issues);
   return { id: id as string, data: data as Record<string, unknown>, body };
+}
+
+/** A receiver's route options: its documentation, and its body taken raw (checked after the signature). */
+function receiverOptions(kind: WebhookKind) {
+  return {
+    schema: {
+      tags: ["Webhooks"],
+      summary: `Receive the upstream's ${kind} event`,
+      description:
+        "Authentic when `X-Upstream-Signature` (or `X-Kombo-Signature`) is the base64url HMAC-SHA256 of the raw body with the webhook secret, or when `webhook_secret` equals it. The event is stored (deduplicated on its `id`) before the answer; its work runs from the job queue.",
+      querystring: WebhookQuerySchema,
+      headers: {
+        type: "object",
+        properties: { "x-upstream-signature": { type: ["string", "null"] }, "x-kombo-signature": { type: ["string", "null"] } },
+      },
+      body: { type: "object", additionalProperties: true, description: "The upstream's `{id, type, data}` event." },
+      response: {
+        200: WebhookResponseSchema,
+        401: ErrorDetailSchema,
+        404: ErrorDetailSchema,
+        422: HTTPValidationErrorSchema,
+        429: ErrorDetailSchema,
+      },
+    },
+    // Authenticity comes first: no rate limit and no shared input check before it (parseEvent checks the event after).
+    config: { rateLimit: false, checksOwnInput: true },
+    // The body schema documents the event; validation happens on the raw bytes after the signature check.
+    validatorCompiler: ({ httpPart }: { httpPart?: string }) => (httpPart === "body" ? () => true : undefined) as never,
+  };
+}
+
+/** The answer to a repeated delivery: the stored event's status. */
+function duplicate(row: WebhookEventRow): WebhookResponse {
+  return {
+    received: true,
+    processed: isProcessed(row),
+    message: `duplicate delivery of event ${row.id}: ${row.status}${row.message ? ` (${row.message})` : ""}`,
+  };
+}
+
+/** Whether the upstream knows the integration; when it cannot say (it is failing), the event is kept. */
+async function knownUpstream(deps: SyncDeps, integrationId: string, requestId: string): Promise<boolean> {
+  try {
+    const res = await deps.integrations.details(integrationId, requestId, { bypass: true });
+    return res.status !== 404;
+  } catch {
+    return true;
+  }
 }
 
 /**
@@ -83,82 +136,36 @@ export const webhookRoutes: SyncRoutes = async (app, { deps }) => {
   const unauthentic = new AddressBucket(deps.config.RATE_LIMIT_PER_MINUTE);
 
   for (const kind of WEBHOOK_KINDS) {
-    app.post(
-      `/webhooks/upstream/${kind}`,
-      {
-        schema: {
-          tags: ["Webhooks"],
-          summary: `Receive the upstream's ${kind} event`,
-          description:
-            "Authentic when `X-Upstream-Signature` (or `X-Kombo-Signature`) is the base64url HMAC-SHA256 of the raw body with the webhook secret, or when `webhook_secret` equals it. The event is stored (deduplicated on its `id`) before the answer; its work runs from the job queue.",
-          querystring: WebhookQuerySchema,
-          headers: {
-            type: "object",
-            properties: { "x-upstream-signature": { type: ["string", "null"] }, "x-kombo-signature": { type: ["string", "null"] } },
-          },
-          body: { type: "object", additionalProperties: true, description: "The upstream's `{id, type, data}` event." },
-          response: {
-            200: WebhookResponseSchema,
-            401: ErrorDetailSchema,
-            404: ErrorDetailSchema,
-            422: HTTPValidationErrorSchema,
-            429: ErrorDetailSchema,
-          },
-        },
-        // Authenticity comes first: no rate limit and no shared input check before it (parseEvent checks the event after).
-        config: { rateLimit: false, checksOwnInput: true },
-        // The body schema documents the event; validation happens on the raw bytes after the signature check.
-        validatorCompiler: ({ httpPart }) => (httpPart === "body" ? () => true : undefined) as never,
-      },
-      async (request): Promise<WebhookResponse> => {
-        const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-        const { webhook_secret } = request.query;
-        const signature = header(request, "x-upstream-signature") ?? header(request, "x-kombo-signature");
-        if (!isAuthentic(raw, { signature, querySecret: webhook_secret ?? undefined }, deps.config.UPSTREAM_WEBHOOK_SECRET)) {
-          const wait = unauthentic.hit(request.ip);
-          if (wait)
-            throw new AppError("RATE_LIMITED", `Too many unauthentic webhook deliveries; retry in ${wait} s`, {
-              headers: { "retry-after": String(wait) },
-            });
-          throw new AppError("UNAUTHORIZED", "Invalid or missing webhook signature");
+    app.post(`/webhooks/upstream/${kind}`, receiverOptions(kind), async (request): Promise<WebhookResponse> => {
+      const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      const { webhook_secret } = request.query;
+      const signature = header(request, "x-upstream-signature") ?? header(request, "x-kombo-signature");
+      if (!isAuthentic(raw, { signature, querySecret: webhook_secret ?? undefined }, deps.config.UPSTREAM_WEBHOOK_SECRET)) {
+        const wait = unauthentic.hit(request.ip);
+        if (wait)
+          throw new AppError("RATE_LIMITED", `Too many unauthentic webhook deliveries; retry in ${wait} s`, {
+            headers: { "retry-after": String(wait) },
+          });
+        throw new AppError("UNAUTHORIZED", "Invalid or missing webhook signature");
+      }
+      const event = parseEvent(raw, kind);
+      const integrationId = WEBHOOK_HANDLERS[kind].integrationOf(event.data);
+      let orgId = orgOf(event.data as never);
+      if (integrationId) {
+        const owner = await deps.integrations.ownerOf(integrationId);
+        if (owner) orgId = owner;
+        else {
+          // Unknown here: a repeated delivery still answers from the store, otherwise ask the upstream.
+          const seen = await findWebhookEvent(deps.database.db, event.id);
+          if (seen) return duplicate(seen);
+          if (!(await knownUpstream(deps, integrationId, request.id))) throw notFound("Not found");
         }
-        const event = parseEvent(raw, kind);
-        const integrationId = WEBHOOK_HANDLERS[kind].integrationOf(event.data);
-        let orgId = orgOf(event.data as never);
-        if (integrationId) {
-          const owner = await deps.integrations.ownerOf(integrationId);
-          if (owner) orgId = owner;
-          else {
-            // Unknown here: a repeated delivery still answers from the store, otherwise ask the upstream.
-            const seen = await findWebhookEvent(deps.database.db, event.id);
-            if (seen) return duplicate(seen);
-            if (!(await knownUpstream(integrationId, request.id))) throw notFound("Not found");
-          }
-        }
-        const outcome = await intake.submit({ id: event.id, type: kind, integrationId, orgId, payload: event.body });
-        if (!outcome.stored)
-          return outcome.row ? duplicate(outcome.row) : { received: true, processed: false, message: "duplicate delivery" };
-        request.log.info({ event_id: event.id, event_type: kind, integration_id: integrationId }, "webhook event stored");
-        return { received: true, processed: false, message: "stored; work queued" };
-      },
-    );
-  }
-
-  function duplicate(row: WebhookEventRow): WebhookResponse {
-    return {
-      received: true,
-      processed: isProcessed(row),
-      message: `duplicate delivery of event ${row.id}: ${row.status}${row.message ? ` (${row.message})` : ""}`,
-    };
-  }
-
-  /** Whether the upstream knows the integration; when it cannot say (it is failing), the event is kept. */
-  async function knownUpstream(integrationId: string, requestId: string): Promise<boolean> {
-    try {
-      const res = await deps.integrations.details(integrationId, requestId, { bypass: true });
-      return res.status !== 404;
-    } catch {
-      return true;
-    }
+      }
+      const outcome = await intake.submit({ id: event.id, type: kind, integrationId, orgId, payload: event.body });
+      if (!outcome.stored)
+        return outcome.row ? duplicate(outcome.row) : { received: true, processed: false, message: "duplicate delivery" };
+      request.log.info({ event_id: event.id, event_type: kind, integration_id: integrationId }, "webhook event stored");
+      return { received: true, processed: false, message: "stored; work queued" };
+    });
   }
 };

@@ -1,6 +1,6 @@
 import type { CredentialRepresentation, UserRepresentation, UserRepresentationInput } from "../../../contracts/token.js";
 import { hashPassword } from "../password-hash.js";
-import type { UserAttributes, UserRow } from "../storage/token.tables.js";
+import type { SessionEndReason, UserAttributes, UserRow } from "../storage/token.tables.js";
 import type { TokenContext } from "../token-context.js";
 import { adminBadRequest, adminConflict, adminError } from "../token-errors.js";
 
@@ -110,7 +110,7 @@ export async function updateUser(ctx: TokenContext, realm: string, id: string, i
     .catch((err: unknown) => (uniqueViolation(err) ? Promise.reject(adminConflict("User exists with same email")) : Promise.reject(err)));
   if (!found) throw userNotFound();
   // A disabled user's sessions end now, so enabling the user again does not bring them back.
-  if (input.enabled === false) await ctx.sessions.endAllForUser(id, "disabled", new Date(ctx.now()));
+  if (input.enabled === false) await endUserSessions(ctx, id, "disabled");
   else if (password) await passwordChanged(ctx, id);
 }
 
@@ -140,14 +140,21 @@ export async function resetPassword(ctx: TokenContext, realm: string, id: string
  */
 export async function passwordChanged(ctx: TokenContext, userId: string): Promise<void> {
   if (!ctx.config.PASSWORD_RESET_ENDS_SESSIONS) return;
-  const ended = await ctx.sessions.endAllForUser(userId, "password_reset", new Date(ctx.now()));
+  const ended = await endUserSessions(ctx, userId, "password_reset");
   if (ended > 0) ctx.logger.info({ userId, sessions: ended }, "password changed: sessions ended");
 }
 
 /** Ends every session of the user: their refresh tokens stop working at once. */
 export async function logoutUser(ctx: TokenContext, realm: string, id: string): Promise<void> {
   if (!(await ctx.users.findById(realm, id))) throw userNotFound();
-  await ctx.sessions.endAllForUser(id, "admin_logout", new Date(ctx.now()));
+  await endUserSessions(ctx, id, "admin_logout");
+}
+
+/** Ends every session of the user, the browser's SSO session included (its cookie signs nobody in any more). */
+async function endUserSessions(ctx: TokenContext, userId: string, reason: SessionEndReason): Promise<number> {
+  const now = new Date(ctx.now());
+  await ctx.sso.endAllForUser(userId, reason, now);
+  return ctx.sessions.endAllForUser(userId, reason, now);
 }
 
 export async function deleteUser(ctx: TokenContext, realm: string, id: string): Promise<void> {

@@ -34,7 +34,15 @@ export async function authorizationCodeGrant(ctx: TokenContext, realm: Realm, cl
   if (!isPkceVerifier(form.code_verifier)) throw invalidGrant("PKCE verification failed: Invalid code verifier");
   if (!s256Matches(form.code_verifier, code.codeChallenge)) throw invalidGrant("PKCE verification failed: Code mismatch");
 
-  const started = await startSession(ctx, { realm, clientId: client.clientId, user, scope: code.scope, startedAt: code.authTime });
+  const started = await startSession(ctx, {
+    realm,
+    clientId: client.clientId,
+    user,
+    scope: code.scope,
+    // From the sign-in: a silent one's is the SSO session's, so SESSION_MAX_LIFESPAN bounds them all.
+    startedAt: code.authTime,
+    ssoSessionId: code.ssoSessionId,
+  });
   await ctx.codes.attachSession(form.code, started.session.id);
   return issueTokens(ctx, { realm, clientId: client.clientId, user, ...started, nonce: code.nonce });
 }

@@ -62,6 +62,9 @@ export async function issueTokens(ctx: TokenContext, input: IssueInput): Promise
   const authTime = Math.floor(session.startedAt.getTime() / 1000);
   const common = { iat: now, iss: realm.issuer, sub: user.id, azp: clientId, sid: session.id };
   const profile = profileClaims(user);
+  // Keycloak puts `account` in every access token's `aud`; a client's audience mapper adds the APIs'.
+  const audience = realm.clients.get(clientId)?.audience;
+  const aud = audience && audience !== "account" ? [audience, "account"] : "account";
 
   // The refresh token is only ever read back by this service: HS512 under the refresh token key, as
   // Keycloak signs it, a few µs. The access and ID tokens are RS256 for the resource servers and the
@@ -79,7 +82,7 @@ export async function issueTokens(ctx: TokenContext, input: IssueInput): Promise
       exp: accessExp,
       ...common,
       jti: randomUUID(),
-      aud: "account",
+      aud,
       typ: "Bearer",
       acr: "1",
       scope: session.scope,
@@ -119,7 +122,7 @@ export async function issueTokens(ctx: TokenContext, input: IssueInput): Promise
  */
 export async function startSession(
   ctx: TokenContext,
-  input: { realm: Realm; clientId: string; user: ClaimsUser; scope: string; startedAt: Date },
+  input: { realm: Realm; clientId: string; user: ClaimsUser; scope: string; startedAt: Date; ssoSessionId?: string | null },
 ): Promise<Pick<IssueInput, "session" | "refreshJti">> {
   const session = { id: randomUUID(), startedAt: input.startedAt, scope: input.scope };
   const refreshJti = randomUUID();
@@ -132,6 +135,7 @@ export async function startSession(
     startedAt: input.startedAt,
     lastRefreshAt: new Date(ctx.now()),
     refreshJti,
+    ssoSessionId: input.ssoSessionId ?? null,
   });
   return { session, refreshJti };
 }

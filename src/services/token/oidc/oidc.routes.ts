@@ -3,13 +3,12 @@ import { DiscoverySchema, JwksSchema, type Jwks, LogoutFormSchema, OAuthErrorSch
 import { liveSession, verifyRefreshToken } from "../grants/refresh-token.js";
 import { resolveClient } from "../grants/resolve-client.js";
 import { requireRealm, type Realm } from "../realms.js";
-import { SIGNING_ALG } from "../signing-keys.js";
 import type { TokenContext } from "../token-context.js";
 import { invalidRequest } from "../token-errors.js";
 import { RealmParamsSchema } from "./token.routes.js";
 import { userInfo } from "./userinfo.js";
 
-function discovery(realm: Realm) {
+function discovery(realm: Realm, alg: string) {
   const oidc = `${realm.issuer}/protocol/openid-connect`;
   return {
     issuer: realm.issuer,
@@ -21,10 +20,11 @@ function discovery(realm: Realm) {
     grant_types_supported: ["authorization_code", "password", "refresh_token"],
     response_types_supported: ["code", "none"],
     response_modes_supported: ["query"],
+    prompt_values_supported: ["none", "login"],
     code_challenge_methods_supported: ["S256"],
     authorization_response_iss_parameter_supported: true,
     subject_types_supported: ["public"],
-    id_token_signing_alg_values_supported: [SIGNING_ALG],
+    id_token_signing_alg_values_supported: [alg],
     userinfo_signing_alg_values_supported: ["none"],
     token_endpoint_auth_methods_supported: ["none", "client_secret_basic", "client_secret_post"],
     scopes_supported: ["openid", "profile", "email"],
@@ -52,7 +52,7 @@ export function oidcRoutes(ctx: TokenContext): FastifyPluginAsyncTypebox {
     app.get(
       "/.well-known/openid-configuration",
       { schema: { summary: "OpenID Connect discovery", params: RealmParamsSchema, response: { 200: DiscoverySchema } } },
-      async (request) => discovery(requireRealm(ctx.realms, request.params.realm)),
+      async (request) => discovery(requireRealm(ctx.realms, request.params.realm), ctx.keys.alg),
     );
 
     app.get(
@@ -78,7 +78,7 @@ export function oidcRoutes(ctx: TokenContext): FastifyPluginAsyncTypebox {
       "/protocol/openid-connect/logout",
       {
         schema: {
-          summary: "Back-channel logout: ends the session of a refresh token",
+          summary: "Back-channel logout: ends the session of a refresh token (and the browser SSO session that started it)",
           consumes: ["application/x-www-form-urlencoded"],
           params: RealmParamsSchema,
           body: LogoutFormSchema,
@@ -91,7 +91,11 @@ export function oidcRoutes(ctx: TokenContext): FastifyPluginAsyncTypebox {
         if (!request.body.refresh_token) throw invalidRequest("No refresh token");
         const claims = await verifyRefreshToken(ctx, realm, client, request.body.refresh_token);
         const session = await liveSession(ctx, realm, claims);
-        await ctx.sessions.end(session.id, "logout", new Date(ctx.now()));
+        const now = new Date(ctx.now());
+        await ctx.sessions.end(session.id, "logout", now);
+        // A session the browser's SSO session started: signing out ends the SSO session too (and the
+        // other tabs' sessions it started), so the next page load finds no one signed in.
+        if (session.ssoSessionId) await ctx.sso.end(session.ssoSessionId, "logout", now);
         return reply.status(204).send();
       },
     );

@@ -134,7 +134,10 @@ export function sessionsRepository(db: Db, kind: Database["kind"]) {
      */
     rotateLive: (input: RotateInput): Promise<Rotated | null> => rotation.submit(input),
 
-    async insert(row: Omit<SessionRow, "previousJti" | "refreshCount" | "endedAt" | "endedReason">, tx: Queryable = db) {
+    async insert(
+      row: Omit<SessionRow, "previousJti" | "refreshCount" | "endedAt" | "endedReason" | "ssoSessionId"> & { ssoSessionId?: string | null },
+      tx: Queryable = db,
+    ) {
       await tx.insert(tokenSessions).values(row);
     },
 

@@ -47,6 +47,8 @@ export const tokenSessions = pgTable("token_sessions", {
   refreshCount: integer("refresh_count").notNull().default(0),
   endedAt: at("ended_at"),
   endedReason: text("ended_reason").$type<SessionEndReason>(),
+  /** migrations/0113_token_sso_sessions.sql: the browser SSO session whose code started it, if any. */
+  ssoSessionId: uuid("sso_session_id"),
 });
 export type SessionRow = typeof tokenSessions.$inferSelect;
 export type SessionEndReason = "logout" | "admin_logout" | "reuse" | "code_reuse" | "password_reset" | "disabled";
@@ -87,5 +89,19 @@ export const tokenAuthorizationCodes = pgTable("token_authorization_codes", {
   expiresAt: at("expires_at").notNull(),
   usedAt: at("used_at"),
   sessionId: uuid("session_id"),
+  ssoSessionId: uuid("sso_session_id"),
 });
 export type AuthorizationCodeRow = typeof tokenAuthorizationCodes.$inferSelect;
+
+/** migrations/0113_token_sso_sessions.sql: browser SSO sessions, found by their cookie's hash. */
+export const tokenSsoSessions = pgTable("token_sso_sessions", {
+  id: uuid("id").primaryKey(),
+  realm: text("realm").notNull(),
+  userId: uuid("user_id").notNull(),
+  cookieHash: text("cookie_hash").notNull(),
+  startedAt: at("started_at").notNull(),
+  lastUsedAt: at("last_used_at").notNull(),
+  endedAt: at("ended_at"),
+  endedReason: text("ended_reason").$type<SessionEndReason>(),
+});
+export type SsoSessionRow = typeof tokenSsoSessions.$inferSelect;

@@ -19,6 +19,35 @@ export type UserSearch = {
 /** LIKE patterns treat % and _ as wildcards; a search for "a_b" must match only "a_b". */
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
+/** Keycloak's `GET /users` filters: substring (or exact) and case-insensitive, paginated. */
+async function searchUsers(tx: Queryable, realm: string, q: UserSearch): Promise<UserRow[]> {
+  const match = (column: SQL | typeof tokenUsers.username, value: string) =>
+    q.exact ? sql`lower(${column}) = ${value.toLowerCase()}` : ilike(column, `%${escapeLike(value)}%`);
+  const filters: (SQL | undefined)[] = [eq(tokenUsers.realm, realm)];
+  if (q.username !== undefined) filters.push(match(tokenUsers.username, q.username));
+  if (q.email !== undefined) filters.push(match(sql`coalesce(${tokenUsers.email}, '')`, q.email));
+  if (q.firstName !== undefined) filters.push(match(sql`coalesce(${tokenUsers.firstName}, '')`, q.firstName));
+  if (q.lastName !== undefined) filters.push(match(sql`coalesce(${tokenUsers.lastName}, '')`, q.lastName));
+  if (q.search !== undefined && q.search !== "*") {
+    const pattern = `%${escapeLike(q.search.replace(/^\*|\*$/g, ""))}%`;
+    filters.push(
+      or(
+        ilike(tokenUsers.username, pattern),
+        ilike(sql`coalesce(${tokenUsers.email}, '')`, pattern),
+        ilike(sql`coalesce(${tokenUsers.firstName}, '')`, pattern),
+        ilike(sql`coalesce(${tokenUsers.lastName}, '')`, pattern),
+      ),
+    );
+  }
+  return tx
+    .select()
+    .from(tokenUsers)
+    .where(and(...filters))
+    .orderBy(asc(tokenUsers.username))
+    .offset(q.first)
+    .limit(q.max);
+}
+
 export function usersRepository(db: Queryable) {
   return {
     /** Null when the realm already has that username or email (unique indexes, race-safe). */
@@ -52,33 +81,7 @@ export function usersRepository(db: Queryable) {
     },
 
     /** Keycloak's `GET /users` filters: substring (or exact) and case-insensitive, paginated. */
-    async search(realm: string, q: UserSearch, tx: Queryable = db): Promise<UserRow[]> {
-      const match = (column: SQL | typeof tokenUsers.username, value: string) =>
-        q.exact ? sql`lower(${column}) = ${value.toLowerCase()}` : ilike(column, `%${escapeLike(value)}%`);
-      const filters: (SQL | undefined)[] = [eq(tokenUsers.realm, realm)];
-      if (q.username !== undefined) filters.push(match(tokenUsers.username, q.username));
-      if (q.email !== undefined) filters.push(match(sql`coalesce(${tokenUsers.email}, '')`, q.email));
-      if (q.firstName !== undefined) filters.push(match(sql`coalesce(${tokenUsers.firstName}, '')`, q.firstName));
-      if (q.lastName !== undefined) filters.push(match(sql`coalesce(${tokenUsers.lastName}, '')`, q.lastName));
-      if (q.search !== undefined && q.search !== "*") {
-        const pattern = `%${escapeLike(q.search.replace(/^\*|\*$/g, ""))}%`;
-        filters.push(
-          or(
-            ilike(tokenUsers.username, pattern),
-            ilike(sql`coalesce(${tokenUsers.email}, '')`, pattern),
-            ilike(sql`coalesce(${tokenUsers.firstName}, '')`, pattern),
-            ilike(sql`coalesce(${tokenUsers.lastName}, '')`, pattern),
-          ),
-        );
-      }
-      return tx
-        .select()
-        .from(tokenUsers)
-        .where(and(...filters))
-        .orderBy(asc(tokenUsers.username))
-        .offset(q.first)
-        .limit(q.max);
-    },
+    search: (realm: string, q: UserSearch, tx: Queryable = db): Promise<UserRow[]> => searchUsers(tx, realm, q),
 
     async update(
       realm: string,

@@ -1,16 +1,19 @@
 import type { Logger } from "pino";
-import type { Config, ServiceUrls } from "../shared/config.js";
-import type { Database } from "../shared/db/database.js";
-import type { App } from "../shared/http/create-app.js";
-import type { JobQueue } from "../shared/jobs/queue.js";
+import type { BaseConfig, ServiceUrls } from "./config.js";
+import type { Database } from "./db/database.js";
+import type { App } from "./http/create-app.js";
+import type { JobQueue } from "./jobs/queue.js";
 
 export type ServiceName = "token" | "api" | "proxy" | "sandbox" | "console";
 /** Start order: the token service first so the others' discovery finds it. */
 export const SERVICE_ORDER: ServiceName[] = ["token", "sandbox", "api", "proxy", "console"];
 
-/** What the launcher hands every service: parsed config, shared storage, one logger. */
-export type ServiceContext = {
-  config: Config;
+/**
+ * What the launcher hands every service: parsed config (`C`: the shared base and the slices the
+ * service declares, src/runtime/config.ts), shared storage, one logger.
+ */
+export type ServiceContext<C extends BaseConfig = BaseConfig> = {
+  config: C;
   urls: ServiceUrls;
   logger: Logger;
   /** Opened and migrated once per process; absent for services that keep no storage (sandbox). */
@@ -29,7 +32,7 @@ export type BuiltService = {
   close?: () => Promise<void>;
 };
 
-export type ServiceFactory = (ctx: ServiceContext) => Promise<BuiltService>;
+export type ServiceFactory<C extends BaseConfig = BaseConfig> = (ctx: ServiceContext<C>) => Promise<BuiltService>;
 
 /** Width of the start banner's labels: every service's lines line up under one another. */
 const BANNER_LABEL_WIDTH = 19;

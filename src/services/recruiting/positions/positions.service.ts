@@ -1,0 +1,41 @@
+import type { PositionCreate, PositionUpdate } from "../../../contracts/recruiting/positions.js";
+import type { Db, Queryable, Tx } from "../../../shared/db/database.js";
+import type { EventsOut } from "../../../shared/ports/events-out.js";
+import { createPosition, toPosition, updatePosition } from "./positions.repository.js";
+import type { PositionRow } from "./positions.tables.js";
+
+/** Creates the position and records its `position.created` event in the same transaction. */
+export async function createPositionWithEvent(
+  db: Db,
+  events: EventsOut<Queryable>,
+  orgId: string,
+  body: PositionCreate,
+): Promise<PositionRow> {
+  const row = await db.transaction((tx) => createPositionIn(tx, events, orgId, body));
+  events.committed([orgId]);
+  return row;
+}
+
+/** The position and its `position.created` event, in the caller's transaction (which calls `events.committed`). */
+export async function createPositionIn(tx: Tx, events: EventsOut<Queryable>, orgId: string, body: PositionCreate): Promise<PositionRow> {
+  const created = await createPosition(tx, orgId, body);
+  await events.record(tx, [{ orgId, type: "position.created", data: toPosition(created) }]);
+  return created;
+}
+
+/** The partial update and its `position.updated` event in one transaction; null when the position is not the org's. */
+export async function updatePositionWithEvent(
+  db: Db,
+  events: EventsOut<Queryable>,
+  orgId: string,
+  id: string,
+  body: PositionUpdate,
+): Promise<PositionRow | null> {
+  const row = await db.transaction(async (tx) => {
+    const updated = await updatePosition(tx, orgId, id, body);
+    if (updated) await events.record(tx, [{ orgId, type: "position.updated", data: toPosition(updated) }]);
+    return updated;
+  });
+  events.committed([orgId]);
+  return row;
+}

@@ -1,0 +1,154 @@
+import type { ActivityItem } from "../../../contracts/proxy/activity.js";
+import type { SyncRunRow, UpstreamCallFailureRow, WebhookEventRow, WriteBackRow } from "../sync.tables.js";
+import type { QuietRunsRow } from "../sync-runs.repository.js";
+import { iso, toSyncRunEntry, toWriteBack } from "../sync-views.js";
+import type { ActivityKey, ActivityRows } from "./activity.repository.js";
+
+/** Trail entries as the API shows them: the common fields, a line for people with names, the kind's details. */
+
+const OUTCOME = { passed: "passed", rejected: "did not pass", needs_review: "needs a review" } as const;
+const named = (id: string, name: string | null) => ({ id, name });
+const whoWhere = (w: WriteBackRow) => `${w.candidateName ?? "a candidate"} (${w.positionName ?? "a position"})`;
+
+type EventData = {
+  changed_models?: { name?: string }[];
+  sync_state?: string;
+  tool?: string;
+  integration_tool?: string;
+  state?: string;
+  setup_status?: string;
+  end_user?: { organization_name?: string };
+};
+
+/** What an event says, in words and names (its payload), rather than its work's message with ids. */
+function eventWhat(type: string, d: EventData): string {
+  const org = d.end_user?.organization_name;
+  switch (type) {
+    case "data-changed":
+      return `the ATS changed ${(d.changed_models ?? []).map((m) => m.name?.replace(/^ats_/, "").replace(/_/g, " ")).join(", ") || "data"}`;
+    case "sync-finished":
+      return `the ATS's own sync ended ${d.sync_state?.toLowerCase() ?? ""}`.trim();
+    case "integration-created":
+      return `${org ?? "an organisation"} connected ${d.tool ?? "an ATS"}`;
+    case "integration-state-changed":
+      return `the ATS reports the integration ${d.state ?? "changed"}${d.setup_status ? ` (set-up ${d.setup_status.toLowerCase().replace(/_/g, " ")})` : ""}`;
+    case "integration-deleted":
+      return "the integration was deleted in the ATS";
+    case "connection-flow-failed":
+      return `a connection attempt${org ? ` by ${org}` : ""} failed in the ATS's flow`;
+    default:
+      return type;
+  }
+}
+
+function eventItem(e: WebhookEventRow): ActivityItem {
+  const what = eventWhat(e.type, ((e.payload as { data?: EventData } | null)?.data ?? {}) as EventData);
+  const outcome =
+    e.status === "queued"
+      ? "; its work is queued"
+      : e.status === "failed"
+        ? `; its work failed after ${e.attempts} attempt${e.attempts === 1 ? "" : "s"}`
+        : e.status === "ignored"
+          ? "; nothing to do"
+          : "";
+  return {
+    kind: "event",
+    id: e.id,
+    at: e.receivedAt.toISOString(),
+    status: e.status,
+    summary: `${e.type}: ${what}${outcome}`,
+    error: e.status === "failed" ? (e.lastError ?? e.message) : e.lastError,
+    attempts: e.attempts,
+    // A failed event is re-driven (webhooks/redrive.ts: POST /webhooks/events/{id}/redrive).
+    retryable: e.status === "failed",
+    candidate: null,
+    position: null,
+    event: { type: e.type, message: e.message, received_at: e.receivedAt.toISOString(), processed_at: iso(e.processedAt) },
+  };
+}
+
+/** The note of the quiet runs folded into a run: how many, and when the last began. */
+export const quietNote = (q: QuietRunsRow) =>
+  `; then ${q.count} incremental sync${q.count === 1 ? "" : "s"} found nothing new (the last at ${q.lastAt.toISOString().replace(/\.\d+Z$/, "Z")})`;
+
+function runItem(r: SyncRunRow, quiet: QuietRunsRow | undefined): ActivityItem {
+  const what = `${r.type === "FULL" ? "Full" : "Incremental"} sync of ${r.model} (${r.trigger})`;
+  const counts = `${r.createdCount} created, ${r.updatedCount} updated${r.skippedCount ? `, ${r.skippedCount} skipped` : ""}`;
+  return {
+    kind: "sync_run",
+    id: r.id,
+    at: r.createdAt.toISOString(),
+    status: r.state,
+    summary: `${what}: ${r.state}${r.state === "succeeded" || r.state === "running" ? `, ${counts}` : ""}${quiet ? quietNote(quiet) : ""}`,
+    error: r.lastError,
+    attempts: null,
+    retryable: false,
+    candidate: null,
+    position: null,
+    sync_run: toSyncRunEntry(r, quiet),
+  };
+}
+
+function writeBackItem(w: WriteBackRow): ActivityItem {
+  const stage = w.targetStageName ?? w.targetStage;
+  return {
+    kind: "write_back",
+    id: w.id,
+    at: w.createdAt.toISOString(),
+    status: w.state,
+    summary: `Write-back: ${whoWhere(w)} ${OUTCOME[w.outcome]}${stage ? `, to stage ${stage}` : ""}`,
+    error: w.lastError,
+    attempts: w.attempts,
+    retryable: w.state === "failed",
+    candidate: named(w.candidateId, w.candidateName),
+    position: named(w.positionId, w.positionName),
+    write_back: toWriteBack(w),
+  };
+}
+
+function callItem(c: UpstreamCallFailureRow, w: WriteBackRow | undefined): ActivityItem {
+  const status = c.upstreamStatus === null ? "" : ` (HTTP ${c.upstreamStatus})`;
+  const times = c.count > 1 ? `, ${c.count} times` : "";
+  return {
+    kind: "upstream_call",
+    id: c.id,
+    at: c.createdAt.toISOString(),
+    status: "failed",
+    summary: `${c.source} ${c.operation} failed${status}${times}${w ? ` for ${whoWhere(w)}` : ""}`,
+    error: c.error,
+    attempts: c.count,
+    retryable: false,
+    candidate: w ? named(w.candidateId, w.candidateName) : null,
+    position: w ? named(w.positionId, w.positionName) : null,
+    upstream_call: {
+      source: c.source,
+      operation: c.operation,
+      upstream_status: c.upstreamStatus,
+      count: c.count,
+      last_at: c.lastAt.toISOString(),
+      request_id: c.requestId,
+      write_back_id: c.writeBackId,
+    },
+  };
+}
+
+/** The page's entries as items, in the page's order (an entry whose row is gone meanwhile is left out). */
+export function toActivityItems(keys: ActivityKey[], rows: ActivityRows): ActivityItem[] {
+  const items: ActivityItem[] = [];
+  for (const k of keys) {
+    if (k.kind === "event") {
+      const e = rows.events.get(k.id);
+      if (e) items.push(eventItem(e));
+    } else if (k.kind === "sync_run") {
+      const r = rows.runs.get(k.id);
+      if (r) items.push(runItem(r, rows.quietRuns.get(r.id)));
+    } else if (k.kind === "write_back") {
+      const w = rows.writeBacks.get(k.id);
+      if (w) items.push(writeBackItem(w));
+    } else {
+      const c = rows.calls.get(k.id);
+      if (c) items.push(callItem(c, c.writeBackId ? rows.writeBacks.get(c.writeBackId) : undefined));
+    }
+  }
+  return items;
+}

@@ -1,0 +1,18 @@
+import type { Database, Db } from "../../shared/db/database.js";
+import type { Resolve, TargetPolicy } from "./targets.js";
+
+/** What the webhooks-out routes need, built once by createWebhooksOut. */
+export type WebhooksOutContext = {
+  db: Db;
+  database: Database;
+  /** Where endpoints may point (WEBHOOK_TARGETS). */
+  policy: TargetPolicy;
+  resolve: Resolve;
+  secretOverlapSeconds: number;
+  /** Most endpoints an organisation may have. */
+  maxEndpoints: number;
+  /** An endpoint of `orgId` was saved or removed (the dispatcher's hint of who has endpoints). */
+  endpointsChanged(orgId: string): void;
+  /** Deliveries became due now (a re-send): the dispatcher looks at once. */
+  wake(): void;
+};

@@ -5,7 +5,8 @@ import { useEffect, useState } from "preact/hooks";
 import { IntegrationPage } from "./pages/integration.js";
 import { IntegrationsPage } from "./pages/integrations.js";
 import { PositionPage, PositionsPage } from "./pages/positions.js";
-import { createClient, finishSignIn, loadSettings, startSignIn, whoAmI, type Settings } from "./session.js";
+import { WebhooksPage } from "./pages/webhooks.js";
+import { createClient, finishSignIn, loadSettings, startSignIn, tokenServiceAnswers, whoAmI, type Settings } from "./session.js";
 import { ErrorNote, Link } from "./ui.js";
 
 type Phase = { kind: "loading" } | { kind: "signed-out"; reason?: string } | { kind: "signed-in" } | { kind: "failed"; error: unknown };
@@ -26,6 +27,7 @@ function Page(props: { hb: Hirebridge; path: string; email: string | null }) {
   const position = /^\/positions\/([^/]+)$/.exec(path);
   if (integration) return <IntegrationPage hb={hb} id={decodeURIComponent(integration[1]!)} key={integration[1]} />;
   if (path === "/positions") return <PositionsPage hb={hb} />;
+  if (path === "/webhooks") return <WebhooksPage hb={hb} />;
   if (position) return <PositionPage hb={hb} id={decodeURIComponent(position[1]!)} key={position[1]} />;
   if (path === "/" || path === "/integrations") return <IntegrationsPage hb={hb} email={props.email} />;
   return (
@@ -46,14 +48,18 @@ function App(props: { settings: Settings }) {
 
   useEffect(() => {
     if (location.pathname !== "/auth/callback") {
-      setPhase(hb.auth.current ? { kind: "signed-in" } : { kind: "signed-out" });
+      // A page load without tokens (reload, new tab, deep link): sign in silently from the token
+      // service's SSO session; it comes back to /auth/callback with a code or login_required.
+      void tokenServiceAnswers(settings).then((answers) =>
+        answers ? startSignIn(settings, location.pathname + location.search, true) : setPhase({ kind: "signed-out" }),
+      );
       return;
     }
     finishSignIn(settings, hb, new URLSearchParams(location.search)).then(
-      (returnTo) => {
+      ({ returnTo, signedIn }) => {
         history.replaceState(null, "", returnTo);
         dispatchEvent(new PopStateEvent("popstate"));
-        setPhase({ kind: "signed-in" });
+        setPhase(signedIn ? { kind: "signed-in" } : { kind: "signed-out" });
       },
       (error: unknown) => {
         history.replaceState(null, "", "/");
@@ -91,6 +97,9 @@ function App(props: { settings: Settings }) {
             </Link>
             <Link href="/positions" class={path.startsWith("/positions") ? "current" : ""}>
               Positions
+            </Link>
+            <Link href="/webhooks" class={path.startsWith("/webhooks") ? "current" : ""}>
+              Webhooks
             </Link>
           </nav>
         )}

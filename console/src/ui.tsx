@@ -1,6 +1,7 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { describeError } from "./errors.js";
+import { isSafeHref } from "./links.js";
 
 /** Client-side navigation: pushes the path and tells the app to render it. */
 export function navigate(path: string): void {
@@ -19,6 +20,21 @@ export function Link(props: { href: string; children: ComponentChildren; class?:
         navigate(props.href);
       }}
     >
+      {props.children}
+    </a>
+  );
+}
+
+/**
+ * A link to somewhere outside the console (a recording, a transcript), rendered as a live link only
+ * when it is an absolute http or https URL: any other scheme (`javascript:`, `data:`) is shown as
+ * text, whatever the API let through before it checked links.
+ */
+export function ExternalLink(props: { href: string | null | undefined; children: ComponentChildren }) {
+  if (!props.href) return <>–</>;
+  if (!isSafeHref(props.href)) return <span class="muted">{props.href}</span>;
+  return (
+    <a href={props.href} rel="noopener noreferrer" target="_blank">
       {props.children}
     </a>
   );
@@ -70,13 +86,21 @@ export function StateBadge(props: { state: string | null | undefined }) {
 }
 
 /** A bar chart as SVG, labelled for screen readers by its caption and a table-like description. */
-export function BarChart(props: { title: string; bars: { label: string; value: number; tone?: string }[]; unit?: string; height?: number }) {
+export function BarChart(props: {
+  title: string;
+  bars: { label: string; value: number; tone?: string }[];
+  unit?: string;
+  /** How a value reads (on its bar and to a screen reader); default: the number and `unit`. */
+  format?: (value: number) => string;
+  height?: number;
+}) {
   const max = Math.max(1, ...props.bars.map((b) => b.value));
+  const show = props.format ?? ((v: number) => `${v}${props.unit ?? ""}`);
   const h = props.height ?? 140;
   // Each bar gets a slot wide enough for its label (about 7 units a character at this font size).
   const slot = Math.max(44, ...props.bars.map((b) => b.label.length * 7 + 10));
   const w = Math.max(240, props.bars.length * slot);
-  const summary = props.bars.map((b) => `${b.label}: ${b.value}${props.unit ?? ""}`).join(", ");
+  const summary = props.bars.map((b) => `${b.label}: ${show(b.value)}`).join(", ");
   return (
     <figure class="chart">
       <figcaption>{props.title}</figcaption>
@@ -88,7 +112,7 @@ export function BarChart(props: { title: string; bars: { label: string; value: n
             <g key={i}>
               <rect x={x} y={h - bh + 14} width="30" height={Math.max(bh, 1)} class={`bar ${b.tone ?? ""}`} />
               <text x={x + 15} y={h - bh + 10} text-anchor="middle" class="bar-value">
-                {b.value}
+                {props.format ? props.format(b.value) : b.value}
               </text>
               <text x={x + 15} y={h + 28} text-anchor="middle" class="bar-label">
                 {b.label}
@@ -119,5 +143,16 @@ export function DataTable(props: { caption: string; headers: string[]; children:
         <tbody>{props.children}</tbody>
       </table>
     </div>
+  );
+}
+
+/** An integration's health: its state as a badge, and why. */
+export function HealthNote(props: { health: { state: string; reason: string | null } }) {
+  const { state, reason } = props.health;
+  return (
+    <span class="health">
+      <span class={`badge badge-health-${state}`}>{state}</span>
+      {reason && <span class="health-reason"> {reason}</span>}
+    </span>
   );
 }

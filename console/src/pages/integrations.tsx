@@ -1,6 +1,6 @@
 import type { Hirebridge, IntegrationSummary, SyncRun } from "hirebridge/client";
 import { useEffect, useState } from "preact/hooks";
-import { DataTable, ErrorNote, Link, StateBadge, fmtDate, navigate, useLoad } from "../ui.js";
+import { DataTable, ErrorNote, HealthNote, Link, StateBadge, fmtDate, navigate, useLoad } from "../ui.js";
 
 function lastSync(run: SyncRun | null) {
   if (!run) return <span class="muted">never</span>;
@@ -68,7 +68,7 @@ function ConnectPanel(props: { hb: Hirebridge; email: string | null; onDone: (in
     setStatus("Connected upstream; activating the integration…");
     try {
       const { data } = await props.hb.connect.activate({ activation_token: token });
-      setStatus(`Integration ${data.id} is connected. Its first sync is running.`);
+      setStatus(`${org} is connected (${data.id}). Its first sync is running.`);
       props.onDone(data.id);
     } catch (err) {
       setError(err);
@@ -121,8 +121,10 @@ function DeletePanel(props: { hb: Hirebridge; integration: IntegrationSummary; o
   };
   return (
     <section class="panel danger-zone" aria-labelledby="delete-title">
-      <h2 id="delete-title">Delete {id}?</h2>
-      <p>This disconnects the ATS and cannot be undone. Its positions and candidates stay, unlinked.</p>
+      <h2 id="delete-title">Delete {props.integration.display_name}?</h2>
+      <p>
+        This disconnects the ATS (<code>{id}</code>) and cannot be undone. Its positions and candidates stay, unlinked.
+      </p>
       <form onSubmit={remove} class="form-grid">
         <label for="delete-confirm">Type the integration id to confirm</label>
         <input id="delete-confirm" value={typed} autocomplete="off" onInput={(e) => setTyped(e.currentTarget.value)} />
@@ -158,7 +160,7 @@ function RelinkPanel(props: { hb: Hirebridge; integration: IntegrationSummary; o
   }, [props.integration.id]);
   return (
     <section class="panel" aria-labelledby="relink-title">
-      <h2 id="relink-title">Reconnect {props.integration.id}</h2>
+      <h2 id="relink-title">Reconnect {props.integration.display_name}</h2>
       <p role="status">{status}</p>
       <ErrorNote error={error} />
       {link && (
@@ -198,11 +200,13 @@ export function IntegrationsPage(props: { hb: Hirebridge; email: string | null }
       <ErrorNote error={list.error} />
       {list.value && list.value.items.length === 0 && <p>No integration yet. Connect your ATS to bring its jobs and applicants in.</p>}
       {list.value && list.value.items.length > 0 && (
-        <DataTable caption="Your organisation’s integrations" headers={["Integration", "Tool", "State", "Last jobs sync", "Last applications sync", "Write-backs waiting", "Actions"]}>
+        <DataTable caption="Your organisation’s integrations" headers={["Integration", "Tool", "State", "Health", "Last jobs sync", "Last applications sync", "Write-backs waiting", "Actions"]}>
               {list.value.items.map((i) => (
-                <tr key={i.id}>
+                <tr key={i.id} data-integration={i.id} data-health={i.health.state}>
                   <td>
-                    <Link href={`/integrations/${encodeURIComponent(i.id)}`}>{i.id}</Link>
+                    <Link href={`/integrations/${encodeURIComponent(i.id)}`}>{i.display_name}</Link>
+                    <br />
+                    <code class="muted">{i.id}</code>
                   </td>
                   <td>
                     {i.tool} <span class="muted">{i.category ?? ""}</span>
@@ -210,14 +214,17 @@ export function IntegrationsPage(props: { hb: Hirebridge; email: string | null }
                   <td>
                     <StateBadge state={i.state} />
                   </td>
+                  <td>
+                    <HealthNote health={i.health} />
+                  </td>
                   <td>{lastSync(i.last_sync.jobs)}</td>
                   <td>{lastSync(i.last_sync.applications)}</td>
                   <td>{i.pending_write_backs}</td>
                   <td class="actions">
-                    <button type="button" class="secondary small" onClick={() => setPanel({ kind: "relink", integration: i })} aria-label={`Reconnect ${i.id}`}>
+                    <button type="button" class="secondary small" onClick={() => setPanel({ kind: "relink", integration: i })} aria-label={`Reconnect ${i.display_name}`}>
                       Reconnect
                     </button>
-                    <button type="button" class="danger small" onClick={() => setPanel({ kind: "delete", integration: i })} aria-label={`Delete ${i.id}`}>
+                    <button type="button" class="danger small" onClick={() => setPanel({ kind: "delete", integration: i })} aria-label={`Delete ${i.display_name}`}>
                       Delete
                     </button>
                   </td>

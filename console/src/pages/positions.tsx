@@ -1,9 +1,10 @@
 import type { Candidate, Hirebridge, Interview, Position, PositionUpdate } from "hirebridge/client";
 import { PositionUpdateSchema } from "../../../src/contracts/recruiting/positions.js";
 import { useState } from "preact/hooks";
+import { ActivityTable } from "./activity.js";
 import { describeError } from "../errors.js";
 import { validateBody } from "../validate.js";
-import { BarChart, DataTable, ErrorNote, Link, StateBadge, useLoad } from "../ui.js";
+import { BarChart, DataTable, ErrorNote, ExternalLink, Link, StateBadge, useLoad } from "../ui.js";
 
 const TONES: Record<string, string> = { not_started: "#8a93a6", completed: "#2450d8", graded: "#1e6b35", errored: "#b3261e", cancelled: "#6b4e16" };
 
@@ -32,15 +33,29 @@ function InterviewMix(props: { hb: Hirebridge; positionId: string }) {
   );
 }
 
+/** The organisation's integrations by id, for the names of the ATS a position is linked to. */
+function useIntegrationNames(hb: Hirebridge) {
+  const list = useLoad(() => hb.integrations.list(), []);
+  return new Map((list.value?.items ?? []).map((i) => [i.id, i.display_name]));
+}
+
+/** The ATS a position is linked to, by its integration's name. */
+function LinkedAts(props: { position: Position; names: Map<string, string> }) {
+  const id = props.position.upstream_integration_id;
+  if (!props.position.upstream_job_id_id || !id) return <span class="muted">not linked</span>;
+  return <Link href={`/integrations/${encodeURIComponent(id)}`}>{props.names.get(id) ?? id}</Link>;
+}
+
 export function PositionsPage(props: { hb: Hirebridge }) {
   const list = useLoad(() => props.hb.positions.list(), []);
+  const names = useIntegrationNames(props.hb);
   return (
     <>
       <h1>Positions</h1>
       <ErrorNote error={list.error} />
       {list.value && list.value.items.length === 0 && <p>No position yet. Connect an ATS: its jobs become positions.</p>}
       {list.value && list.value.items.length > 0 && (
-        <DataTable caption="Your organisation’s positions" headers={["Position", "State", "Linked job", "Candidate stage", "Moves applications", "Candidates by interview status"]}>
+        <DataTable caption="Your organisation’s positions" headers={["Position", "State", "ATS", "Candidate stage", "Moves applications", "Candidates by interview status"]}>
               {list.value.items.map((p) => (
                 <tr key={p.id}>
                   <td>
@@ -49,7 +64,9 @@ export function PositionsPage(props: { hb: Hirebridge }) {
                   <td>
                     <StateBadge state={p.state} />
                   </td>
-                  <td>{p.upstream_job_id_id ? `${p.upstream_job_id_id} (${p.upstream_integration_id ?? "?"})` : <span class="muted">not linked</span>}</td>
+                  <td>
+                    <LinkedAts position={p} names={names} />
+                  </td>
                   <td>{p.candidate_stage ?? "–"}</td>
                   <td>{p.auto_update_stages ? "yes" : "no"}</td>
                   <td>
@@ -72,7 +89,7 @@ const STAGE_FIELDS = [
 ] as const;
 type StageField = (typeof STAGE_FIELDS)[number][0];
 
-/** The stage a stored value names (by id first, then by name, case-insensitively), as the sync engine matches it. */
+/** The stage a stored value names (by id first, then by name, case-insensitively), as the sync engine matches it. A stage field holds its name. */
 const matchStage = (stages: Stage[], value: string | null | undefined) =>
   value ? (stages.find((s) => s.id === value) ?? stages.find((s) => s.name.toLowerCase() === value.toLowerCase())) : undefined;
 
@@ -86,7 +103,7 @@ function StageMapping(props: { hb: Hirebridge; position: Position; onSaved: (p: 
     const form: Record<string, string> = {};
     for (const [field] of STAGE_FIELDS) {
       const current = position[field];
-      form[field] = matchStage(stages.value ?? [], current)?.id ?? current ?? "";
+      form[field] = matchStage(stages.value ?? [], current)?.name ?? current ?? "";
     }
     return form;
   };
@@ -106,9 +123,10 @@ function StageMapping(props: { hb: Hirebridge; position: Position; onSaved: (p: 
     setStatus("");
     setError(null);
     const body: Record<string, unknown> = { auto_update_stages: auto };
+    // Stage fields hold the stage's name (as the sync's candidate_stage does); a value saved as an
+    // id before is rewritten as its name.
     for (const [field] of STAGE_FIELDS) {
-      const original = matchStage(stages.value!, position[field])?.id ?? position[field] ?? "";
-      if (values[field] !== original) body[field] = values[field] === "" ? null : values[field];
+      if (values[field] !== (position[field] ?? "")) body[field] = values[field] === "" ? null : values[field];
     }
     // A number field keeps what was typed: "6.5" or "sixty" goes to the check as the API would see it.
     if (minScore.trim() !== "") body["min_score"] = /^-?\d+(\.\d+)?$/.test(minScore.trim()) ? Number(minScore) : minScore.trim();
@@ -137,7 +155,7 @@ function StageMapping(props: { hb: Hirebridge; position: Position; onSaved: (p: 
     <form onSubmit={save} class="form-grid" aria-labelledby="mapping-title" noValidate>
       {STAGE_FIELDS.map(([field, label]) => {
         const value = values[field] ?? "";
-        const known = stages.value!.some((s) => s.id === value);
+        const known = stages.value!.some((s) => s.name === value);
         return (
           <>
             <label for={field}>{label}</label>
@@ -152,7 +170,7 @@ function StageMapping(props: { hb: Hirebridge; position: Position; onSaved: (p: 
               >
                 <option value="">(none)</option>
                 {stages.value!.map((s) => (
-                  <option value={s.id} key={s.id}>
+                  <option value={s.name} key={s.id}>
                     {s.name}
                   </option>
                 ))}
@@ -229,12 +247,65 @@ async function candidatesWithInterviews(hb: Hirebridge, positionId: string): Pro
 
 const STATUSES = ["not_started", "completed", "graded", "errored", "cancelled"] as const;
 
+/** A candidate with its interview; its history (from the integration's trail) opens on the row below. */
+function CandidateRow(props: { hb: Hirebridge; row: Row; integrationId: string | null | undefined; open: boolean; onToggle: () => void }) {
+  const { hb, integrationId, open } = props;
+  const { candidate: c, interview: i, error } = props.row;
+  return (
+    <>
+                      <tr data-candidate={c.id}>
+                        <td>
+                          {c.name}
+                          <br />
+                          <span class="muted">{c.email}</span>
+                        </td>
+                        <td>{error ? <span class="error-text">{describeError(error).message}</span> : <StateBadge state={i?.status} />}</td>
+                        <td>{i?.score ?? c.score ?? "–"}</td>
+                        <td class="feedback">{i?.feedback ?? c.feedback ?? "–"}</td>
+                        <td>
+                          <ExternalLink href={i?.transcript_link}>transcript</ExternalLink>
+                        </td>
+                        <td>
+                          <ExternalLink href={i?.recording_link}>recording</ExternalLink>
+                        </td>
+                        <td>{c.upstream_application_id ? <code>{c.upstream_application_id}</code> : <span class="muted">not linked</span>}</td>
+                        <td>
+                          {integrationId && c.upstream_application_id ? (
+                            <button
+                              type="button"
+                              class="secondary small"
+                              aria-expanded={open}
+                              aria-controls={`history-${c.id}`}
+                              aria-label={`History of ${c.name}`}
+                              onClick={props.onToggle}
+                            >
+                              History
+                            </button>
+                          ) : (
+                            "–"
+                          )}
+                        </td>
+                      </tr>
+                      {open && integrationId && (
+                        <tr class="history" id={`history-${c.id}`}>
+                          <td colSpan={8}>
+                            <ActivityTable hb={hb} integrationId={integrationId} candidateId={c.id} caption={`History of ${c.name}`} />
+                          </td>
+                        </tr>
+                      )}
+                      </>
+  );
+}
+
 export function PositionPage(props: { hb: Hirebridge; id: string }) {
   const { hb, id } = props;
   const position = useLoad(() => hb.positions.get(id), [id]);
   const [saved, setSaved] = useState<Position | null>(null);
   const rows = useLoad(() => candidatesWithInterviews(hb, id), [id], 10000);
+  const names = useIntegrationNames(hb);
+  const [open, setOpen] = useState<string | null>(null);
   const p = saved ?? position.value;
+  const integrationId = p?.upstream_job_id_id ? p.upstream_integration_id : null;
   return (
     <>
       <p>
@@ -248,7 +319,7 @@ export function PositionPage(props: { hb: Hirebridge; id: string }) {
             <StateBadge state={p.state} />{" "}
             {p.upstream_job_id_id ? (
               <>
-                linked to job <code>{p.upstream_job_id_id}</code> of <Link href={`/integrations/${encodeURIComponent(p.upstream_integration_id ?? "")}`}>{p.upstream_integration_id}</Link>
+                linked to a job of <LinkedAts position={p} names={names} />
               </>
             ) : (
               "not linked to an ATS job"
@@ -275,21 +346,16 @@ export function PositionPage(props: { hb: Hirebridge; id: string }) {
             />
             {rows.value.length === 0 && <p>No candidate yet.</p>}
             {rows.value.length > 0 && (
-              <DataTable caption={`Candidates of ${p?.name ?? "the position"}`} headers={["Candidate", "Interview", "Score", "Feedback", "Transcript", "Recording", "ATS application"]}>
-                    {rows.value.map(({ candidate: c, interview: i, error }) => (
-                      <tr key={c.id} data-candidate={c.id}>
-                        <td>
-                          {c.name}
-                          <br />
-                          <span class="muted">{c.email}</span>
-                        </td>
-                        <td>{error ? <span class="error-text">{describeError(error).message}</span> : <StateBadge state={i?.status} />}</td>
-                        <td>{i?.score ?? c.score ?? "–"}</td>
-                        <td class="feedback">{i?.feedback ?? c.feedback ?? "–"}</td>
-                        <td>{i?.transcript_link ? <a href={i.transcript_link} rel="noopener noreferrer" target="_blank">transcript</a> : "–"}</td>
-                        <td>{i?.recording_link ? <a href={i.recording_link} rel="noopener noreferrer" target="_blank">recording</a> : "–"}</td>
-                        <td>{c.upstream_application_id ? <code>{c.upstream_application_id}</code> : <span class="muted">not linked</span>}</td>
-                      </tr>
+              <DataTable caption={`Candidates of ${p?.name ?? "the position"}`} headers={["Candidate", "Interview", "Score", "Feedback", "Transcript", "Recording", "ATS application", "History"]}>
+                    {rows.value.map((row) => (
+                      <CandidateRow
+                        hb={hb}
+                        row={row}
+                        integrationId={integrationId}
+                        open={open === row.candidate.id}
+                        onToggle={() => setOpen(open === row.candidate.id ? null : row.candidate.id)}
+                        key={row.candidate.id}
+                      />
                     ))}
                   </DataTable>
             )}

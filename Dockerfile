@@ -50,7 +50,9 @@ VOLUME ["/data"]
 USER node
 # proxy, recruiting API, console, token service, sandbox (the ConfigSchema defaults)
 EXPOSE 8000 8001 8002 8080 8090
-# /healthz of the services named in the container's command (deploy/healthcheck.mjs).
+# Liveness: /healthz of the services named in the container's command (deploy/healthcheck.mjs). It
+# does no I/O, so an outage of Postgres or Redis never marks (and gets restarted) a live instance;
+# readiness is /readyz, for load balancers (`node deploy/healthcheck.mjs --ready`).
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 CMD ["node", "deploy/healthcheck.mjs"]
 # `serve` drains in-flight requests on SIGTERM (up to 15 s); give containers a stop timeout above that.
 STOPSIGNAL SIGTERM

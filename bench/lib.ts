@@ -19,6 +19,24 @@ export const autocannon = ((await import(autocannonModule)) as { default: (o: Re
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
+/** The demo organisation (DEMO_ORG_ID's default in the run contract) the benches' servers seed. */
+export const DEMO_ORG = "6d3f1e2a-9b4c-4f7e-8a1d-2c5b7e9f0a13";
+
+/** An access token of the demo user, by the password grant at the token service `authUrl` (…/realms/hirebridge). */
+export async function demoToken(authUrl: string): Promise<string> {
+  const res = await fetch(`${authUrl}/protocol/openid-connect/token`, {
+    method: "POST",
+    body: new URLSearchParams({
+      grant_type: "password",
+      client_id: "hirebridge",
+      username: "demo",
+      password: process.env["DEMO_PASSWORD"] ?? "demo-password",
+    }),
+  });
+  if (!res.ok) throw new Error(`demo login: expected 200, got ${res.status}`);
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
 /** `--name value` or `--name=value`; `fallback` when absent. */
 export function option(args: string[], name: string, fallback: string): string {
   const i = args.indexOf(`--${name}`);
@@ -208,4 +226,13 @@ export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor
 export function machine(): string {
   const cpu = cpus();
   return `${cpu.length} × ${cpu[0]?.model.trim() ?? "cpu"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
+}
+
+/**
+ * Node flags for the processes of our hop under test: `--import bench/slow-hop.mjs` when
+ * BENCH_SLOW_HOP_US is set (a CPU spin before each request, to show the CI guard failing; see
+ * bench/guard.ts), none otherwise. Never given to a floor or to the upstream.
+ */
+export function slowHopFlags(): string[] {
+  return Number(process.env["BENCH_SLOW_HOP_US"] ?? 0) > 0 ? ["--import", `${ROOT}bench/slow-hop.mjs`] : [];
 }

@@ -59,8 +59,11 @@ import {
   ROOT,
   serveChild,
   settings,
+  slowHopFlags,
   waitHealthy,
 } from "./lib.js";
+import { startFloor } from "./floors.js";
+import { enforceGuard, GUARD_BOUNDS, guardLines, type GuardRow } from "./guard.js";
 
 const NGINX = "/usr/sbin/nginx";
 const API_KEY = "bench-api-key";
@@ -106,24 +109,6 @@ http {
 }
 `;
 }
-
-/**
- * The floor of any Node proxy on this machine: node:http in, undici's stream API out (the body
- * written straight into the response), no auth, no routing, no validation. It shows how much of
- * the gap to nginx is the cost of a Node hop itself rather than of what the Hirebridge proxy does.
- */
-const NODE_FLOOR = `
-const http = require("node:http");
-const { Pool } = require("undici");
-const [port, upstream, key] = process.argv.slice(1);
-const pool = new Pool(upstream, { connections: 256 });
-http.createServer((req, res) => {
-  pool.stream(
-    { method: "GET", path: req.url, headers: { authorization: "Bearer " + key, "x-integration-id": req.headers["x-integration-id"] } },
-    ({ statusCode, headers }) => res.writeHead(statusCode, { "content-type": headers["content-type"], "content-length": headers["content-length"] }),
-  ).catch(() => { if (!res.headersSent) res.writeHead(502); res.end(); });
-}).listen(Number(port), "127.0.0.1");
-`;
 
 /** A path under test; `pids` are the processes of its hop (none for the direct path). */
 type Target = { name: string; url: string; headers: Record<string, string>; pids: () => number[] };
@@ -201,7 +186,7 @@ const percentile = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;
 
 export async function main(args: string[]): Promise<void> {
-  const { smoke, duration, rounds, connections } = settings(args, { rounds: 5, duration: 5, connections: 32 });
+  const { smoke, duration, rounds, connections, warmup } = settings(args, { rounds: 5, duration: 5, connections: 32 });
   const pageSize = Number(option(args, "page-size", "25"));
   const serialCount = Number(option(args, "serial", smoke ? "50" : "2000"));
   const upstreamLatency = Number(option(args, "upstream-latency-ms", "0"));
@@ -247,8 +232,7 @@ export async function main(args: string[]): Promise<void> {
   if (!hasNginx) process.stderr.write(`nginx not found at ${NGINX} (apt-get install -y nginx): the nginx column is skipped\n`);
 
   const dir = mkdtempSync(join(tmpdir(), "hirebridge-proxy-bench-"));
-  const [sandboxPort, proxyPort, authPort, nginxPort, floorPort] = (await Promise.all(Array.from({ length: 5 }, () => freePort()))) as [
-    number,
+  const [sandboxPort, proxyPort, authPort, nginxPort] = (await Promise.all(Array.from({ length: 4 }, () => freePort()))) as [
     number,
     number,
     number,
@@ -275,20 +259,24 @@ export async function main(args: string[]): Promise<void> {
     Object.assign(env, { DATABASE_URL: url, DATABASE_SCHEMA: schema });
     dropSchema = () => dropSchemas(url, schema);
   }
-  const children: Child[] = [];
+  const children: { stop(): Promise<void> }[] = [];
   try {
     const sandbox = serveChild(["sandbox"], env);
     children.push(sandbox);
-    const proxy = serveChild(["token", "proxy"], env);
+    const proxy = serveChild(["token", "proxy"], env, slowHopFlags());
     children.push(proxy);
     await waitHealthy(`http://127.0.0.1:${sandboxPort}/healthz`, sandbox.child);
     await waitHealthy(`http://127.0.0.1:${proxyPort}/healthz`, proxy.child);
     const memory = new MemoryReport();
     memory.idle("sandbox", sandbox.child.pid);
     memory.idle(`serve token proxy (${storage})`, proxy.child.pid);
-    const floor = start(process.execPath, ["-e", NODE_FLOOR, String(floorPort), `http://127.0.0.1:${sandboxPort}`, API_KEY]);
+    // The floor of any Node proxy on this machine (bench/floors.ts): node:http in, undici's stream
+    // API out, no auth, no routing, no validation: how much of the gap to nginx is a Node hop itself.
+    const floor = await startFloor("http+undici", { upstream: `http://127.0.0.1:${sandboxPort}`, apiKey: API_KEY });
     children.push(floor);
-    await waitHealthy(`http://127.0.0.1:${floorPort}/healthz`, floor.child);
+    // The same forward in a bare Fastify (bench/floors.ts): what the framework alone costs over the floor.
+    const anchor = await startFloor("fastify+undici", { upstream: `http://127.0.0.1:${sandboxPort}`, apiKey: API_KEY });
+    children.push(anchor);
     let nginx: Child | undefined;
     if (hasNginx) {
       writeFileSync(join(dir, "nginx.conf"), nginxConfig(dir, nginxPort, sandboxPort));
@@ -327,12 +315,25 @@ export async function main(args: string[]): Promise<void> {
       ...(nginx
         ? [{ name: "nginx (1 worker)", url: `http://127.0.0.1:${nginxPort}${upstreamPath}`, headers: xi, pids: () => childrenOf(nginxPid) }]
         : []),
-      { name: "Node floor (http + undici, no auth)", url: `http://127.0.0.1:${floorPort}${upstreamPath}`, headers: xi, pids: pid(floor) },
+      {
+        name: "Node floor (http + undici, no auth)",
+        url: `${floor.url}${upstreamPath}`,
+        headers: xi,
+        pids: () => (floor.pid ? [floor.pid] : []),
+      },
+      {
+        name: "Fastify anchor (bare Fastify + undici, no auth, no hooks)",
+        url: `${anchor.url}${upstreamPath}`,
+        headers: xi,
+        pids: () => (anchor.pid ? [anchor.pid] : []),
+      },
     ];
     const bytes = (await (await fetch(targets[0]!.url, { headers: targets[0]!.headers })).text()).length;
     for (const t of targets) await serial(t, smoke ? 20 : 200); // warm-up: JIT, connection pools, the proxy's owner lookup
 
     const load = loadGenerator === "wrk" ? wrk : autocannonLoad;
+    // Warm-up under load too: the CPU per request of the first second of a cold process is mostly JIT.
+    for (const t of targets) await load(t, connections, warmup);
 
     const sandboxPid = sandbox.child.pid ?? -1;
     const hopPids = () => targets.flatMap((t) => t.pids());
@@ -402,9 +403,43 @@ export async function main(args: string[]): Promise<void> {
         }),
       );
     }
+    // Against its floor, per layout (issue 32's targets): throughput ≥ 0.9x, hop CPU ≤ 1.3x, added
+    // p99 < 1 ms shared and < 0.5 ms dedicated.
+    const ours = targets.find((t) => t.name.startsWith("Hirebridge"))!;
+    const floorTarget = targets.find((t) => t.name.startsWith("Node floor"))!;
+    const anchorTarget = targets.find((t) => t.name.startsWith("Fastify anchor"))!;
+    const guard: GuardRow[] = [];
+    lines.push(
+      "",
+      "Against the proxy floor (node:http + undici, same run, same load generator and connections); the Fastify anchor is the floor's forward in a bare Fastify route:",
+      "",
+      "| layout | proxy req/s | floor req/s | ratio (target ≥ 0.9x) | proxy p99 ms | floor p99 ms | added p99 ms (target) | proxy CPU µs/req | floor CPU µs/req | nginx CPU µs/req | CPU ratio (target ≤ 1.3x) | Fastify anchor: ratio, CPU µs/req |",
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+      ...layouts.map((layout) => {
+        const series = (map: Map<string, number[]>, t: Target) => map.get(key(layout, t))!;
+        const perRound = (map: Map<string, number[]>, f: (a: number, b: number) => number, t: Target = ours) =>
+          median(series(map, t).map((v, i) => f(v, series(map, floorTarget)[i]!)));
+        const m = (map: Map<string, number[]>, t: Target) => median(series(map, t));
+        const addedP99 = median(series(p99, ours).map((v, i) => v - series(p99, base)[i]!));
+        const nginxCpu = nginxTarget ? m(hopCpuUs, nginxTarget).toFixed(0) : "n/a";
+        if (layout === layouts[0])
+          guard.push({
+            row: `proxy (${layout})`,
+            floor: "node:http + undici",
+            oursCpuUs: m(hopCpuUs, ours),
+            floorCpuUs: m(hopCpuUs, floorTarget),
+            ratios: series(hopCpuUs, ours).map((v, i) => v / series(hopCpuUs, floorTarget)[i]!),
+            bound: GUARD_BOUNDS.proxy,
+          });
+        return `| ${layout} | ${m(rps, ours).toFixed(0)} | ${m(rps, floorTarget).toFixed(0)} | ${perRound(rps, (a, b) => a / b).toFixed(2)}x | ${m(p99, ours).toFixed(3)} | ${m(p99, floorTarget).toFixed(3)} | ${addedP99.toFixed(3)} (< ${layout === "shared" ? "1" : "0.5"}) | ${m(hopCpuUs, ours).toFixed(0)} | ${m(hopCpuUs, floorTarget).toFixed(0)} | ${nginxCpu} | ${perRound(hopCpuUs, (a, b) => a / b).toFixed(2)}x | ${perRound(rps, (a, b) => a / b, anchorTarget).toFixed(2)}x, ${m(hopCpuUs, anchorTarget).toFixed(0)} |`;
+      }),
+      "",
+      ...guardLines(guard),
+    );
     lines.push("", ...memory.lines());
     if (!hasNginx) lines.push("", `nginx: not installed (${NGINX}); install with \`apt-get install -y nginx\` for the comparison.`);
     process.stdout.write(`${lines.join("\n")}\n`);
+    enforceGuard(args, guard);
   } finally {
     for (const c of children.reverse()) await c.stop();
     await dropSchema?.();

@@ -27,9 +27,18 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { dropSchemas } from "../src/shared/db/pg-schemas.js";
-import { autocannon, cpuSeconds, freePort, machine, median, option, serveChild, waitHealthy, type AutocannonResult } from "./lib.js";
-
-const DEMO_ORG = "6d3f1e2a-9b4c-4f7e-8a1d-2c5b7e9f0a13"; // DEMO_ORG_ID default of the run contract
+import {
+  autocannon,
+  cpuSeconds,
+  DEMO_ORG,
+  freePort,
+  machine,
+  median,
+  option,
+  serveChild,
+  waitHealthy,
+  type AutocannonResult,
+} from "./lib.js";
 
 type Served = ReturnType<typeof serveChild> & { origin: string };
 type Scenario = { service: string; what: string; instances: Served[]; path: string; auth: boolean };

@@ -11,8 +11,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Application } from "../src/contracts/upstream/index.js";
-import type { AtsReader, LinkedPosition, RecruitingStore } from "../src/services/sync/ports.js";
-import type { Database } from "../src/shared/db/database.js";
+import type { AtsReader } from "../src/services/sync/ats-reader.js";
+import type { Database, Db, Queryable } from "../src/shared/db/database.js";
+import type { LinkedPosition, RecruitingStore } from "../src/shared/ports/recruiting-sync.js";
 
 /**
  * Where the product's modules come from: the compiled JavaScript (dist/) when the bench runs this
@@ -151,10 +152,10 @@ export async function syncOnce(kind: string, sandbox: string, integrationId: str
   });
   const real = createSyncStore({ interviewBaseUrl: "http://127.0.0.1:8001/interview" });
   const linked: LinkedPosition[] = [];
-  const noWrites: RecruitingStore = {
+  const noWrites: RecruitingStore<Queryable, Db> = {
     ...real,
     // Each page recorded as the sync records it (one statement), with no candidates written.
-    upsertCandidatesRecorded: (db, orgId, _apps, recording) => real.upsertCandidatesRecorded(db, orgId, [], recording),
+    upsertCandidatesRecorded: (db, orgId, _apps, record) => real.upsertCandidatesRecorded(db, orgId, [], record),
     upsertPositions: async (_q, _org, _int, jobs) => {
       for (const j of jobs)
         if (j.candidate_stage)
@@ -177,7 +178,10 @@ export async function syncOnce(kind: string, sandbox: string, integrationId: str
       queue,
       reader,
       store: write ? real : noWrites,
-      integrations: { find: (id) => findIntegration(database.db, id) },
+      integrations: {
+        find: (id) => findIntegration(database.db, id),
+        belongsTo: async (id, org) => (await findIntegration(database.db, id))?.orgId === org,
+      },
       logger,
       defaultCandidateStage: "AI Interview",
       checkpointMarginSeconds,

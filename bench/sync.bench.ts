@@ -35,7 +35,8 @@ import { recordIntegration } from "../src/services/proxy/integrations/integratio
 import { advanceCheckpoint } from "../src/services/sync/sync-runs.repository.js";
 import { signWebhookBody } from "../src/services/sync/webhooks/verify-signature.js";
 import { createVerifier } from "../src/shared/auth/verify-jwt.js";
-import { ConfigSchema, loadConfig } from "../src/shared/config.js";
+import { loadConfig } from "../src/shared/config.js";
+import { ConfigSchema } from "../src/runtime/config.js";
 import { createLogger } from "../src/shared/http/logger.js";
 import { openJobQueue } from "../src/shared/jobs/queue.js";
 import {

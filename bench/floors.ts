@@ -18,13 +18,27 @@
  * - `fastify+undici`: the proxy floor's forward from a Fastify route, written the way our proxy's
  *   hot path writes it (the reply hijacked, the upstream's status and headers written at once, the
  *   body streamed into the socket).
+ *
+ * And one anchor of the same work as our hot paths, written with the libraries alone and nothing of
+ * Hirebridge, as directly as a careful hand would, so that what our code costs beyond the
+ * contract's own work is told apart from what the work itself costs on Fastify:
+ * - `fastify+contract`: on every request, what the spec and the run contract ask of ours: a
+ *   request id (the caller's or a UUID) echoed back; the bearer token verified (jose, against the
+ *   token service's JWKS, issuer and audience; a token verified before is found in a Map); the
+ *   security and CORS headers of every answer; a request counter and a latency histogram by route
+ *   and status (prom-client, each series bound once). Two routes: `GET /api/v1/org_id` answers the
+ *   caller's org_id (beside `GET /org_id`), and `GET /api/v1/ats/jobs` (beside the proxy) also
+ *   validates its query with Fastify's Ajv under our options (coercion, all errors, no extra
+ *   fields), checks the integration against the caller's org (a Map) and forwards as
+ *   `fastify+undici` does, with the request id and the integration sent upstream. No access log:
+ *   the benches run our services with logging off too.
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { dropSchemas } from "../src/shared/db/pg-schemas.js";
-import { cpuSeconds, freePort, ROOT, stopper, waitHealthy } from "./lib.js";
+import { cpuSeconds, freePort, profileFlags, ROOT, stopper, waitHealthy } from "./lib.js";
 
-export type FloorKind = "http" | "http+pg" | "http+insert" | "http+undici" | "fastify" | "fastify+undici";
+export type FloorKind = "http" | "http+pg" | "http+insert" | "http+undici" | "fastify" | "fastify+undici" | "fastify+contract";
 
 export const FLOOR_NAMES: Record<FloorKind, string> = {
   http: "node:http (HTTP floor)",
@@ -33,6 +47,7 @@ export const FLOOR_NAMES: Record<FloorKind, string> = {
   "http+undici": "node:http + undici (proxy floor)",
   fastify: "bare Fastify (framework anchor)",
   "fastify+undici": "bare Fastify + undici (framework anchor)",
+  "fastify+contract": "Fastify + our per-request contract, libraries only (contract anchor)",
 };
 
 /** The framework anchors' start: a Fastify app on the port with the same /healthz as the floors. */
@@ -71,6 +86,93 @@ const forward = (req, res) =>
   ).catch(() => { if (!res.headersSent) res.writeHead(502); res.end(); });
 `;
 
+/** The security and CORS headers our hop adds to every answer (src/shared/http/protection.ts). */
+const ANSWER_HEADERS = JSON.stringify({
+  "cross-origin-opener-policy": "same-origin",
+  "origin-agent-cluster": "?1",
+  "referrer-policy": "no-referrer",
+  "strict-transport-security": "max-age=31536000; includeSubDomains",
+  "x-content-type-options": "nosniff",
+  "x-dns-prefetch-control": "off",
+  "x-download-options": "noopen",
+  "x-frame-options": "SAMEORIGIN",
+  "x-permitted-cross-domain-policies": "none",
+  "x-xss-protection": "0",
+  vary: "Origin",
+  "access-control-expose-headers": "x-request-id, retry-after, x-cache, location",
+});
+
+/** The contract anchor (see above): upstream and API key (may be empty), the token service's realm URL. */
+const CONTRACT = `
+const [port, arg1, arg2, realm] = process.argv.slice(1);
+const pool = arg1 ? new (require("undici").Pool)(arg1, { connections: 256 }) : undefined;
+const { randomUUID } = require("node:crypto");
+const jose = require("jose");
+const prom = require("prom-client");
+const app = require("fastify")({
+  genReqId: (req) => { const id = req.headers["x-request-id"]; return typeof id === "string" && /^[A-Za-z0-9._:-]{1,128}$/.test(id) ? id : randomUUID(); },
+  ajv: { customOptions: { removeAdditional: false, coerceTypes: "array", useDefaults: true, allErrors: true } },
+});
+app.get("/healthz", async () => ({ status: "ok" }));
+const jwks = jose.createRemoteJWKSet(new URL(realm + "/protocol/openid-connect/certs"));
+const verified = new Map();
+const owners = new Map();
+const HEADERS = ${ANSWER_HEADERS};
+const registry = new prom.Registry();
+const requests = new prom.Counter({ name: "requests_total", help: "h", labelNames: ["method", "route", "status"], registers: [registry] });
+const duration = new prom.Histogram({ name: "duration_seconds", help: "h", labelNames: ["method", "route", "status"], registers: [registry] });
+const refuse = (status, detail) => Object.assign(new Error(detail), { statusCode: status });
+/** A route's onResponse hook: its counter and histogram series bound once per method and status. */
+const metered = (route) => {
+  const series = new Map();
+  return (req, reply, done) => {
+    const key = req.method + " " + reply.statusCode;
+    let pair = series.get(key);
+    if (!pair) { const labels = [req.method, route, String(reply.statusCode)]; pair = [requests.labels(...labels), duration.labels(...labels)]; series.set(key, pair); }
+    pair[0].inc();
+    pair[1].observe(reply.elapsedTime / 1000);
+    done();
+  };
+};
+const querystring = {
+  type: "object",
+  properties: { integration_id: { type: "string", minLength: 1 }, page_size: { type: "integer", minimum: 1, maximum: 250 }, cursor: { type: "string" } },
+  required: ["integration_id"],
+  additionalProperties: false,
+};
+app.register(async (api) => {
+  api.addHook("onRequest", (req, reply, done) => {
+    reply.header("x-request-id", req.id);
+    reply.headers(HEADERS);
+    const header = req.headers.authorization;
+    const token = header && header.startsWith("Bearer ") ? header.slice(7) : undefined;
+    if (!token) return done(refuse(401, "Not authenticated"));
+    const known = verified.get(token);
+    if (known) { req.principal = known; return done(); }
+    jose.jwtVerify(token, jwks, { issuer: realm, audience: "hirebridge" }).then(
+      ({ payload }) => { verified.set(token, payload); req.principal = payload; done(); },
+      () => done(refuse(401, "Invalid token")),
+    );
+  });
+  api.get("/org_id", { onResponse: metered("/api/v1/org_id") }, async (req) => ({ org_id: req.principal.org_id }));
+  api.get("/ats/jobs", { schema: { querystring }, onResponse: metered("/api/v1/ats/jobs") }, (req, reply) => {
+    const org = String(req.principal.org_id ?? "").toLowerCase();
+    const id = req.query.integration_id;
+    if (!owners.has(id)) owners.set(id, org); // the first caller adopts it, as create-link does
+    if (owners.get(id) !== org) return reply.code(404).send({ detail: "Integration not found" });
+    const q = new URLSearchParams();
+    if (req.query.page_size !== undefined) q.set("page_size", String(req.query.page_size));
+    if (req.query.cursor !== undefined) q.set("cursor", req.query.cursor);
+    reply.hijack();
+    pool.stream(
+      { method: "GET", path: "/v1/ats/jobs?" + q, headers: { accept: "application/json", "user-agent": "anchor", "x-request-id": req.id, "x-integration-id": id, authorization: "Bearer " + arg2 } },
+      ({ statusCode, headers }) => reply.raw.writeHead(statusCode, Object.assign(reply.getHeaders(), { "content-type": headers["content-type"], "content-length": headers["content-length"] })),
+    ).catch(() => { if (!reply.raw.headersSent) reply.raw.writeHead(502); reply.raw.end(); });
+  });
+}, { prefix: "/api/v1" });
+app.listen({ port: Number(port), host: "127.0.0.1" });
+`;
+
 const SCRIPTS: Record<FloorKind, string> = {
   http: `${PRELUDE}
 serve((req, res) => json(res, 200, ${ORG_ID_ANSWER}));`,
@@ -103,6 +205,7 @@ app.get("/*", (req, reply) => {
   forward(req.raw, reply.raw);
 });
 listen();`,
+  "fastify+contract": CONTRACT,
 };
 
 export type Floor = { kind: FloorKind; name: string; url: string; pid: number | undefined; stop(): Promise<void> };
@@ -110,19 +213,32 @@ export type Floor = { kind: FloorKind; name: string; url: string; pid: number | 
 /**
  * Starts a floor (or an anchor) on a free port. `http+pg` and `http+insert` need `databaseUrl` (the
  * insert floor writes into a schema of its own, dropped by stop); `http+undici` and
- * `fastify+undici` need `upstream` and `apiKey`.
+ * `fastify+undici` need `upstream` and `apiKey`; `fastify+contract` needs the token service's `realm`,
+ * and `upstream` and `apiKey` for its proxied route.
  */
-export async function startFloor(kind: FloorKind, opts: { databaseUrl?: string; upstream?: string; apiKey?: string } = {}): Promise<Floor> {
+export async function startFloor(
+  kind: FloorKind,
+  opts: { databaseUrl?: string; upstream?: string; apiKey?: string; realm?: string } = {},
+): Promise<Floor> {
   const port = await freePort();
   const schema = `bench_floor_${randomBytes(4).toString("hex")}`;
   const proxying = kind === "http+undici" || kind === "fastify+undici";
-  const args = proxying
-    ? [opts.upstream ?? "", opts.apiKey ?? ""]
-    : kind === "http" || kind === "fastify"
-      ? []
-      : [opts.databaseUrl ?? "", schema];
-  if (args.length > 0 && !args[0]) throw new Error(`floor ${kind}: missing ${proxying ? "upstream" : "databaseUrl"}`);
-  const child = spawn(process.execPath, ["-e", SCRIPTS[kind], String(port), ...args], {
+  if (kind === "fastify+contract" && !opts.realm) throw new Error("floor fastify+contract: missing realm");
+  const args =
+    kind === "fastify+contract"
+      ? [opts.upstream ?? "", opts.apiKey ?? "", opts.realm ?? ""]
+      : proxying
+        ? [opts.upstream ?? "", opts.apiKey ?? ""]
+        : kind === "http" || kind === "fastify"
+          ? []
+          : [opts.databaseUrl ?? "", schema];
+  if (proxying && !args[0]) throw new Error(`floor ${kind}: missing upstream`);
+  if (!proxying && args.length === 2 && !args[0]) throw new Error(`floor ${kind}: missing databaseUrl`);
+  // With BENCH_CPU_PROF_DIR a floor writes a CPU profile as our hop does, to compare the two (Node
+  // writes it on a normal exit only, hence the SIGTERM handler).
+  const profiling = profileFlags();
+  const script = profiling.length ? `process.on("SIGTERM", () => process.exit(0));${SCRIPTS[kind]}` : SCRIPTS[kind];
+  const child = spawn(process.execPath, [...profiling, "-e", script, String(port), ...args], {
     cwd: ROOT,
     env: { ...process.env, NODE_NO_WARNINGS: "1" },
     stdio: ["ignore", "ignore", "inherit"],

@@ -2,11 +2,13 @@
  * `npm run bench -- proxy [--duration 5] [--rounds 5] [--connections 32] [--page-size 25] [--serial 2000]
  *    [--storage postgres|pglite] [--upstream-latency-ms 0] [--load wrk|autocannon] [--layout both|shared|dedicated] [--smoke]`
  *
- * The same upstream request, `GET /ats/jobs?page_size=N` of the sandbox's demo integration, four
+ * The same upstream request, `GET /ats/jobs?page_size=N` of the sandbox's demo integration, six
  * ways in one run: straight to the sandbox (the baseline), through the Hirebridge proxy (bearer JWT
  * checked on every request, tenancy, the upstream's API key added, the body streamed back), through
- * a plain nginx reverse proxy in front of the same sandbox (which only adds the API key), and
- * through the least a Node proxy can be (node:http + undici's stream API, nothing else). The
+ * a plain nginx reverse proxy in front of the same sandbox (which only adds the API key), through
+ * the least a Node proxy can be (node:http + undici's stream API, nothing else), and through two
+ * anchors (bench/floors.ts): that forward in a bare Fastify, and the proxy's per-request contract
+ * written with the libraries alone (what the work costs on Fastify without our code). The
  * sandbox runs in one child process, the token service and the proxy in another (`hirebridge serve
  * token proxy`; storage in a fresh schema of BENCH_DATABASE_URL, default the local `test` database,
  * dropped after, as a production proxy has it, or PGlite under a temp DATA_DIR with
@@ -277,6 +279,14 @@ export async function main(args: string[]): Promise<void> {
     // The same forward in a bare Fastify (bench/floors.ts): what the framework alone costs over the floor.
     const anchor = await startFloor("fastify+undici", { upstream: `http://127.0.0.1:${sandboxPort}`, apiKey: API_KEY });
     children.push(anchor);
+    // The same work as our hop's (bearer, request id, query schema, tenancy, headers, metrics) with
+    // the libraries alone (bench/floors.ts): what the contract costs on Fastify, without our code.
+    const contract = await startFloor("fastify+contract", {
+      upstream: `http://127.0.0.1:${sandboxPort}`,
+      apiKey: API_KEY,
+      realm: `http://127.0.0.1:${authPort}/realms/hirebridge`,
+    });
+    children.push(contract);
     let nginx: Child | undefined;
     if (hasNginx) {
       writeFileSync(join(dir, "nginx.conf"), nginxConfig(dir, nginxPort, sandboxPort));
@@ -326,6 +336,12 @@ export async function main(args: string[]): Promise<void> {
         url: `${anchor.url}${upstreamPath}`,
         headers: xi,
         pids: () => (anchor.pid ? [anchor.pid] : []),
+      },
+      {
+        name: "Contract anchor (Fastify + undici + the same per-request work, libraries only)",
+        url: `${contract.url}/api/v1/ats/jobs?integration_id=${encodeURIComponent(integrationId)}&page_size=${pageSize}`,
+        headers: { authorization: `Bearer ${accessToken}` },
+        pids: () => (contract.pid ? [contract.pid] : []),
       },
     ];
     const bytes = (await (await fetch(targets[0]!.url, { headers: targets[0]!.headers })).text()).length;
@@ -408,13 +424,14 @@ export async function main(args: string[]): Promise<void> {
     const ours = targets.find((t) => t.name.startsWith("Hirebridge"))!;
     const floorTarget = targets.find((t) => t.name.startsWith("Node floor"))!;
     const anchorTarget = targets.find((t) => t.name.startsWith("Fastify anchor"))!;
+    const contractTarget = targets.find((t) => t.name.startsWith("Contract anchor"))!;
     const guard: GuardRow[] = [];
     lines.push(
       "",
-      "Against the proxy floor (node:http + undici, same run, same load generator and connections); the Fastify anchor is the floor's forward in a bare Fastify route:",
+      "Against the proxy floor (node:http + undici, same run, same load generator and connections); the Fastify anchor is the floor's forward in a bare Fastify route; the contract anchor does our hop's per-request work with the libraries alone:",
       "",
-      "| layout | proxy req/s | floor req/s | ratio (target ≥ 0.9x) | proxy p99 ms | floor p99 ms | added p99 ms (target) | proxy CPU µs/req | floor CPU µs/req | nginx CPU µs/req | CPU ratio (target ≤ 1.3x) | Fastify anchor: ratio, CPU µs/req |",
-      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+      "| layout | proxy req/s | floor req/s | ratio (target ≥ 0.9x) | proxy p99 ms | floor p99 ms | added p99 ms (target) | proxy CPU µs/req | floor CPU µs/req | nginx CPU µs/req | CPU ratio (target ≤ 1.3x) | Fastify anchor: ratio, CPU µs/req | contract anchor: ratio, CPU µs/req |",
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
       ...layouts.map((layout) => {
         const series = (map: Map<string, number[]>, t: Target) => map.get(key(layout, t))!;
         const perRound = (map: Map<string, number[]>, f: (a: number, b: number) => number, t: Target = ours) =>
@@ -431,7 +448,7 @@ export async function main(args: string[]): Promise<void> {
             ratios: series(hopCpuUs, ours).map((v, i) => v / series(hopCpuUs, floorTarget)[i]!),
             bound: GUARD_BOUNDS.proxy,
           });
-        return `| ${layout} | ${m(rps, ours).toFixed(0)} | ${m(rps, floorTarget).toFixed(0)} | ${perRound(rps, (a, b) => a / b).toFixed(2)}x | ${m(p99, ours).toFixed(3)} | ${m(p99, floorTarget).toFixed(3)} | ${addedP99.toFixed(3)} (< ${layout === "shared" ? "1" : "0.5"}) | ${m(hopCpuUs, ours).toFixed(0)} | ${m(hopCpuUs, floorTarget).toFixed(0)} | ${nginxCpu} | ${perRound(hopCpuUs, (a, b) => a / b).toFixed(2)}x | ${perRound(rps, (a, b) => a / b, anchorTarget).toFixed(2)}x, ${m(hopCpuUs, anchorTarget).toFixed(0)} |`;
+        return `| ${layout} | ${m(rps, ours).toFixed(0)} | ${m(rps, floorTarget).toFixed(0)} | ${perRound(rps, (a, b) => a / b).toFixed(2)}x | ${m(p99, ours).toFixed(3)} | ${m(p99, floorTarget).toFixed(3)} | ${addedP99.toFixed(3)} (< ${layout === "shared" ? "1" : "0.5"}) | ${m(hopCpuUs, ours).toFixed(0)} | ${m(hopCpuUs, floorTarget).toFixed(0)} | ${nginxCpu} | ${perRound(hopCpuUs, (a, b) => a / b).toFixed(2)}x | ${perRound(rps, (a, b) => a / b, anchorTarget).toFixed(2)}x, ${m(hopCpuUs, anchorTarget).toFixed(0)} | ${perRound(rps, (a, b) => a / b, contractTarget).toFixed(2)}x, ${m(hopCpuUs, contractTarget).toFixed(0)} |`;
       }),
       "",
       ...guardLines(guard),

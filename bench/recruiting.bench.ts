@@ -13,7 +13,9 @@
  * Floors (bench/floors.ts, issue 32), measured in the same rounds with the same autocannon settings:
  * plain node:http for `GET /org_id` (bearer checked, no I/O), node:http + one `select 1` on a pg
  * pool for GET one position (and, for reference, the list), node:http + one committed INSERT for
- * POST candidate. Every row reports the CPU µs per request of its process (ours: the `serve token
+ * POST candidate. Two anchors sit beside `GET /org_id`: the floor's answer from a bare Fastify
+ * route, and the same per-request work as ours (bearer, request id, headers, metrics) written with
+ * the libraries alone (`fastify+contract`). Every row reports the CPU µs per request of its process (ours: the `serve token
  * api` child; a floor: its own), and `--guard` fails the run when ours over its floor's is past
  * the bound in bench/guard.ts (Postgres rows: PGlite runs the database inside our process).
  */
@@ -129,6 +131,8 @@ async function seed(api: string, token: string, n: number) {
 
 /** The HTTP floor's answer from a bare Fastify route (bench/floors.ts): what the framework alone costs. */
 const ANCHOR = "anchor: bare Fastify (no hooks)";
+/** `GET /org_id`'s per-request work with the libraries alone (bench/floors.ts, `fastify+contract`). */
+const CONTRACT_ANCHOR = "anchor: Fastify + the same per-request work, libraries only";
 
 /** A load scenario; `pid` is the process whose CPU per request it reports (ours or a floor's). */
 type Scenario = { name: string; opts: Record<string, unknown>; pid: number | undefined };
@@ -153,7 +157,9 @@ async function measure(
 ): Promise<Measured> {
   const server = await startServer(storage);
   memory.idle(`serve token api (${storage})`, server.pid);
+  let contract: Floor | undefined;
   try {
+    contract = await startFloor("fastify+contract", { realm: server.auth });
     const token = await demoToken(server.auth);
     const urls = await seed(server.api, token, cfg.candidates);
     const auth = { authorization: `Bearer ${token}` };
@@ -171,13 +177,14 @@ async function measure(
       { name: "floor: node:http + pg select 1", pid: floors.pg.pid, opts: { url: `${floors.pg.url}/position`, headers: auth } },
       post(`${floors.insert.url}/candidates`, floors.insert.pid, "floor: node:http + committed INSERT"),
       { name: ANCHOR, pid: floors.fastify.pid, opts: { url: `${floors.fastify.url}/org_id`, headers: auth } },
+      { name: CONTRACT_ANCHOR, pid: contract.pid, opts: { url: `${contract.url}/api/v1/org_id`, headers: auth } },
       { name: "GET /org_id (bearer, no I/O)", pid: ours, opts: { url: `${server.api}/api/v1/org_id`, headers: auth } },
       { name: "GET one position", pid: ours, opts: { url: urls.position, headers: auth } },
       { name: listName, pid: ours, opts: { url: urls.list, headers: auth } },
       post(urls.create, ours, "POST candidate (create)"),
     ];
-    // The baseline, the floors and the anchor always run: the other rows are ratios to them.
-    const scenarios = all.filter((s, i) => i < 5 || s.name.includes(cfg.only));
+    // The baseline, the floors and the anchors always run: the other rows are ratios to them.
+    const scenarios = all.filter((s, i) => i < 6 || s.name.includes(cfg.only));
     const samples = new Map<string, Result[]>(scenarios.map((s) => [s.name, []]));
     const cpu = new Map<string, { us: number; requests: number; perRound: number[] }>(
       scenarios.map((s) => [s.name, { us: 0, requests: 0, perRound: [] }]),
@@ -211,6 +218,7 @@ async function measure(
     const p99 = (name: string) => median(samples.get(name)!.map((r) => r.latency.p99));
     const anchored: { row: string; floor: string; target: string; guard?: keyof typeof GUARD_BOUNDS }[] = [
       { row: ANCHOR, floor: "floor: node:http", target: "(reference: the framework alone)" },
+      { row: CONTRACT_ANCHOR, floor: "floor: node:http", target: "(reference: the contract's work on Fastify)" },
       { row: "GET /org_id (bearer, no I/O)", floor: "floor: node:http", target: "≥ 0.7x", guard: "GET /org_id" },
       { row: "GET one position", floor: "floor: node:http + pg select 1", target: "≥ 0.7x", guard: "GET one position" },
       { row: listName, floor: "floor: node:http + pg select 1", target: "≥ 500 req/s, p99 < 25 ms", guard: "list" },
@@ -244,6 +252,7 @@ async function measure(
         : [];
     return { rows, floorRows, guard };
   } finally {
+    await contract?.stop();
     await server.stop();
   }
 }

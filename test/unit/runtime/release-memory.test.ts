@@ -32,7 +32,7 @@ test("after a burst of requests, memory is released once idle: not while a reque
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   const get = (path: string) => fetch(`http://127.0.0.1:${port}${path}`).then((r) => r.text());
-  const stop = releaseMemoryWhenIdle([server], 200, () => releases++);
+  const stop = releaseMemoryWhenIdle([server], { idleMs: 200, minGrowthBytes: 0, release: () => releases++ });
   // Polls for what must happen (timers on a loaded CI machine run late), up to 10 s.
   const until = async (done: () => boolean) => {
     for (let i = 0; i < 200 && !done(); i++) await sleep(50);
@@ -56,6 +56,42 @@ test("after a burst of requests, memory is released once idle: not while a reque
     assert.equal(releases, 2, "again after the next burst");
   } finally {
     hold?.();
+    stop();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+test("a burst that left the old generation about where it was is not released: the young generation keeps its size", async () => {
+  let releases = 0;
+  let heap = 100 << 20; // what the old generation holds, as the watcher reads it
+  const server = createServer((_req, res) => res.end("ok"));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  const get = (path: string) => fetch(`http://127.0.0.1:${port}${path}`).then((r) => r.text());
+  const stop = releaseMemoryWhenIdle([server], {
+    idleMs: 200,
+    minGrowthBytes: 32 << 20,
+    heapBytes: () => heap,
+    release: () => {
+      releases++;
+      heap = 110 << 20; // what a release leaves: more than at start, less than before it
+    },
+  });
+  try {
+    heap += 8 << 20;
+    assert.equal(await get("/ordinary"), "ok");
+    await sleep(800);
+    assert.equal(releases, 0, "8 MB more: ordinary traffic, nothing released");
+    heap += 30 << 20; // 38 MB over the start, over two bursts
+    assert.equal(await get("/scan"), "ok");
+    for (let i = 0; i < 200 && releases === 0; i++) await sleep(50);
+    assert.equal(releases, 1, "38 MB more than after the last release: released once idle");
+    heap += 20 << 20; // 20 MB over what the release left
+    assert.equal(await get("/again"), "ok");
+    await sleep(800);
+    assert.equal(releases, 1, "growth is counted from what the last release left");
+  } finally {
     stop();
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));

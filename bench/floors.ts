@@ -30,7 +30,11 @@
  *   caller's org_id (beside `GET /org_id`), and `GET /api/v1/ats/jobs` (beside the proxy) also
  *   validates its query with Fastify's Ajv under our options (coercion, all errors, no extra
  *   fields), checks the integration against the caller's org (a Map) and forwards as
- *   `fastify+undici` does, with the request id and the integration sent upstream. No access log:
+ *   `fastify+undici` does, with the request id and the integration sent upstream; and
+ *   `GET /api/v1/org/:org_id/position/:position_id` (beside GET one position) validates its
+ *   params (uuid), checks the org, reads the row with one prepared `select` on a pg pool of 10 (the
+ *   same columns and where clause as ours, in our API's schema) and answers it in the API's shape.
+ *   No access log:
  *   the benches run our services with logging off too.
  */
 import { spawn } from "node:child_process";
@@ -104,8 +108,9 @@ const ANSWER_HEADERS = JSON.stringify({
 
 /** The contract anchor (see above): upstream and API key (may be empty), the token service's realm URL. */
 const CONTRACT = `
-const [port, arg1, arg2, realm] = process.argv.slice(1);
+const [port, arg1, arg2, realm, dbUrl, dbSchema] = process.argv.slice(1);
 const pool = arg1 ? new (require("undici").Pool)(arg1, { connections: 256 }) : undefined;
+const db = dbUrl ? new (require("pg").Pool)({ connectionString: dbUrl, max: 10, options: "-c search_path=" + dbSchema }) : undefined;
 const { randomUUID } = require("node:crypto");
 const jose = require("jose");
 const prom = require("prom-client");
@@ -134,6 +139,16 @@ const metered = (route) => {
     done();
   };
 };
+const uuid = { type: "string", format: "uuid" };
+const positionParams = { type: "object", properties: { org_id: uuid, position_id: uuid }, required: ["org_id", "position_id"] };
+const FIND_POSITION = "select id, name, state, department, location, min_score, role_description, position_calender_link, created_at, accepted_languages, updated_at, agent_id, candidate_stage, passed_stage, rejected_stage, needs_reviewed_stage, auto_update_stages, upstream_job_id_id, upstream_integration_id from positions where organization_id = $1::uuid and id = $2::uuid";
+const toPosition = (r) => {
+  const out = { id: r.id, name: r.name, state: r.state, department: r.department, location: r.location };
+  if (r.min_score !== null) out.min_score = r.min_score;
+  Object.assign(out, { role_description: r.role_description, position_calender_link: r.position_calender_link, created_at: r.created_at.toISOString(), accepted_languages: r.accepted_languages, updated_at: r.updated_at.toISOString() });
+  if (r.agent_id !== null) out.agent_id = r.agent_id;
+  return Object.assign(out, { candidate_stage: r.candidate_stage, passed_stage: r.passed_stage, rejected_stage: r.rejected_stage, needs_reviewed_stage: r.needs_reviewed_stage, auto_update_stages: r.auto_update_stages, upstream_job_id_id: r.upstream_job_id_id, upstream_integration_id: r.upstream_integration_id });
+};
 const querystring = {
   type: "object",
   properties: { integration_id: { type: "string", minLength: 1 }, page_size: { type: "integer", minimum: 1, maximum: 250 }, cursor: { type: "string" } },
@@ -155,6 +170,13 @@ app.register(async (api) => {
     );
   });
   api.get("/org_id", { onResponse: metered("/api/v1/org_id") }, async (req) => ({ org_id: req.principal.org_id }));
+  api.get("/org/:org_id/position/:position_id", { schema: { params: positionParams }, onResponse: metered("/api/v1/org/:org_id/position/:position_id") }, async (req, reply) => {
+    const org = String(req.principal.org_id ?? "").toLowerCase();
+    if (req.params.org_id.toLowerCase() !== org) return reply.code(403).send({ detail: "Not your organization" });
+    const { rows } = await db.query({ name: "find_position", text: FIND_POSITION, values: [org, req.params.position_id] });
+    if (!rows[0]) return reply.code(404).send({ detail: "Position not found" });
+    return toPosition(rows[0]);
+  });
   api.get("/ats/jobs", { schema: { querystring }, onResponse: metered("/api/v1/ats/jobs") }, (req, reply) => {
     const org = String(req.principal.org_id ?? "").toLowerCase();
     const id = req.query.integration_id;
@@ -214,11 +236,12 @@ export type Floor = { kind: FloorKind; name: string; url: string; pid: number | 
  * Starts a floor (or an anchor) on a free port. `http+pg` and `http+insert` need `databaseUrl` (the
  * insert floor writes into a schema of its own, dropped by stop); `http+undici` and
  * `fastify+undici` need `upstream` and `apiKey`; `fastify+contract` needs the token service's `realm`,
- * and `upstream` and `apiKey` for its proxied route.
+ * `upstream` and `apiKey` for its proxied route, and `databaseUrl` and the API's `schema` for its
+ * position route (it reads the positions the bench seeded through our API).
  */
 export async function startFloor(
   kind: FloorKind,
-  opts: { databaseUrl?: string; upstream?: string; apiKey?: string; realm?: string } = {},
+  opts: { databaseUrl?: string; schema?: string; upstream?: string; apiKey?: string; realm?: string } = {},
 ): Promise<Floor> {
   const port = await freePort();
   const schema = `bench_floor_${randomBytes(4).toString("hex")}`;
@@ -226,7 +249,7 @@ export async function startFloor(
   if (kind === "fastify+contract" && !opts.realm) throw new Error("floor fastify+contract: missing realm");
   const args =
     kind === "fastify+contract"
-      ? [opts.upstream ?? "", opts.apiKey ?? "", opts.realm ?? ""]
+      ? [opts.upstream ?? "", opts.apiKey ?? "", opts.realm ?? "", opts.databaseUrl ?? "", opts.schema ?? ""]
       : proxying
         ? [opts.upstream ?? "", opts.apiKey ?? ""]
         : kind === "http" || kind === "fastify"

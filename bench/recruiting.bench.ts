@@ -45,7 +45,13 @@ import {
   type Settings,
 } from "./lib.js";
 
-type Server = { api: string; auth: string; pid: number | undefined; stop(): Promise<void> };
+type Server = {
+  api: string;
+  auth: string;
+  pid: number | undefined;
+  database?: { url: string; schema: string } | undefined;
+  stop(): Promise<void>;
+};
 
 async function startServer(storage: string): Promise<Server> {
   const [apiPort, authPort] = [await freePort(), await freePort()];
@@ -62,11 +68,13 @@ async function startServer(storage: string): Promise<Server> {
   const dataDir = mkdtempSync(join(tmpdir(), "hirebridge-bench-"));
   env["DATA_DIR"] = dataDir;
   let dropSchema: (() => Promise<void>) | undefined;
+  let database: Server["database"];
   if (storage === "postgres") {
     const url = process.env["BENCH_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test";
     const schema = `bench_${randomBytes(4).toString("hex")}`;
     Object.assign(env, { DATABASE_URL: url, DATABASE_SCHEMA: schema });
     dropSchema = () => dropSchemas(url, schema);
+    database = { url, schema };
   } else {
     delete env["DATABASE_URL"];
   }
@@ -95,7 +103,7 @@ async function startServer(storage: string): Promise<Server> {
     await stop();
     throw err;
   }
-  return { api: `http://127.0.0.1:${apiPort}`, auth: `http://127.0.0.1:${authPort}/realms/hirebridge`, pid: child.pid, stop };
+  return { api: `http://127.0.0.1:${apiPort}`, auth: `http://127.0.0.1:${authPort}/realms/hirebridge`, pid: child.pid, database, stop };
 }
 
 async function post(url: string, token: string, body: unknown): Promise<{ id: string }> {
@@ -133,6 +141,8 @@ async function seed(api: string, token: string, n: number) {
 const ANCHOR = "anchor: bare Fastify (no hooks)";
 /** `GET /org_id`'s per-request work with the libraries alone (bench/floors.ts, `fastify+contract`). */
 const CONTRACT_ANCHOR = "anchor: Fastify + the same per-request work, libraries only";
+/** GET one position's work (bearer, params, org check, one prepared select) with the libraries alone. */
+const POSITION_ANCHOR = "anchor: GET one position, the same work, libraries only";
 
 /** A load scenario; `pid` is the process whose CPU per request it reports (ours or a floor's). */
 type Scenario = { name: string; opts: Record<string, unknown>; pid: number | undefined };
@@ -159,7 +169,10 @@ async function measure(
   memory.idle(`serve token api (${storage})`, server.pid);
   let contract: Floor | undefined;
   try {
-    contract = await startFloor("fastify+contract", { realm: server.auth });
+    contract = await startFloor("fastify+contract", {
+      realm: server.auth,
+      ...(server.database ? { databaseUrl: server.database.url, schema: server.database.schema } : {}),
+    });
     const token = await demoToken(server.auth);
     const urls = await seed(server.api, token, cfg.candidates);
     const auth = { authorization: `Bearer ${token}` };
@@ -179,6 +192,10 @@ async function measure(
       { name: ANCHOR, pid: floors.fastify.pid, opts: { url: `${floors.fastify.url}/org_id`, headers: auth } },
       { name: CONTRACT_ANCHOR, pid: contract.pid, opts: { url: `${contract.url}/api/v1/org_id`, headers: auth } },
       { name: "GET /org_id (bearer, no I/O)", pid: ours, opts: { url: `${server.api}/api/v1/org_id`, headers: auth } },
+      // The same read from the contract anchor (Postgres only: on PGlite the database is inside our process).
+      ...(server.database
+        ? [{ name: POSITION_ANCHOR, pid: contract.pid, opts: { url: urls.position.replace(server.api, contract.url), headers: auth } }]
+        : []),
       { name: "GET one position", pid: ours, opts: { url: urls.position, headers: auth } },
       { name: listName, pid: ours, opts: { url: urls.list, headers: auth } },
       post(urls.create, ours, "POST candidate (create)"),
@@ -219,6 +236,7 @@ async function measure(
     const anchored: { row: string; floor: string; target: string; guard?: keyof typeof GUARD_BOUNDS }[] = [
       { row: ANCHOR, floor: "floor: node:http", target: "(reference: the framework alone)" },
       { row: CONTRACT_ANCHOR, floor: "floor: node:http", target: "(reference: the contract's work on Fastify)" },
+      { row: POSITION_ANCHOR, floor: "floor: node:http + pg select 1", target: "(reference: the same work on Fastify)" },
       { row: "GET /org_id (bearer, no I/O)", floor: "floor: node:http", target: "≥ 0.7x", guard: "GET /org_id" },
       { row: "GET one position", floor: "floor: node:http + pg select 1", target: "≥ 0.7x", guard: "GET one position" },
       { row: listName, floor: "floor: node:http + pg select 1", target: "≥ 500 req/s, p99 < 25 ms", guard: "list" },

@@ -40,6 +40,7 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { dropSchemas } from "../src/shared/db/pg-schemas.js";
+import { EXPOSED_HEADERS, SECURITY_HEADERS } from "../src/shared/http/protection.js";
 import { cpuSeconds, freePort, profileFlags, ROOT, stopper, waitHealthy } from "./lib.js";
 
 export type FloorKind = "http" | "http+pg" | "http+insert" | "http+undici" | "fastify" | "fastify+undici" | "fastify+contract";
@@ -90,21 +91,8 @@ const forward = (req, res) =>
   ).catch(() => { if (!res.headersSent) res.writeHead(502); res.end(); });
 `;
 
-/** The security and CORS headers our hop adds to every answer (src/shared/http/protection.ts). */
-const ANSWER_HEADERS = JSON.stringify({
-  "cross-origin-opener-policy": "same-origin",
-  "origin-agent-cluster": "?1",
-  "referrer-policy": "no-referrer",
-  "strict-transport-security": "max-age=31536000; includeSubDomains",
-  "x-content-type-options": "nosniff",
-  "x-dns-prefetch-control": "off",
-  "x-download-options": "noopen",
-  "x-frame-options": "SAMEORIGIN",
-  "x-permitted-cross-domain-policies": "none",
-  "x-xss-protection": "0",
-  vary: "Origin",
-  "access-control-expose-headers": "x-request-id, retry-after, x-cache, location",
-});
+/** The security and CORS headers our hop adds to every answer (the same constants). */
+const ANSWER_HEADERS = JSON.stringify({ ...SECURITY_HEADERS, vary: "Origin", "access-control-expose-headers": EXPOSED_HEADERS });
 
 /** The contract anchor (see above): upstream and API key (may be empty), the token service's realm URL. */
 const CONTRACT = `

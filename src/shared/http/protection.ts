@@ -41,7 +41,8 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
   "x-xss-protection": "0",
 });
 
-const EXPOSED_HEADERS = "x-request-id, retry-after, x-cache, location";
+/** The headers a browser caller may read (Access-Control-Expose-Headers). */
+export const EXPOSED_HEADERS = "x-request-id, retry-after, x-cache, location";
 
 /**
  * CORS for browser callers. Preflights (OPTIONS) are @fastify/cors's, in a scope of their own: its

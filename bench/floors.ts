@@ -34,8 +34,7 @@
  *   `GET /api/v1/org/:org_id/position/:position_id` (beside GET one position) validates its
  *   params (uuid), checks the org, reads the row with one prepared `select` on a pg pool of 10 (the
  *   same columns and where clause as ours, in our API's schema) and answers it in the API's shape.
- *   No access log:
- *   the benches run our services with logging off too.
+ *   No access log: the benches run our services with logging off too.
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -218,6 +217,19 @@ listen();`,
   "fastify+contract": CONTRACT,
 };
 
+export type FloorOptions = { databaseUrl?: string; schema?: string; upstream?: string; apiKey?: string; realm?: string };
+
+/** What each kind cannot start without (the contract anchor's other options are per route). */
+const NEEDS: Record<FloorKind, (keyof FloorOptions)[]> = {
+  http: [],
+  fastify: [],
+  "http+pg": ["databaseUrl"],
+  "http+insert": ["databaseUrl"],
+  "http+undici": ["upstream"],
+  "fastify+undici": ["upstream"],
+  "fastify+contract": ["realm"],
+};
+
 export type Floor = { kind: FloorKind; name: string; url: string; pid: number | undefined; stop(): Promise<void> };
 
 /**
@@ -227,24 +239,19 @@ export type Floor = { kind: FloorKind; name: string; url: string; pid: number | 
  * `upstream` and `apiKey` for its proxied route, and `databaseUrl` and the API's `schema` for its
  * position route (it reads the positions the bench seeded through our API).
  */
-export async function startFloor(
-  kind: FloorKind,
-  opts: { databaseUrl?: string; schema?: string; upstream?: string; apiKey?: string; realm?: string } = {},
-): Promise<Floor> {
+export async function startFloor(kind: FloorKind, opts: FloorOptions = {}): Promise<Floor> {
   const port = await freePort();
   const schema = `bench_floor_${randomBytes(4).toString("hex")}`;
-  const proxying = kind === "http+undici" || kind === "fastify+undici";
-  if (kind === "fastify+contract" && !opts.realm) throw new Error("floor fastify+contract: missing realm");
-  const args =
-    kind === "fastify+contract"
-      ? [opts.upstream ?? "", opts.apiKey ?? "", opts.realm ?? "", opts.databaseUrl ?? "", opts.schema ?? ""]
-      : proxying
-        ? [opts.upstream ?? "", opts.apiKey ?? ""]
-        : kind === "http" || kind === "fastify"
-          ? []
-          : [opts.databaseUrl ?? "", schema];
-  if (proxying && !args[0]) throw new Error(`floor ${kind}: missing upstream`);
-  if (!proxying && args.length === 2 && !args[0]) throw new Error(`floor ${kind}: missing databaseUrl`);
+  for (const key of NEEDS[kind]) if (!opts[key]) throw new Error(`floor ${kind}: missing ${key}`);
+  const args = {
+    http: [],
+    fastify: [],
+    "http+pg": [opts.databaseUrl, schema],
+    "http+insert": [opts.databaseUrl, schema],
+    "http+undici": [opts.upstream, opts.apiKey],
+    "fastify+undici": [opts.upstream, opts.apiKey],
+    "fastify+contract": [opts.upstream, opts.apiKey, opts.realm, opts.databaseUrl, opts.schema],
+  }[kind].map((a) => a ?? "");
   // With BENCH_CPU_PROF_DIR a floor writes a CPU profile as our hop does, to compare the two (Node
   // writes it on a normal exit only, hence the SIGTERM handler).
   const profiling = profileFlags();

@@ -144,7 +144,7 @@ function registerConnectCommands(integrations: Command, run: Run): void {
   const activate = integrations
     .command("activate")
     .description(
-      "Finish the connection flow: exchange the activation token it ended with, and record the integration for your organisation.",
+      "Finish the connection flow: exchange the activation token it ended with, and record the integration for your organisation. A token that starts with '-' goes after `--`, or it reads as an option.",
     )
     .argument("<activation-token>")
     .action(
@@ -153,7 +153,7 @@ function registerConnectCommands(integrations: Command, run: Run): void {
         ctx.out.record(answer, Object.entries(answer.data));
       }),
     );
-  examples(activate, ["hirebridge integrations activate 0c5d…"]);
+  examples(activate, ["hirebridge integrations activate 0c5d…", "hirebridge integrations activate -- -QdIs…"]);
 
   const relink = addSchemaOptions(
     integrations

@@ -67,7 +67,8 @@ describe("CLI: integrations, ATS reads, sync", () => {
       body: JSON.stringify({ tool_id: "lever" }),
     });
     const { activation_token, integration_id } = (await confirmed.json()) as { activation_token: string; integration_id: string };
-    const activated = await cli.run(["integrations", "activate", activation_token]);
+    // Tokens are random base64url: one in 64 starts with '-', which goes after `--` as for any CLI.
+    const activated = await cli.run(["integrations", "activate", "--", activation_token]);
     assert.equal(activated.code, 0, activated.stderr);
     assert.match(activated.stdout, new RegExp(`^id\\s+${integration_id}$`, "m"));
     assert.match(activated.stdout, /^tool\s+lever$/m);

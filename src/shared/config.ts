@@ -56,7 +56,7 @@ export const BaseConfigSchema = Type.Object({
     minimum: 100,
     default: 15000,
     description:
-      "Longest one Postgres statement may run (its statement_timeout; the client gives up 500 ms later when the server answers nothing at all); past it the request answers 503 with Retry-After. Migrations are exempt. No effect on PGlite.",
+      "Longest one Postgres statement may run (its statement_timeout; when the server answers nothing at all, the client gives up 0.5 s later, give or take its once-a-tenth-of-the-bound check); past it the request answers 503 with Retry-After. Migrations are exempt. No effect on PGlite.",
   }),
   DATABASE_CONNECT_TIMEOUT_MS: Type.Integer({
     minimum: 100,

@@ -7,6 +7,7 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg
 import type { ExtractTablesWithRelations } from "drizzle-orm";
 import pg from "pg";
 import { initdbOutOfProcess, needsInitdb } from "./pglite-initdb.js";
+import { boundPool, connectBoundClient } from "./pool-bounds.js";
 
 /** Drizzle over either driver; repositories are written against this common type. */
 export type Db = PgDatabase<PgQueryResultHKT, Record<string, never>>;
@@ -65,8 +66,6 @@ export type DatabaseBounds = { statementTimeoutMs: number; connectTimeoutMs: num
 export const DEFAULT_DATABASE_BOUNDS: DatabaseBounds = { statementTimeoutMs: 15_000, connectTimeoutMs: 5_000 };
 /** The client gives up this long after the server's statement_timeout would have fired. */
 export const CLIENT_TIMEOUT_MARGIN_MS = 500;
-/** What migrations may take per statement (an index build on a large table): effectively unbounded. */
-const MIGRATION_STATEMENT_TIMEOUT_MS = 6 * 3600_000;
 
 export type PgliteCompiler = "optimizing" | "baseline";
 
@@ -126,53 +125,23 @@ async function openPglite(dataDir: string | undefined, compiler: PgliteCompiler 
   };
 }
 
-/** Whether pg gave up waiting for a statement's answer (its client-side query_timeout). */
-const isReadTimeout = (err: unknown) => err instanceof Error && err.message === "Query read timeout";
-
-/**
- * A pg client that drops its connection when a statement's answer does not come in time. pg's own
- * query_timeout only fails the caller: the statement stays in flight and the connection would go
- * back to the pool with it, so the next user would queue behind it, and once the server woke up
- * a timed-out BEGIN would leave that connection inside a transaction. Destroying the socket fails
- * whatever is queued on it at once (a ROLLBACK waiting behind the stuck statement, say) and the
- * pool discards the client.
- */
-class BoundedClient extends pg.Client {
-  override query(...args: unknown[]): never {
-    const query = super.query as (...a: unknown[]) => unknown;
-    const at = args.findIndex((a) => typeof a === "function");
-    if (at >= 0) {
-      const callback = args[at] as (err: unknown, res: unknown) => void;
-      args[at] = (err: unknown, res: unknown) => {
-        this.#dropOnTimeout(err);
-        callback(err, res);
-      };
-      return query.apply(this, args) as never;
-    }
-    const result = query.apply(this, args);
-    if (result instanceof Promise) result.catch((err: unknown) => this.#dropOnTimeout(err));
-    return result as never;
-  }
-
-  #dropOnTimeout(err: unknown): void {
-    if (!isReadTimeout(err)) return;
-    // Destroyed with an error: pg marks the client unqueryable and fails what is queued on it with it.
-    const dropped = Object.assign(new Error("Postgres did not answer a statement in time; connection dropped"), { code: "ETIMEDOUT" });
-    (this as unknown as { connection: { stream: { destroy(e: Error): void } } }).connection.stream.destroy(dropped);
-  }
-}
-
 async function openPostgres(url: string, schema: string, poolSize: number, bounds: DatabaseBounds): Promise<Database> {
   if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
     options: `-c search_path=${schema}`,
-    connectionTimeoutMillis: bounds.connectTimeoutMs,
     statement_timeout: bounds.statementTimeoutMs,
-    query_timeout: bounds.statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
-    Client: BoundedClient,
+    // No connectionTimeoutMillis or query_timeout on the pool: boundPool enforces both without a
+    // timer per statement and checkout (pool-bounds.ts); new connections keep pg's connect timeout.
+    Client: connectBoundClient(bounds.connectTimeoutMs),
   });
+  const unbounded = new WeakSet<pg.ClientBase>();
+  const stopBounds = boundPool(
+    pool,
+    { statementMs: bounds.statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS, checkoutMs: bounds.connectTimeoutMs },
+    unbounded,
+  );
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on("error", () => {});
   // Nor may one dropped while checked out (a transaction between two statements when Postgres
@@ -194,16 +163,17 @@ async function openPostgres(url: string, schema: string, poolSize: number, bound
     query,
     rawTransaction: async (fn, opts = {}) => {
       const client = await pool.connect();
-      // pg takes a per-statement query_timeout; a falsy one would fall back to the pool's.
-      const timeout = opts.unbounded ? { query_timeout: MIGRATION_STATEMENT_TIMEOUT_MS } : {};
+      // A migration's statements (an index build on a large table) are bounded neither by the
+      // server (statement_timeout 0 below) nor by the pool's sweep.
+      if (opts.unbounded) unbounded.add(client);
       try {
         await client.query("begin");
         if (opts.unbounded) await client.query("set local statement_timeout = 0");
         const result = await fn(
           async (sql) => {
-            await client.query({ text: sql, ...timeout });
+            await client.query(sql);
           },
-          async (sql, params) => (await client.query({ text: sql, ...timeout }, params)).rows,
+          async (sql, params) => (await client.query(sql, params)).rows,
         );
         await client.query("commit");
         return result;
@@ -211,6 +181,7 @@ async function openPostgres(url: string, schema: string, poolSize: number, bound
         await client.query("rollback").catch(() => {});
         throw err;
       } finally {
+        unbounded.delete(client);
         client.release();
       }
     },
@@ -218,6 +189,7 @@ async function openPostgres(url: string, schema: string, poolSize: number, bound
       await pool.query("select 1");
     },
     close: async () => {
+      stopBounds();
       await pool.end();
     },
   };

@@ -20,9 +20,9 @@ const SOCKET_CODES = new Set([
 ]);
 const MESSAGES = [
   /^Connection terminated/, // pg: the server closed the connection (shutdown, restart)
-  /timeout exceeded when trying to connect/, // pg pool: no connection within connectionTimeoutMillis
-  /^Query read timeout$/, // pg: no answer within query_timeout (DATABASE_STATEMENT_TIMEOUT_MS)
-  /^Connection terminated due to connection timeout$/, // pg: connect did not finish in time
+  /timeout exceeded when trying to connect/, // pg pool, or our pool's sweep: no free connection in time (DATABASE_CONNECT_TIMEOUT_MS)
+  /^Connection terminated due to connection timeout$/, // pg pool: a new connection did not finish in time
+  /^timeout expired$/, // pg client: a new connection did not finish in time (DATABASE_CONNECT_TIMEOUT_MS)
   /Client has encountered a connection error and is not queryable/, // pg
   /^PGlite is closed/,
   /^Connection is closed\.?$/, // ioredis

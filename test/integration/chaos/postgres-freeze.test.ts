@@ -3,13 +3,18 @@ import { randomBytes } from "node:crypto";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { CLIENT_TIMEOUT_MARGIN_MS, openDatabase, type Database } from "../../../src/shared/db/database.js";
+import { sweepPeriodMs } from "../../../src/shared/db/pool-bounds.js";
 import { migrate } from "../../../src/shared/db/migrate.js";
 import { eventually, startTestStack, type TestStack } from "../../helpers/stack.js";
 import { startThrowawayPostgres } from "../../helpers/throwaway-postgres.js";
 
 const BOUNDS = { statementTimeoutMs: 1000, connectTimeoutMs: 1000 };
-/** A request needs at most a connection and one statement before it knows: both bounds, the client's margin, and slack for a loaded machine. */
-const REQUEST_BOUND_MS = BOUNDS.connectTimeoutMs + BOUNDS.statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS + 1000;
+/**
+ * A request needs at most a connection and one statement before it knows: both bounds, the client's
+ * margin, two of the pool's check periods after each bound (pool-bounds.ts), and slack for a loaded machine.
+ */
+const CHECK_MS = sweepPeriodMs({ statementMs: BOUNDS.statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS, checkoutMs: BOUNDS.connectTimeoutMs });
+const REQUEST_BOUND_MS = BOUNDS.connectTimeoutMs + BOUNDS.statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS + 4 * CHECK_MS + 1000;
 const FREEZE_MS = 10_000;
 
 type Answer = { what: string; status: number; retryAfter: string | null; started: number; ms: number };

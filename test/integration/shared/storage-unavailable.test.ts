@@ -110,12 +110,13 @@ test("isStorageUnavailable: outages through Drizzle's and pg-boss's wrapping, no
   assert.equal(isStorageUnavailable(wrap(Object.assign(new Error("the database system is starting up"), { code: "57P03" }))), true);
   assert.equal(isStorageUnavailable(Object.assign(new Error("Connection is closed."), {})), true);
   // The bounds of DATABASE_STATEMENT_TIMEOUT_MS and DATABASE_CONNECT_TIMEOUT_MS.
-  assert.equal(isStorageUnavailable(wrap(new Error("Query read timeout"))), true);
   assert.equal(
     isStorageUnavailable(wrap(Object.assign(new Error("canceling statement due to statement timeout"), { code: "57014" }))),
     true,
   );
   assert.equal(isStorageUnavailable(new Error("Connection terminated due to connection timeout")), true);
+  assert.equal(isStorageUnavailable(wrap(new Error("timeout expired"))), true);
+  assert.equal(isStorageUnavailable(new Error("timeout exceeded when trying to connect")), true);
   assert.equal(isStorageUnavailable(wrap(Object.assign(new Error("duplicate key"), { code: "23505" }))), false);
   assert.equal(isStorageUnavailable(wrap(Object.assign(new Error("invalid byte sequence"), { code: "22021" }))), false);
   assert.equal(isStorageUnavailable(new TypeError("x is undefined")), false);

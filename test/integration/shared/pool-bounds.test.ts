@@ -1,0 +1,110 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import pg from "pg";
+import { boundPool, sweepPeriodMs } from "../../../src/shared/db/pool-bounds.js";
+import { isStorageUnavailable } from "../../../src/shared/db/unavailable.js";
+import { TEST_DATABASE_URL } from "../../helpers/db.js";
+
+const BOUNDS = { statementMs: 400, checkoutMs: 400 };
+/** The latest a bound may fire: two sweep periods after it, and slack for a loaded machine. */
+const LATEST_MS = BOUNDS.statementMs + 2 * sweepPeriodMs(BOUNDS) + 1_000;
+
+/**
+ * The pool's bounds without a timer per statement (pool-bounds.ts), on the machine's Postgres. The
+ * server's statement_timeout is left off here, so the only thing that can end `pg_sleep` early is
+ * the client's own bound: the stand-in for a server that answers nothing.
+ */
+function boundedPool(max: number) {
+  const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, max });
+  pool.on("error", () => {});
+  pool.on("connect", (client) => client.on("error", () => {}));
+  const exempt = new WeakSet<pg.ClientBase>();
+  const stop = boundPool(pool, BOUNDS, exempt);
+  return {
+    pool,
+    exempt,
+    close: async () => {
+      stop();
+      await pool.end();
+    },
+  };
+}
+
+const timed = async <T>(work: () => Promise<T>) => {
+  const started = Date.now();
+  const outcome = await work().then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+  return { ...outcome, ms: Date.now() - started };
+};
+
+test("a statement unanswered past the bound fails as unavailable, its connection is dropped, the pool goes on", async () => {
+  const { pool, close } = boundedPool(2);
+  try {
+    const slow = await timed(() => pool.query("select pg_sleep(5)"));
+    assert.equal(slow.ok, false);
+    assert.ok(!slow.ok && isStorageUnavailable(slow.error), `a 503, not a 500: ${String(!slow.ok && slow.error)}`);
+    assert.equal((slow as { error: { code?: string } }).error.code, "ETIMEDOUT");
+    assert.ok(slow.ms >= BOUNDS.statementMs && slow.ms < LATEST_MS, `failed after ${slow.ms} ms`);
+    // The dropped client is gone from the pool; the next statement gets a working one.
+    const next = await pool.query<{ n: number }>("select 7 as n");
+    assert.equal(next.rows[0]!.n, 7);
+    // A statement inside the bound is left alone.
+    const quick = await timed(() => pool.query("select pg_sleep(0.1)"));
+    assert.equal(quick.ok, true);
+  } finally {
+    await close();
+  }
+});
+
+test("a statement queued behind a stuck one on the same client fails with it, at once", async () => {
+  const { pool, close } = boundedPool(1);
+  try {
+    const client = await pool.connect();
+    const stuck = timed(() => client.query("select pg_sleep(5)"));
+    const behind = timed(() => client.query("select 1"));
+    const [a, b] = await Promise.all([stuck, behind]);
+    assert.equal(a.ok, false);
+    assert.equal(b.ok, false);
+    assert.ok(b.ms < LATEST_MS, `the queued statement failed after ${b.ms} ms`);
+    client.release(true);
+  } finally {
+    await close();
+  }
+});
+
+test("an exempt client (a migration's) is not bounded", async () => {
+  const { pool, exempt, close } = boundedPool(1);
+  try {
+    const client = await pool.connect();
+    exempt.add(client);
+    const long = await timed(() => client.query("select pg_sleep(1)"));
+    assert.equal(long.ok, true, "an exempt statement longer than the bound completes");
+    exempt.delete(client);
+    client.release();
+  } finally {
+    await close();
+  }
+});
+
+test("a checkout waiting on a full pool past the bound fails with pg-pool's message; the holder is unaffected", async () => {
+  const { pool, close } = boundedPool(1);
+  try {
+    const holder = await pool.connect();
+    const waiting = await timed(() => pool.connect());
+    assert.equal(waiting.ok, false);
+    assert.match(String(!waiting.ok && waiting.error), /timeout exceeded when trying to connect/);
+    assert.ok(!waiting.ok && isStorageUnavailable(waiting.error));
+    assert.ok(waiting.ms >= BOUNDS.checkoutMs && waiting.ms < LATEST_MS, `failed after ${waiting.ms} ms`);
+    assert.equal(pool.waitingCount, 0, "the timed-out checkout left the queue");
+    assert.equal((await holder.query<{ n: number }>("select 3 as n")).rows[0]!.n, 3);
+    holder.release();
+    // Given back, the connection serves the next checkout at once.
+    const next = await timed(() => pool.query("select 1"));
+    assert.equal(next.ok, true);
+    assert.ok(next.ms < BOUNDS.checkoutMs);
+  } finally {
+    await close();
+  }
+});

@@ -14,20 +14,18 @@ const LATEST_MS = BOUNDS.statementMs + 2 * sweepPeriodMs(BOUNDS) + 1_000;
  * server's statement_timeout is left off here, so the only thing that can end `pg_sleep` early is
  * the client's own bound: the stand-in for a server that answers nothing.
  */
-function boundedPool(max: number) {
+async function onBoundedPool(max: number, work: (p: { pool: pg.Pool; exempt: WeakSet<pg.ClientBase> }) => Promise<void>) {
   const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, max });
   pool.on("error", () => {});
   pool.on("connect", (client) => client.on("error", () => {}));
   const exempt = new WeakSet<pg.ClientBase>();
   const stop = boundPool(pool, BOUNDS, exempt);
-  return {
-    pool,
-    exempt,
-    close: async () => {
-      stop();
-      await pool.end();
-    },
-  };
+  try {
+    await work({ pool, exempt });
+  } finally {
+    stop();
+    await pool.end();
+  }
 }
 
 const timed = async <T>(work: () => Promise<T>) => {
@@ -39,9 +37,8 @@ const timed = async <T>(work: () => Promise<T>) => {
   return { ...outcome, ms: Date.now() - started };
 };
 
-test("a statement unanswered past the bound fails as unavailable, its connection is dropped, the pool goes on", async () => {
-  const { pool, close } = boundedPool(2);
-  try {
+test("a statement unanswered past the bound fails as unavailable, its connection is dropped, the pool goes on", () =>
+  onBoundedPool(2, async ({ pool }) => {
     const slow = await timed(() => pool.query("select pg_sleep(5)"));
     assert.equal(slow.ok, false);
     assert.ok(!slow.ok && isStorageUnavailable(slow.error), `a 503, not a 500: ${String(!slow.ok && slow.error)}`);
@@ -53,14 +50,10 @@ test("a statement unanswered past the bound fails as unavailable, its connection
     // A statement inside the bound is left alone.
     const quick = await timed(() => pool.query("select pg_sleep(0.1)"));
     assert.equal(quick.ok, true);
-  } finally {
-    await close();
-  }
-});
+  }));
 
-test("a statement queued behind a stuck one on the same client fails with it, at once", async () => {
-  const { pool, close } = boundedPool(1);
-  try {
+test("a statement queued behind a stuck one on the same client fails with it, at once", () =>
+  onBoundedPool(1, async ({ pool }) => {
     const client = await pool.connect();
     const stuck = timed(() => client.query("select pg_sleep(5)"));
     const behind = timed(() => client.query("select 1"));
@@ -69,28 +62,20 @@ test("a statement queued behind a stuck one on the same client fails with it, at
     assert.equal(b.ok, false);
     assert.ok(b.ms < LATEST_MS, `the queued statement failed after ${b.ms} ms`);
     client.release(true);
-  } finally {
-    await close();
-  }
-});
+  }));
 
-test("an exempt client (a migration's) is not bounded", async () => {
-  const { pool, exempt, close } = boundedPool(1);
-  try {
+test("an exempt client (a migration's) is not bounded", () =>
+  onBoundedPool(1, async ({ pool, exempt }) => {
     const client = await pool.connect();
     exempt.add(client);
     const long = await timed(() => client.query("select pg_sleep(1)"));
     assert.equal(long.ok, true, "an exempt statement longer than the bound completes");
     exempt.delete(client);
     client.release();
-  } finally {
-    await close();
-  }
-});
+  }));
 
-test("a checkout waiting on a full pool past the bound fails with pg-pool's message; the holder is unaffected", async () => {
-  const { pool, close } = boundedPool(1);
-  try {
+test("a checkout waiting on a full pool past the bound fails with pg-pool's message; the holder is unaffected", () =>
+  onBoundedPool(1, async ({ pool }) => {
     const holder = await pool.connect();
     const waiting = await timed(() => pool.connect());
     assert.equal(waiting.ok, false);
@@ -104,7 +89,4 @@ test("a checkout waiting on a full pool past the bound fails with pg-pool's mess
     const next = await timed(() => pool.query("select 1"));
     assert.equal(next.ok, true);
     assert.ok(next.ms < BOUNDS.checkoutMs);
-  } finally {
-    await close();
-  }
-});
+  }));

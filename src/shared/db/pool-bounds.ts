@@ -43,7 +43,8 @@ export const sweepPeriodMs = (o: PoolBoundsOptions) => Math.min(1000, Math.max(5
  * - A checkout waiting in a full pool's queue for `checkoutMs` fails with pg-pool's own message.
  *
  * The first sweep that sees a statement or a checkout starts its clock, so each is ended between
- * its bound and two sweep periods after it. `exempt` clients (a migration's) are not watched. Answers the function that stops the sweeps.
+ * its bound and two sweep periods after it. `exempt` clients (a migration's) are not watched.
+ * Answers the function that stops the sweeps.
  */
 export function boundPool(pool: pg.Pool, o: PoolBoundsOptions, exempt: WeakSet<pg.ClientBase>): () => void {
   const watched = pool as unknown as WatchedPool;

@@ -21,6 +21,7 @@ const SOCKET_CODES = new Set([
 const MESSAGES = [
   /^Connection terminated/, // pg: the server closed the connection (shutdown, restart)
   /timeout exceeded when trying to connect/, // pg pool, or our pool's sweep: no free connection in time (DATABASE_CONNECT_TIMEOUT_MS)
+  /^Query read timeout$/, // pg: no answer within a query_timeout (none of ours sets one; a DATABASE_URL parameter can)
   /^Connection terminated due to connection timeout$/, // pg pool: a new connection did not finish in time
   /^timeout expired$/, // pg client: a new connection did not finish in time (DATABASE_CONNECT_TIMEOUT_MS)
   /Client has encountered a connection error and is not queryable/, // pg

@@ -110,6 +110,7 @@ test("isStorageUnavailable: outages through Drizzle's and pg-boss's wrapping, no
   assert.equal(isStorageUnavailable(wrap(Object.assign(new Error("the database system is starting up"), { code: "57P03" }))), true);
   assert.equal(isStorageUnavailable(Object.assign(new Error("Connection is closed."), {})), true);
   // The bounds of DATABASE_STATEMENT_TIMEOUT_MS and DATABASE_CONNECT_TIMEOUT_MS.
+  assert.equal(isStorageUnavailable(wrap(new Error("Query read timeout"))), true);
   assert.equal(
     isStorageUnavailable(wrap(Object.assign(new Error("canceling statement due to statement timeout"), { code: "57014" }))),
     true,

@@ -9,6 +9,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { buildRecruitingApp } from "../../src/services/recruiting/app.js";
 import { openJobQueue, type JobQueue } from "../../src/shared/jobs/queue.js";
 import { acquireWebhooksOut, buildProxyWithSync, recruitingHooks, recruitingOwnership } from "../../src/runtime/wiring.js";
+import type { IntegrationSyncs, WriteBack } from "../../src/contracts/proxy/webhooks.js";
 import type { Database } from "../../src/shared/db/database.js";
 import type { App } from "../../src/shared/http/create-app.js";
 import { startTestIdentity, type TestIdentity, type TestLogin } from "./auth.js";
@@ -149,6 +150,26 @@ export async function eventually<T>(what: string, probe: () => Promise<T | undef
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
     await sleep(200);
   }
+}
+
+/**
+ * A candidate's write-backs in the integration's history (newest first), once there are `count`
+ * and none is pending. The ATS has a write-back's last change a moment before Hirebridge records it
+ * done, so a test that goes on from the history (or takes a snapshot of it) waits for this, not
+ * for the ATS.
+ */
+export function settledWriteBacks(
+  stack: TestStack,
+  token: string,
+  integrationId: string,
+  candidateId: string,
+  count = 1,
+): Promise<WriteBack[]> {
+  const url = `${stack.proxyUrl}/integrations/${encodeURIComponent(integrationId)}/syncs`;
+  return eventually(`${count} write-back(s) of candidate ${candidateId}, none pending`, async () => {
+    const mine = (await call<IntegrationSyncs>(url, { token })).body.write_backs.filter((w) => w.candidate_id === candidateId);
+    return mine.length === count && mine.every((w) => w.state !== "pending") ? mine : undefined;
+  });
 }
 
 export type SyncedPosition = { id: string; name: string; upstream_integration_id?: string | null; candidate_stage?: string | null };

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { IntegrationSyncs } from "../../../src/contracts/proxy/webhooks.js";
 import { describeEachDatabase } from "../../helpers/db.js";
-import { call, eventually, startTestStack, type TestStack } from "../../helpers/stack.js";
+import { call, eventually, settledWriteBacks, startTestStack, type TestStack } from "../../helpers/stack.js";
 
 type Position = {
   id: string;
@@ -159,11 +159,7 @@ describeEachDatabase("connect, sync, grade, write back", (getDb) => {
     assert.equal(application.result_links[0]!.label, "Hirebridge AI interview");
 
     // The ATS shows the note a moment before Hirebridge records the write-back done (with its outbound event).
-    const wb = await eventually("the write-back to be recorded done", async () => {
-      const after = await call<IntegrationSyncs>(`${stack.proxyUrl}/integrations/${encodeURIComponent(integrationId)}/syncs`, { token });
-      const found = after.body.write_backs.find((w) => w.candidate_id === candidate.id);
-      return found?.state === "done" ? found : undefined;
-    });
-    assert.equal(wb.outcome, "passed");
+    const [wb] = await settledWriteBacks(stack, token, integrationId, candidate.id);
+    assert.deepEqual([wb?.state, wb?.outcome], ["done", "passed"]);
   });
 });

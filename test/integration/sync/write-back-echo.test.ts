@@ -2,11 +2,12 @@ import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, test } from "node:test";
 import type { ActivityPage } from "../../../src/contracts/proxy/activity.js";
-import type { IntegrationSyncs, SyncRunEntry, WriteBack } from "../../../src/contracts/proxy/webhooks.js";
+import type { IntegrationSyncs, SyncRunEntry } from "../../../src/contracts/proxy/webhooks.js";
 import { describeEachDatabase } from "../../helpers/db.js";
 import {
   call,
   eventually,
+  settledWriteBacks,
   startTestStack,
   syncedDemoPosition,
   type SyncedCandidate,
@@ -59,9 +60,8 @@ describeEachDatabase("write-back echo in the sync history", (getDb) => {
     const interview = `${stack.apiUrl}/org/${orgId}/positions/${position.id}/candidates/${c.id}/interview/`;
     assert.equal((await call(interview, { method: "PUT", token, body: { status: "completed" } })).status, 200);
     assert.equal((await call(interview, { method: "PUT", token, body: { status: "graded", score: 80 } })).status, 200);
-    const wb = await eventually("the write-back done", async () =>
-      (await syncs()).write_backs.find((w: WriteBack) => w.candidate_id === c.id && w.state === "done"),
-    );
+    const wb = (await settledWriteBacks(stack, token, integrationId, c.id))[0]!;
+    assert.equal(wb.state, "done");
 
     // The echo: incremental runs started by data-changed after the write-back began, all ended and no more coming.
     let seen = "";

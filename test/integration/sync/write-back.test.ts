@@ -6,6 +6,7 @@ import { describeEachDatabase } from "../../helpers/db.js";
 import {
   call,
   eventually,
+  settledWriteBacks,
   startTestStack,
   syncedDemoPosition,
   type SyncedCandidate,
@@ -56,15 +57,8 @@ describeEachDatabase("write-back", (getDb) => {
       )
     ).body;
   const sandboxConfig = (patch: object) => call(`${stack.sandbox.origin}/sandbox/config`, { method: "PUT", body: patch });
-  // The ATS has the note a moment before the write-back records itself done, so a test that goes on
-  // once the ATS has it waits for the history too: a later test's snapshot must not catch it pending.
-  const settledWriteBacks = (c: Candidate, count: number) =>
-    eventually(`${count} write-back(s) of ${c.name}, none pending`, async () => {
-      const mine = (
-        await call<IntegrationSyncs>(`${stack.proxyUrl}/integrations/${encodeURIComponent(integrationId)}/syncs`, { token })
-      ).body.write_backs.filter((w) => w.candidate_id === c.id);
-      return mine.length === count && mine.every((w) => w.state !== "pending") ? mine : undefined;
-    });
+  // Each test that writes back waits for the history, not only the ATS: the next test's snapshot of it must not catch one pending.
+  const settled = (c: Candidate, count = 1) => settledWriteBacks(stack, token, integrationId, c.id, count);
 
   test("a write-back that fails half-way is retried without a second link or note", async () => {
     const c = candidates[0]!;
@@ -84,7 +78,7 @@ describeEachDatabase("write-back", (getDb) => {
     assert.equal(app.result_links.length, 1);
     assert.equal(app.notes.length, 1);
     assert.match(app.notes[0]!.content, /score 40 \(minimum 60\)\. The candidate did not pass\./);
-    const [wb] = await settledWriteBacks(c, 1);
+    const [wb] = await settled(c);
     assert.equal(wb?.state, "done");
     assert.ok((wb?.attempts ?? 0) >= 2, "it took a retry");
     // Names a person reads: the candidate, the position, and the stage as the job's stages name it.
@@ -123,7 +117,7 @@ describeEachDatabase("write-back", (getDb) => {
     const candidate = await call<{ score: number }>(`${stack.apiUrl}/org/${orgId}/positions/${position.id}/candidates/${c.id}/`, { token });
     assert.equal(candidate.body.score, 85, "the candidate follows the corrected result");
     assert.deepEqual(
-      (await settledWriteBacks(c, 2)).map((w) => [w.state, w.outcome]),
+      (await settled(c, 2)).map((w) => [w.state, w.outcome]),
       [
         ["done", "passed"],
         ["done", "rejected"],
@@ -154,7 +148,7 @@ describeEachDatabase("write-back", (getDb) => {
       assert.equal(app.current_stage?.name, "Rejected", "needs_reviewed_stage matched by name, case-insensitively");
       assert.equal(app.notes.length, 1);
       assert.match(app.notes[0]!.content, /needs a review/);
-      const [wb] = await settledWriteBacks(c, 1);
+      const [wb] = await settled(c);
       assert.deepEqual([wb?.state, wb?.outcome], ["done", "needs_review"]);
       assert.ok((wb?.attempts ?? 0) >= 2, "the limited calls were tried again");
     } finally {

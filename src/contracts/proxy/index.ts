@@ -7,3 +7,4 @@ export * from "./connect.js";
 export * from "./webhooks.js";
 export * from "./activity.js";
 export * from "./webhook-events.js";
+export * from "./assessment.js";

@@ -12,6 +12,7 @@ import { MemoryCache } from "./cache/memory-cache.js";
 import { ResponseCache } from "./cache/response-cache.js";
 import { IntegrationDirectory } from "./integrations/integration-directory.js";
 import type { HostedModule, ProxyDeps, ProxyRoutes } from "./proxy-deps.js";
+import { assessmentRoutes } from "./routes/assessment.routes.js";
 import { atsRoutes } from "./routes/ats.routes.js";
 import { connectRoutes } from "./routes/connect.routes.js";
 import { generalRoutes } from "./routes/general.routes.js";
@@ -33,7 +34,7 @@ declare module "fastify" {
  * receivers, authenticated by the upstream's signature instead, which record, delete and update
  * integrations through `deps.integrations` (which evicts its caches).
  */
-const PROTECTED_ROUTES: ProxyRoutes[] = [generalRoutes, integrationsRoutes, atsRoutes, connectRoutes];
+const PROTECTED_ROUTES: ProxyRoutes[] = [generalRoutes, integrationsRoutes, atsRoutes, assessmentRoutes, connectRoutes];
 
 /** `C`: the proxy's configuration and what its hosted modules read besides (src/runtime/config.ts). */
 export type ProxyAppOptions<C extends ProxyConfig = ProxyConfig> = {

@@ -97,6 +97,18 @@ export function sample(name: OperationName, integrationId: string, ids: SampleId
     listOffers: { method: "GET", url: `/api/v1/ats/offers?${q}&page_size=2` },
     listRejectionReasons: { method: "GET", url: `/api/v1/ats/rejection-reasons?${q}` },
     listInterviews: { method: "GET", url: `/api/v1/ats/interviews?${q}&page_size=2` },
+    getAssessmentPackages: { method: "GET", url: `/api/v1/assessment/packages?${q}` },
+    setAssessmentPackages: {
+      method: "PUT",
+      url: `/api/v1/assessment/packages?${q}`,
+      payload: { packages: [{ id: "pkg-1", type: "VIDEO_INTERVIEW", name: "AI interview", description: "A 20-minute interview" }] },
+    },
+    listAssessmentOrders: { method: "GET", url: `/api/v1/assessment/orders?${q}&page_size=2` },
+    updateAssessmentOrderResult: {
+      method: "PUT",
+      url: `/api/v1/assessment/orders/order-1/result?${q}`,
+      payload: { status: "COMPLETED", result_url: "https://hirebridge.example/r/1", score: 80, max_score: 100 },
+    },
     createConnectLink: {
       method: "POST",
       url: "/api/v1/connect/create-link",

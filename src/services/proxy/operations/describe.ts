@@ -15,8 +15,11 @@ export function describeOperation(op: ProxyOperation): string {
     parts.push(`**Query names upstream:** ${renames.map(([ours, theirs]) => `\`${ours}\` → \`${theirs}\``).join(", ")}.`);
   }
   if (op.tenancy !== "none") {
+    const where = op.integrationFromHeader
+      ? "`integration_id` in the query, or the `X-Integration-Id` header as the upstream's SDK sends it; both given must agree, else 422"
+      : `\`integration_id\` in the ${op.tenancy}`;
     parts.push(
-      `**Tenancy:** the integration (\`integration_id\` in the ${op.tenancy}) must belong to the caller's organisation; otherwise 404, and nothing is sent upstream.`,
+      `**Tenancy:** the integration (${where}) must belong to the caller's organisation; otherwise 404, and nothing is sent upstream.`,
     );
   }
   parts.push(

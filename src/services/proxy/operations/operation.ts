@@ -2,7 +2,7 @@ import type { Static, TObject, TSchema } from "@sinclair/typebox";
 import type { FastifyRequest } from "fastify";
 import type { UpstreamMethod } from "../../../shared/upstream/upstream-client.js";
 
-export type OperationTag = "General" | "Integrations" | "Unified ATS" | "Connect";
+export type OperationTag = "General" | "Integrations" | "Unified ATS" | "Assessment" | "Connect";
 
 /**
  * One operation of the proxy and how it maps onto the upstream. The table of these
@@ -10,7 +10,7 @@ export type OperationTag = "General" | "Integrations" | "Unified ATS" | "Connect
  * descriptions, so the three cannot drift apart.
  */
 /** The contract of an operation's input: TypeBox schemas from src/contracts/proxy. */
-export type OperationSchema = { querystring?: TObject; params?: TObject; body?: TSchema };
+export type OperationSchema = { querystring?: TObject; params?: TObject; body?: TSchema; headers?: TObject };
 
 export type ProxyOperation<S extends OperationSchema = OperationSchema> = {
   operationId: string;
@@ -23,6 +23,11 @@ export type ProxyOperation<S extends OperationSchema = OperationSchema> = {
   notes?: string;
   /** Where the integration the operation acts on is named; it must belong to the caller's org. */
   tenancy: "query" | "path" | "none";
+  /**
+   * The integration may also come in the `X-Integration-Id` header (the upstream's own SDKs send it
+   * there), copied into the query before validation; when both are given they must agree (422).
+   */
+  integrationFromHeader?: boolean;
   schema: S;
   upstream: {
     method: UpstreamMethod;

@@ -1,4 +1,10 @@
 import {
+  AssessmentOrderParamsSchema,
+  AssessmentOrdersQuerySchema,
+  AssessmentQuerySchema,
+  AssessmentResultSchema,
+  IntegrationIdHeaderSchema,
+  SetAssessmentPackagesSchema,
   ApplicationNoteSchema,
   ApplicationParamsSchema,
   ApplicationResultLinkSchema,
@@ -39,7 +45,7 @@ type OperationRow = Omit<ProxyOperation, "operationId" | "upstream"> & { upstrea
 /**
  * The operations of `rows`, each completed with what its row leaves out: its `operationId` is its
  * key, and upstream it keeps its method and path and sends `X-Integration-Id` when it is an ATS
- * operation. A row states only where the upstream differs.
+ * or assessment operation. A row states only where the upstream differs.
  */
 function derive<const T extends Record<string, OperationRow>>(
   rows: T,
@@ -49,7 +55,12 @@ function derive<const T extends Record<string, OperationRow>>(
     {
       operationId,
       ...row,
-      upstream: { method: row.method, path: row.path, integrationHeader: row.tag === "Unified ATS", ...upstream },
+      upstream: {
+        method: row.method,
+        path: row.path,
+        integrationHeader: row.tag === "Unified ATS" || row.tag === "Assessment",
+        ...upstream,
+      },
     },
   ]);
   return Object.fromEntries(entries) as never;
@@ -219,6 +230,33 @@ export const OPERATIONS = derive({
     tag: "Unified ATS", method: "GET", path: "/ats/interviews",
     summary: "List interviews", tenancy: "query", kind: "read",
     schema: { querystring: InterviewsQuerySchema },
+  },
+  // ── Assessment (issue 40): the integration in the query or, as the upstream's SDK sends it, in X-Integration-Id ──
+  getAssessmentPackages: {
+    tag: "Assessment", method: "GET", path: "/assessment/packages",
+    summary: "List assessment packages", notes: "The packages the ATS offers the recruiter. Not cached.",
+    tenancy: "query", integrationFromHeader: true, kind: "read",
+    schema: { querystring: AssessmentQuerySchema, headers: IntegrationIdHeaderSchema },
+  },
+  setAssessmentPackages: {
+    tag: "Assessment", method: "PUT", path: "/assessment/packages",
+    summary: "Replace the assessment packages", notes: "Replaces the integration's whole list of packages.",
+    tenancy: "query", integrationFromHeader: true, kind: "write",
+    schema: { querystring: AssessmentQuerySchema, headers: IntegrationIdHeaderSchema, body: SetAssessmentPackagesSchema },
+  },
+  listAssessmentOrders: {
+    tag: "Assessment", method: "GET", path: "/assessment/orders",
+    summary: "List assessment orders",
+    notes: "Orders placed in the ATS, read live (not cached): the fallback for a missed `assessment:order-received` webhook.",
+    tenancy: "query", integrationFromHeader: true, kind: "read",
+    schema: { querystring: AssessmentOrdersQuerySchema, headers: IntegrationIdHeaderSchema },
+  },
+  updateAssessmentOrderResult: {
+    tag: "Assessment", method: "PUT", path: "/assessment/orders/{assessment_order_id}/result",
+    summary: "Write an order's result",
+    notes: "Status, score, attributes and attachments (a file as base64 `data` with `content_type`, or a `data_url`). The status can change only while the order is OPEN.",
+    tenancy: "query", integrationFromHeader: true, kind: "write",
+    schema: { params: AssessmentOrderParamsSchema, querystring: AssessmentQuerySchema, headers: IntegrationIdHeaderSchema, body: AssessmentResultSchema },
   },
   // ── Connect ──────────────────────────────────────────────────────────────────────────────
   createConnectLink: {

@@ -78,7 +78,25 @@ type JsonSchemaNode = {
   items?: JsonSchemaNode;
   anyOf?: JsonSchemaNode[];
   default?: unknown;
+  const?: unknown;
 };
+
+/**
+ * The branch of a union that `value` is: the first of its JSON type whose constants (a tagged
+ * union's `type: "TEXT"`) and required fields it has, so each member keeps its own fields.
+ */
+function branchOf(schema: JsonSchemaNode, value: unknown): JsonSchemaNode {
+  const kind = Array.isArray(value) ? "array" : typeof value;
+  const candidates = schema.anyOf?.filter((s) => s.type === kind);
+  if (!candidates) return schema;
+  const fits = (s: JsonSchemaNode) => {
+    if (kind !== "object" || !s.properties) return true;
+    const record = value as Record<string, unknown>;
+    const tagsMatch = Object.entries(s.properties).every(([k, p]) => p.const === undefined || record[k] === p.const);
+    return tagsMatch && (s.required ?? []).every((k) => record[k] !== undefined);
+  };
+  return candidates.find(fits) ?? candidates[0] ?? schema;
+}
 
 /**
  * The body the upstream gets: the contract's fields only (as an API that validates with a model
@@ -94,7 +112,7 @@ export function shapeBody(schema: TSchema, value: unknown): unknown {
 
 function shape(schema: JsonSchemaNode, value: unknown): unknown {
   if (value === null || value === undefined) return value;
-  const node = schema.anyOf?.find((s) => s.type === (Array.isArray(value) ? "array" : typeof value)) ?? schema;
+  const node = branchOf(schema, value);
   if (node.type === "object" && typeof value === "object" && !Array.isArray(value)) {
     if (node.additionalProperties === true || !node.properties) return value;
     const input = value as Record<string, unknown>;

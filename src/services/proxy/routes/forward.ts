@@ -107,6 +107,31 @@ function deliverRaw(reply: FastifyReply, status: number, headers: Record<string,
 
 const MISSING_BODY = [{ loc: ["body"], msg: "Field required", type: "missing" }];
 
+async function requireBody(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined || request.body === null) throw validationError(MISSING_BODY);
+}
+
+/**
+ * The integration of an operation that also takes it in `X-Integration-Id` (the upstream's own SDKs
+ * send it there): copied into the query, where validation, tenancy and the upstream request read it.
+ */
+async function integrationFromHeader(request: FastifyRequest): Promise<void> {
+  const header = request.headers["x-integration-id"];
+  if (typeof header !== "string" || header === "") return;
+  const query = request.query as Record<string, unknown>;
+  const given = query["integration_id"];
+  if (given === undefined || given === "") query["integration_id"] = header;
+  else if (given !== header) {
+    throw validationError([
+      {
+        loc: ["header", "x-integration-id"],
+        msg: "X-Integration-Id names another integration than the query's integration_id",
+        type: "value_error",
+      },
+    ]);
+  }
+}
+
 /**
  * Registers an operation's route with its schema; the handler's request is typed from the
  * operation's contract. A required body that is absent reads "Field required".
@@ -117,17 +142,12 @@ export function route<S extends OperationSchema>(
   handler: (request: OperationRequest<S>, reply: FastifyReply) => Promise<FastifyReply>,
 ): void {
   const bodyRequired = op.schema.body !== undefined && !("anyOf" in op.schema.body);
+  const preValidation = [...(op.integrationFromHeader ? [integrationFromHeader] : []), ...(bodyRequired ? [requireBody] : [])];
   app.route<OperationInput<S>>({
     method: op.method,
     url: fastifyPath(op.path),
     schema: routeSchema(op),
-    ...(bodyRequired
-      ? {
-          preValidation: async (request: FastifyRequest) => {
-            if (request.body === undefined || request.body === null) throw validationError(MISSING_BODY);
-          },
-        }
-      : {}),
+    ...(preValidation.length > 0 ? { preValidation } : {}),
     handler,
   });
 }

@@ -10,7 +10,10 @@ import { NO_EVENTS_OUT } from "../../../shared/no-events-out.js";
 import { candidateJsonSql, candidateJsonText } from "./candidate-json.js";
 
 type CandidateInsert = typeof candidates.$inferInsert;
-type WritableKey = Exclude<keyof CandidateUpdate, "id" | "organization_id" | "position_id" | "created_at" | "updated_at">;
+type WritableKey = Exclude<
+  keyof CandidateUpdate,
+  "id" | "organization_id" | "position_id" | "created_at" | "updated_at" | "upstream_assessment_order_id"
+>;
 
 /** API field → column; path-owned and read-only fields are not in it, so a body never sets them. */
 const WRITABLE = {
@@ -55,6 +58,7 @@ export function toCandidate(row: CandidateRow): Candidate {
     ...(row.invitedAt === null ? {} : { invited_at: row.invitedAt.toISOString() }),
     ...(row.completedAt === null ? {} : { completed_at: row.completedAt.toISOString() }),
     ...(row.upstreamApplicationId === null ? {} : { upstream_application_id: row.upstreamApplicationId }),
+    ...(row.upstreamAssessmentOrderId === null ? {} : { upstream_assessment_order_id: row.upstreamAssessmentOrderId }),
     short_listed: row.shortListed,
     tags: row.tags,
     created_at: row.createdAt.toISOString(),
@@ -346,17 +350,26 @@ export async function updateCandidateColumns(
   return row ? fromDriverRow(row) : null;
 }
 
+/** A candidate's fields that mirror their interview's result (interview-transitions.ts RESULT_FIELDS). */
+export type CandidateResults = Pick<CandidateRow, "score" | "feedback" | "completedAt">;
+
 /**
- * Locks the given candidates of the position in id order and answers the ids found. One order for
- * every transaction means two bulk updates over the same rows queue instead of deadlocking.
+ * Locks the given candidates of the position in id order and answers what each found one holds of
+ * its interview's result. One order for every transaction means two bulk updates over the same
+ * rows queue instead of deadlocking.
  */
-export async function lockCandidates(q: Queryable, orgId: string, positionId: string, ids: string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
+export async function lockCandidates(
+  q: Queryable,
+  orgId: string,
+  positionId: string,
+  ids: string[],
+): Promise<Map<string, CandidateResults>> {
+  if (ids.length === 0) return new Map();
   const rows = await q
-    .select({ id: candidates.id })
+    .select({ id: candidates.id, score: candidates.score, feedback: candidates.feedback, completedAt: candidates.completedAt })
     .from(candidates)
     .where(and(eq(candidates.organizationId, orgId), eq(candidates.positionId, positionId), inArray(candidates.id, ids)))
     .orderBy(asc(candidates.id))
     .for("update");
-  return new Set(rows.map((r) => r.id));
+  return new Map(rows.map(({ id, ...results }) => [id, results]));
 }

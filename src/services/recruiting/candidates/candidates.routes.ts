@@ -86,7 +86,7 @@ function registerCandidatesUpdate(app: RouteApp, ctx: RecruitingContext): void {
         ...common,
         summary: "Update several candidates of a position",
         description:
-          "An array of `{id, ...fields}` applied in one transaction, all or nothing. Answers the updated candidates in the order sent; 404 names the first id not in the position.",
+          "An array of `{id, ...fields}` applied in one transaction, all or nothing. Answers the updated candidates in the order sent; 404 names the first id not in the position. While the candidate's interview is final (graded or cancelled), `score`, `feedback` and `completed_at` mirror its result: a change to one is 409 naming the candidate (sending the value the candidate holds answers 200); a graded result is corrected through `POST …/candidates/{candidate_id}/interview/correction`.",
         params: PositionParamsSchema,
         body: CandidateBulkUpdateSchema,
         response: responses(CandidateListSchema, 401, 403, 404, 409, 422),
@@ -135,7 +135,8 @@ function registerCandidateRecord(app: RouteApp, ctx: RecruitingContext): void {
       schema: {
         ...common,
         summary: "Update a candidate (partial)",
-        description: "Only the fields sent change; `updated_at` moves.",
+        description:
+          "Only the fields sent change; `updated_at` moves. While the candidate's interview is final (graded or cancelled), `score`, `feedback` and `completed_at` mirror its result: a change to one is 409 (sending the value the candidate holds answers 200); a graded result is corrected through `POST …/candidates/{candidate_id}/interview/correction`.",
         params: CandidateParamsSchema,
         body: CandidateUpdateSchema,
         response: responses(CandidateSchema, 401, 403, 404, 409, 422),

@@ -7,6 +7,8 @@ import { newInterviewLink } from "../interviews/interview-link.js";
 import { positionExists } from "../positions/positions.repository.js";
 import { candidateConflicts, type CandidateIntake } from "./candidate-intake.js";
 import { interviews } from "../interviews/interviews.tables.js";
+import { lockInterviewStatuses } from "../interviews/interviews.repository.js";
+import { assertResultsKept, resultFieldsIn } from "./candidate-results.js";
 import { candidateColumns, lockCandidates, toCandidate, updateCandidateColumns, type NewCandidate } from "./candidates.repository.js";
 import { candidates, type CandidateRow } from "./candidates.tables.js";
 
@@ -68,7 +70,11 @@ export async function createCandidateIn(
   return row;
 }
 
-/** A partial update in one statement (with its event); null when the candidate is not in this org's position. */
+/**
+ * A partial update in one statement (with its event); null when the candidate is not in this org's
+ * position. A body with result fields first locks the interview (candidate-results.ts): a final
+ * interview's result changes only through its correction path.
+ */
 export async function updateCandidate(
   db: Db,
   events: EventsOut<Queryable>,
@@ -77,8 +83,17 @@ export async function updateCandidate(
   candidateId: string,
   body: CandidateUpdate,
 ): Promise<CandidateRow | null> {
+  const columns = candidateColumns(body);
   const row = await asConflict("Candidate not updated", () =>
-    updateCandidateColumns(db, orgId, positionId, candidateId, candidateColumns(body), events),
+    resultFieldsIn(body).length === 0
+      ? updateCandidateColumns(db, orgId, positionId, candidateId, columns, events)
+      : db.transaction(async (tx) => {
+          const status = (await lockInterviewStatuses(tx, orgId, positionId, [candidateId])).get(candidateId);
+          const held = (await lockCandidates(tx, orgId, positionId, [candidateId])).get(candidateId);
+          if (!held) return null;
+          assertResultsKept(status, held, body, columns);
+          return updateCandidateColumns(tx, orgId, positionId, candidateId, columns, events);
+        }),
   );
   events.committed([orgId]);
   return row;
@@ -105,13 +120,21 @@ export async function bulkUpdateCandidates(
   });
   const rows = await db.transaction(async (tx) => {
     if (!(await positionExists(tx, orgId, positionId, true))) throw notFound("Position not found");
+    // Interviews before candidates, as grading locks them (candidate-results.ts), only where a result field is sent.
+    const withResults = items.filter((item) => resultFieldsIn(item).length > 0).map((item) => item.id.toLowerCase());
+    const statuses = await lockInterviewStatuses(tx, orgId, positionId, withResults);
     const found = await lockCandidates(tx, orgId, positionId, [...seen.keys()]);
     const missing = items.find((item) => !found.has(item.id.toLowerCase()));
     if (missing) throw notFound(`Candidate ${missing.id} not found in this position`);
+    const columns = items.map((item) => candidateColumns(item));
+    items.forEach((item, i) => {
+      const id = item.id.toLowerCase();
+      assertResultsKept(statuses.get(id), found.get(id)!, item, columns[i]!, `Candidate ${item.id}: `);
+    });
     const updated: CandidateRow[] = [];
-    for (const item of items) {
+    for (const [i, item] of items.entries()) {
       const row = await asConflict(`Candidate ${item.id} not updated`, () =>
-        updateCandidateColumns(tx, orgId, positionId, item.id, candidateColumns(item), events),
+        updateCandidateColumns(tx, orgId, positionId, item.id, columns[i]!, events),
       );
       updated.push(row!); // locked above, so still there
     }

@@ -32,9 +32,28 @@ export function assertTransition(from: InterviewStatus, to: InterviewStatus): vo
 export const FINAL_STATUSES = ["graded", "cancelled"] as const;
 export const isFinal = (s: InterviewStatus): boolean => (FINAL_STATUSES as readonly string[]).includes(s);
 
+/** How a graded result is corrected, named by every refusal to change one (`path`: the correction's HTTP path). */
+const correctionHint = (path: string) =>
+  `To correct the score or feedback, POST ${path} with a reason (CLI: \`hirebridge interview correct <position_id> <candidate_id> --score <n> --reason <text>\`): it also sends the correction to the ATS.`;
+
 /** Why a report that would change a final interview is refused (409). */
 export function finalMessage(status: InterviewStatus): string {
   return status === "graded"
-    ? "The interview is graded, which is final: its result cannot change through a report (the ATS was told it). To correct the score or feedback, POST …/interview/correction with a reason: it also sends the correction to the ATS."
+    ? `The interview is graded, which is final: its result cannot change through a report (the ATS was told it). ${correctionHint("…/interview/correction")}`
     : `The interview is ${status}, which is final: it cannot change.`;
+}
+
+/**
+ * The candidate's fields that mirror their interview's result: grading and a correction set them
+ * (interviews.service.ts), so once the interview is final they follow it and nothing else.
+ */
+export const RESULT_FIELDS = ["score", "feedback", "completed_at"] as const;
+export type ResultField = (typeof RESULT_FIELDS)[number];
+
+/** Why a candidate change to `fields` (of RESULT_FIELDS) is refused while the interview is final (409). */
+export function finalResultMessage(status: InterviewStatus, fields: readonly ResultField[]): string {
+  const mirror = `${fields.join(", ")} ${fields.length === 1 ? "mirrors" : "mirror"}`;
+  return status === "graded"
+    ? `The candidate's interview is graded, which is final: ${mirror} its result and cannot change through the candidate (the ATS was told it). ${correctionHint("…/candidates/{candidate_id}/interview/correction")}`
+    : `The candidate's interview is ${status}, which is final: ${mirror} it and cannot change.`;
 }

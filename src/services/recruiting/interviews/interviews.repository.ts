@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Interview, InterviewStatus, InterviewUpdate } from "../../../contracts/recruiting/interviews.js";
 import type { Queryable, Tx } from "../../../shared/db/database.js";
 import { candidates } from "../candidates/candidates.tables.js";
@@ -94,4 +94,34 @@ export async function updateInterviewColumns(q: Queryable, id: string, columns: 
     .where(eq(interviews.id, id))
     .returning();
   return row!;
+}
+
+/**
+ * The statuses of the interviews of these candidates of the org's position, locked (for the
+ * caller's transaction) in candidate id order: a candidate change that must agree with its
+ * interview takes the interview first, the order grading and the correction path take them in
+ * (interview, then candidate), so neither waits on the other's second lock.
+ */
+export async function lockInterviewStatuses(
+  q: Queryable,
+  orgId: string,
+  positionId: string,
+  candidateIds: string[],
+): Promise<Map<string, InterviewStatus>> {
+  if (candidateIds.length === 0) return new Map();
+  const rows = await q
+    .select({ candidateId: interviews.candidateId, status: interviews.status })
+    .from(interviews)
+    .innerJoin(candidates, eq(candidates.id, interviews.candidateId))
+    .where(
+      and(
+        eq(interviews.organizationId, orgId),
+        eq(candidates.organizationId, orgId),
+        eq(candidates.positionId, positionId),
+        inArray(interviews.candidateId, candidateIds),
+      ),
+    )
+    .orderBy(asc(interviews.candidateId))
+    .for("update", { of: interviews });
+  return new Map(rows.map((r) => [r.candidateId, r.status as InterviewStatus]));
 }

@@ -44,9 +44,10 @@ export const SetAssessmentPackagesSchema = Type.Object(
 );
 export type SetAssessmentPackages = Static<typeof SetAssessmentPackagesSchema>;
 
-export const ASSESSMENT_ORDER_STATUSES = ["OPEN", "COMPLETED", "CANCELLED", "REJECTED"] as const;
-export type AssessmentOrderStatus = (typeof ASSESSMENT_ORDER_STATUSES)[number];
-const STATUS_LIST = `^(${ASSESSMENT_ORDER_STATUSES.join("|")})(,(${ASSESSMENT_ORDER_STATUSES.join("|")}))*$`;
+/** An order's status upstream (named apart from Hirebridge's own order statuses in ./assessment-orders.ts). */
+export const UPSTREAM_ORDER_STATUSES = ["OPEN", "COMPLETED", "CANCELLED", "REJECTED"] as const;
+export type UpstreamOrderStatus = (typeof UPSTREAM_ORDER_STATUSES)[number];
+const STATUS_LIST = `^(${UPSTREAM_ORDER_STATUSES.join("|")})(,(${UPSTREAM_ORDER_STATUSES.join("|")}))*$`;
 
 export const AssessmentOrdersQuerySchema = Type.Object({
   integration_id: IntegrationIdQuery,
@@ -54,7 +55,7 @@ export const AssessmentOrdersQuerySchema = Type.Object({
   page_size: PageSize(PAGE_SIZE_MAX),
   ids: OptionalNullable(Type.String(), { description: "Comma-separated order IDs." }),
   statuses: OptionalNullable(Type.String({ pattern: STATUS_LIST }), {
-    description: `Comma-separated statuses: ${ASSESSMENT_ORDER_STATUSES.join(", ")}.`,
+    description: `Comma-separated statuses: ${UPSTREAM_ORDER_STATUSES.join(", ")}.`,
   }),
   created_after: OptionalNullable(DateTime(), { description: "Only orders created after this instant (ISO 8601)." }),
 });
@@ -63,7 +64,7 @@ export type AssessmentOrdersQuery = Static<typeof AssessmentOrdersQuerySchema>;
 export const AssessmentOrderParamsSchema = Type.Object({ assessment_order_id: Type.String({ minLength: 1 }) });
 export type AssessmentOrderParams = Static<typeof AssessmentOrderParamsSchema>;
 
-export const ASSESSMENT_RESULT_STATUSES = ["COMPLETED", "CANCELLED", "OPEN"] as const;
+export const UPSTREAM_RESULT_STATUSES = ["COMPLETED", "CANCELLED", "OPEN"] as const;
 export const SUB_RESULT_STATUSES = ["COMPLETED", "CANCELLED"] as const;
 
 export const TextAttributeSchema = Type.Object(
@@ -99,7 +100,7 @@ export type AssessmentAttachment = Static<typeof AssessmentAttachmentSchema>;
 
 export const AssessmentResultSchema = Type.Object(
   {
-    status: StringEnum(ASSESSMENT_RESULT_STATUSES, { description: "Can change only while the order is OPEN." }),
+    status: StringEnum(UPSTREAM_RESULT_STATUSES, { description: "Can change only while the order is OPEN." }),
     result_url: HttpUrl({ description: "Where the recruiter sees the result." }),
     completed_at: Type.Optional(DateTime({ description: "Give it with COMPLETED or CANCELLED." })),
     score: Type.Optional(Type.Number()),

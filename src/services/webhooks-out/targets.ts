@@ -5,7 +5,8 @@ import ipaddr from "ipaddr.js";
 /**
  * Which addresses an endpoint may be delivered to (WEBHOOK_TARGETS). `public`: HTTPS to public
  * unicast addresses only (production: no loopback, private, link-local, carrier-grade NAT, unique
- * local, metadata or special-purpose address, nor an IPv6 form that embeds one); `loopback`: also
+ * local, metadata, reserved, deprecated or special-purpose address, nor an IPv6 form that embeds
+ * one, judged as the IPv4 address it carries); `loopback`: also
  * http and loopback addresses, so a developer receives on their own machine (the embedded
  * default); `any`: no check (a private network where every address is a customer's).
  */
@@ -21,23 +22,86 @@ export class RefusedAddressError extends Error {
   readonly code = "EADDRREFUSED";
 }
 
+/** An IPv4 address from two 16-bit groups of an IPv6 address. */
+const ipv4Of = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 255, lo >> 8, lo & 255]);
+
+/** The IPv6 forms that carry an IPv4 address, and whether a connection to one reaches that address. */
+type Carrier = { form: string; ipv4: ipaddr.IPv4 | null; reachesIt: boolean };
+
+/**
+ * The IPv4 address an IPv6 address carries, by the form it has, or null for none. Mapped and NAT64
+ * addresses reach the IPv4 address itself (a dual-stack socket, a DNS64/NAT64 network); the other
+ * forms are deprecated (IPv4-compatible, RFC 4291; 6to4, RFC 7526; the translated form of RFC
+ * 6145) or a tunnel through a relay (Teredo), and no receiver needs them. A local-use NAT64
+ * address (64:ff9b:1::/48, RFC 8215) is read as a /96 prefix, the only one whose IPv4 address is
+ * its last 32 bits; any other is refused, since where its IPv4 address sits cannot be known.
+ */
+function carriedIPv4(v6: ipaddr.IPv6): Carrier | null {
+  const p = v6.parts;
+  const zeroes = (from: number, to: number) => p.slice(from, to).every((x) => x === 0);
+  const last = ipv4Of(p[6]!, p[7]!);
+  if (zeroes(0, 5) && p[5] === 0xffff) return { form: "IPv4-mapped", ipv4: last, reachesIt: true };
+  if (zeroes(0, 4) && p[4] === 0xffff && p[5] === 0) return { form: "IPv4-translated", ipv4: last, reachesIt: false };
+  // :: and ::1 are the unspecified and loopback addresses, not IPv4-compatible ones.
+  if (zeroes(0, 6) && !(p[6] === 0 && p[7]! <= 1)) return { form: "IPv4-compatible", ipv4: last, reachesIt: false };
+  if (p[0] === 0x64 && p[1] === 0xff9b && zeroes(2, 6)) return { form: "NAT64", ipv4: last, reachesIt: true };
+  if (p[0] === 0x64 && p[1] === 0xff9b && p[2] === 1) {
+    return zeroes(3, 6) ? { form: "NAT64", ipv4: last, reachesIt: true } : { form: "local-use NAT64", ipv4: null, reachesIt: false };
+  }
+  if (p[0] === 0x2002) return { form: "6to4", ipv4: ipv4Of(p[1]!, p[2]!), reachesIt: false };
+  // Teredo (2001::/32): the client's address is the low 32 bits, inverted (RFC 4380).
+  if (p[0] === 0x2001 && p[1] === 0) return { form: "Teredo", ipv4: ipv4Of(~p[6]! & 0xffff, ~p[7]! & 0xffff), reachesIt: false };
+  return null;
+}
+
+/** 2000::/3, the only IPv6 space IANA allocates for global unicast; the rest is reserved. */
+const GLOBAL_UNICAST: [ipaddr.IPv6, number] = [ipaddr.IPv6.parse("2000::"), 3];
+
+/** The range that refuses `ip` under `policy` (ipaddr.js's name for it), or null. */
+function refusedRange(ip: ipaddr.IPv4 | ipaddr.IPv6, policy: TargetPolicy): string | null {
+  const range = ip.range();
+  if (range === "loopback" && policy === "loopback") return null;
+  if (range !== "unicast") return range;
+  return ip.kind() === "ipv6" && !(ip as ipaddr.IPv6).match(GLOBAL_UNICAST) ? "reserved" : null;
+}
+
+/**
+ * The address as a connection reaches it. An IPv6 address is read the way the URL parser and the
+ * system read it: ipaddr.js alone takes `::127.0.0.1` for the IPv4-mapped `::ffff:127.0.0.1`, while
+ * it is the IPv4-compatible `::7f00:1`. A zone (`%eth0`) does not change the range.
+ */
+function parseAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 {
+  const bare = address.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
+  if (!bare.includes(":")) return ipaddr.parse(bare);
+  return ipaddr.IPv6.parse(new URL(`http://[${bare}]/`).hostname.slice(1, -1));
+}
+
 /**
  * Why `address` may not be connected to under `policy`, or null when it may. ipaddr.js names the
- * range (IPv4-mapped IPv6 addresses are judged as the IPv4 address they carry); only `unicast`
- * (the public internet) passes, and `loopback` where the policy allows it. The cloud metadata
+ * range; only `unicast` (the public internet; for IPv6, inside 2000::/3) passes, and `loopback`
+ * where the policy allows it. An IPv6 address that carries an IPv4 address (carriedIPv4) is judged
+ * as that address, and refused as well when its form does not reach it. The cloud metadata
  * services sit in ranges refused here: 169.254.169.254 (link-local), fd00:ec2::254 (unique
  * local), 100.100.100.200 (carrier-grade NAT).
  */
 export function refusedAddress(address: string, policy: TargetPolicy): string | null {
   if (policy === "any") return null;
-  let range: string;
+  let ip: ipaddr.IPv4 | ipaddr.IPv6;
   try {
-    range = ipaddr.process(address.replace(/^\[|\]$/g, "")).range();
+    ip = parseAddress(address);
   } catch {
     return `${address} is not an IP address`;
   }
-  if (range === "unicast" || (range === "loopback" && policy === "loopback")) return null;
-  return `${address} is a ${range} address`;
+  const carrier = ip.kind() === "ipv6" ? carriedIPv4(ip as ipaddr.IPv6) : null;
+  if (!carrier) {
+    const range = refusedRange(ip, policy);
+    return range ? `${address} is a ${range} address` : null;
+  }
+  const form = `${/^[aeiou]/i.test(carrier.form) ? "an" : "a"} ${carrier.form}`;
+  if (!carrier.ipv4) return `${address} is ${form} address`;
+  const range = refusedRange(carrier.ipv4, policy);
+  if (range) return `${address} is ${form} address of ${carrier.ipv4.toString()}, a ${range} address`;
+  return carrier.reachesIt ? null : `${address} is ${form} address, a deprecated or tunnelled form`;
 }
 
 export type Resolve = (hostname: string) => Promise<LookupAddress[]>;

@@ -87,7 +87,12 @@ export const BaseConfigSchema = Type.Object({
     minimum: 0,
     maximum: 300,
     default: 30,
-    description: "Clock skew tolerated on exp/nbf, seconds.",
+    description: "Clock skew tolerated on exp/nbf/iat, seconds: a token issued later than now plus the skew is refused.",
+  }),
+  AUTH_REQUIRE_TOKEN_TYPE: Type.Boolean({
+    default: true,
+    description:
+      "Accept only tokens that say they are access tokens: the claim `typ: Bearer` (Keycloak, the embedded token service) or the header `typ: at+jwt` (RFC 9068). `false` for an issuer whose access tokens carry neither; a token that names another type (an ID or refresh token) is refused either way (docs/token-service.md, Token types).",
   }),
   AUTH_REALM: Type.String({ default: "hirebridge", pattern: "^[A-Za-z0-9_-]+$", description: "Realm of the embedded token service." }),
   AUTH_CLIENT_ID: Type.String({ default: "hirebridge", minLength: 1, description: "Public client id." }),

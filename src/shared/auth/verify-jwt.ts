@@ -5,19 +5,11 @@ import {
   jwtVerify,
   type FlattenedJWSInput,
   type CompactJWSHeaderParameters,
-  type JWTPayload,
   type JWTVerifyGetKey,
 } from "jose";
+import { accessTokenPrincipal, describeJoseError, TokenInvalidError, type Principal } from "./token-claims.js";
 
-/** Who is calling, as the APIs need it; taken from a verified access token. */
-export type Principal = {
-  sub: string;
-  orgId: string | null;
-  username: string | null;
-  email: string | null;
-  scope: string;
-  claims: JWTPayload;
-};
+export { meantFor, TokenInvalidError, type Principal } from "./token-claims.js";
 
 export type VerifierOptions = {
   issuer: string;
@@ -29,6 +21,8 @@ export type VerifierOptions = {
    */
   audience?: string | undefined;
   clockToleranceSeconds?: number;
+  /** Whether a token must say it is an access token (default true; token-claims.ts, checkTokenType). */
+  requireTokenType?: boolean;
   /** Minimum time between two JWKS fetches triggered by an unknown `kid` (default `JWKS_COOLDOWN_MS`). */
   jwksCooldownMs?: number;
   /** How long a fetched JWKS is used before it is fetched again (default `JWKS_MAX_AGE_MS`). */
@@ -40,10 +34,6 @@ export type VerifierOptions = {
   currentDate?: () => Date;
   fetch?: typeof fetch;
 };
-
-export class TokenInvalidError extends Error {
-  override name = "TokenInvalidError";
-}
 
 /**
  * After a JWKS fetch, a token naming an unknown `kid` triggers no new fetch for this long. It bounds
@@ -210,34 +200,10 @@ async function verifySignature(token: string, getKey: JWTVerifyGetKey, opts: Ver
 }
 
 /**
- * Whether the token is meant for `audience`: named in `aud`, or the client it was issued to, which
- * Keycloak puts in `azp` and RFC 9068 access tokens in `client_id`.
- */
-export function meantFor(payload: JWTPayload, audience: string): boolean {
-  const aud = Array.isArray(payload.aud) ? payload.aud : payload.aud ? [payload.aud] : [];
-  return aud.includes(audience) || payload["azp"] === audience || payload["client_id"] === audience;
-}
-
-/** Keycloak's `typ: Bearer` and the audience rule, then the principal the APIs read. */
-function principalOf(payload: JWTPayload, audience: string | undefined): Principal {
-  if (payload["typ"] !== undefined && payload["typ"] !== "Bearer") throw new TokenInvalidError("token is not an access token");
-  if (audience && !meantFor(payload, audience)) throw new TokenInvalidError("token is not meant for this service");
-  const str = (v: unknown) => (typeof v === "string" && v.length > 0 ? v : null);
-  return {
-    sub: payload.sub as string,
-    orgId: str(payload["org_id"]),
-    username: str(payload["preferred_username"]),
-    email: str(payload["email"]),
-    scope: typeof payload["scope"] === "string" ? payload["scope"] : "",
-    claims: payload,
-  };
-}
-
-/**
  * Verifies bearer JWTs against the issuer's JWKS. jose caches the key set, refetches it when a
  * token names an unknown `kid` (at most once per cooldown) or when it is older than its max age,
- * and checks signature, `exp`, `nbf` and `iss`; we add Keycloak's `typ: Bearer` claim check and the
- * audience rule (`aud`, `azp` or `client_id`).
+ * and checks signature, `exp`, `nbf` and `iss`; we add `iat` (not later than now plus the skew),
+ * the token's type (checkTokenType) and the audience rule (`aud`, `azp` or `client_id`).
  *
  * A client sends the same access token with every request until it refreshes it, and the signature
  * check (RSA or ECDSA through WebCrypto) is most of a protected request's cost. So a token that
@@ -284,7 +250,12 @@ export function createVerifier(opts: VerifierOptions) {
     stats.misses++;
     const before = keys.settled();
     const { payload, protectedHeader: header, key } = await verifySignature(token, getKey, opts, skewSeconds);
-    const principal = principalOf(payload, opts.audience);
+    const principal = accessTokenPrincipal(payload, header, {
+      audience: opts.audience,
+      requireTokenType: opts.requireTokenType ?? true,
+      nowMs: nowMs(),
+      skewSeconds,
+    });
     cache.remember(token, {
       principal,
       header,
@@ -306,7 +277,12 @@ export type Verify = ((token: string) => Promise<Principal>) & { peek?: (token: 
 
 /** The verifier every resource server builds from the configuration: the configured issuer's tokens, for AUTH_AUDIENCE. */
 export function verifierFromConfig(
-  config: { AUTH_JWKS_URL?: string | undefined; AUTH_AUDIENCE: string; AUTH_CLOCK_SKEW_SECONDS: number },
+  config: {
+    AUTH_JWKS_URL?: string | undefined;
+    AUTH_AUDIENCE: string;
+    AUTH_CLOCK_SKEW_SECONDS: number;
+    AUTH_REQUIRE_TOKEN_TYPE?: boolean | undefined;
+  },
   issuer: string,
 ): Verify {
   return createVerifier({
@@ -314,22 +290,10 @@ export function verifierFromConfig(
     jwksUrl: config.AUTH_JWKS_URL,
     audience: config.AUTH_AUDIENCE,
     clockToleranceSeconds: config.AUTH_CLOCK_SKEW_SECONDS,
+    requireTokenType: config.AUTH_REQUIRE_TOKEN_TYPE ?? true,
   });
 }
 
 export class VerifierUnavailableError extends Error {
   override name = "VerifierUnavailableError";
-}
-
-function describeJoseError(err: unknown): string {
-  if (err instanceof joseErrors.JWTExpired) return "token has expired";
-  if (err instanceof joseErrors.JWTClaimValidationFailed) {
-    if (err.claim === "nbf") return "token is not yet valid";
-    if (err.claim === "iss") return "token was issued by an untrusted issuer";
-    return `token claim ${err.claim} is invalid`;
-  }
-  if (err instanceof joseErrors.JOSEAlgNotAllowed) return "token algorithm is not allowed";
-  if (err instanceof joseErrors.JWSSignatureVerificationFailed) return "token signature is invalid";
-  if (err instanceof joseErrors.JWKSNoMatchingKey) return "token signing key is unknown";
-  return "token is malformed or invalid";
 }

@@ -6,3 +6,4 @@ export * from "./integration-records.js";
 export * from "./envelopes.js";
 export * from "./requests.js";
 export * from "./webhooks.js";
+export * from "./assessment.js";

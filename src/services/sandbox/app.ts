@@ -11,6 +11,7 @@ import { registerAdminRoutes } from "./admin/admin.routes.js";
 import { registerConnectPageRoutes } from "./connect/connect-page.routes.js";
 import { installUpstreamErrorHandler } from "./errors.js";
 import { installUpstreamGuards } from "./http/upstream-guards.js";
+import { registerAssessmentRoutes } from "./routes/assessment.routes.js";
 import { registerAtsReadRoutes } from "./routes/ats-read.routes.js";
 import { registerAtsWriteRoutes } from "./routes/ats-write.routes.js";
 import { registerConnectRoutes } from "./routes/connect.routes.js";
@@ -71,6 +72,7 @@ export function buildSandboxApp(deps: SandboxDeps): SandboxApp {
       registerAtsReadRoutes(scoped, context);
       registerAtsWriteRoutes(scoped, context);
       registerConnectRoutes(scoped, context);
+      registerAssessmentRoutes(scoped, context);
     },
     { prefix: "/v1" },
   );

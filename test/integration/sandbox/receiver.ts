@@ -1,6 +1,7 @@
 /**
  * A tiny loopback webhook receiver: records every POST (path, headers, raw body) and answers with
- * the status `respond` picks, so tests can make deliveries fail on purpose.
+ * the status `respond` picks, so tests can make deliveries fail on purpose, or with a status and a
+ * JSON body (an assessment vendor's 422 `{message}` or inline `{assessment_url}`).
  */
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -14,6 +15,9 @@ export type Received = {
   body: { id: string; type: string; data: Record<string, unknown> };
 };
 
+/** A status (the body is `{received}`), or a status with the JSON body to answer. */
+export type Respond = (r: Received, n: number) => number | { status: number; body: unknown };
+
 export type Receiver = {
   /** Receiver base URL: the sandbox appends `/<event type>`. */
   url: string;
@@ -23,7 +27,7 @@ export type Receiver = {
   close(): Promise<void>;
 };
 
-export async function startReceiver(respond: (r: Received, n: number) => number = () => 200): Promise<Receiver> {
+export async function startReceiver(respond: Respond = () => 200): Promise<Receiver> {
   const received: Received[] = [];
   const waiters: { match: (r: Received) => boolean; resolve: (r: Received) => void }[] = [];
   const server = createServer((req, res) => {
@@ -33,8 +37,10 @@ export async function startReceiver(respond: (r: Received, n: number) => number 
       const raw = Buffer.concat(chunks).toString("utf8");
       const r: Received = { path: req.url ?? "", headers: req.headers, raw, body: JSON.parse(raw) as Received["body"] };
       received.push(r);
-      const status = respond(r, received.length);
-      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ received: status === 200 }));
+      const answer = respond(r, received.length);
+      const status = typeof answer === "number" ? answer : answer.status;
+      const body = typeof answer === "number" ? { received: status === 200 } : answer.body;
+      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
       if (status === 200) {
         for (const w of [...waiters]) {
           if (w.match(r)) {
@@ -76,7 +82,7 @@ export async function startReceiver(respond: (r: Received, n: number) => number 
 export async function sandboxWithReceiver(
   t: TestContext,
   opts: Omit<StartSandboxOptions, "webhookUrl"> = {},
-  respond?: (r: Received, n: number) => number,
+  respond?: Respond,
 ): Promise<{ receiver: Receiver; sandbox: TestSandbox }> {
   const receiver = await startReceiver(respond);
   const sandbox = await startSandbox({ ...opts, webhookUrl: receiver.url });

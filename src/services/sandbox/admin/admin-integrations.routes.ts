@@ -12,6 +12,9 @@ import type { Integration } from "../store/sandbox-store.js";
 import { integrationCreated, integrationDeleted, integrationStateChanged } from "../webhooks/events.js";
 import { CreateIntegrationSchema, IntegrationParams, IntegrationStateSchema } from "./admin.schemas.js";
 
+/** The tool an integration created without one gets, per category. */
+const DEFAULT_TOOL: Record<string, string> = { ATS: "greenhouse", HRIS: "personio", ASSESSMENT: "workday", LMS: "personio" };
+
 export function integrationSummary(i: Integration) {
   return {
     id: i.id,
@@ -28,6 +31,8 @@ export function integrationSummary(i: Integration) {
       candidates: i.data.candidates.size,
       interviews: i.data.interviews.size,
       offers: i.data.offers.size,
+      assessment_packages: i.assessment.packages.length,
+      assessment_orders: i.assessment.orders.size,
     },
   };
 }
@@ -55,7 +60,7 @@ export function registerAdminIntegrationRoutes(app: App, ctx: SandboxContext): v
   app.post("/sandbox/integrations", { schema: { body: CreateIntegrationSchema } }, async (request, reply) => {
     const body = request.body;
     const category = (body.category ?? "ATS") as IntegrationCategory;
-    const toolId = body.tool ?? (category === "ATS" ? "greenhouse" : "personio");
+    const toolId = body.tool ?? DEFAULT_TOOL[category] ?? "greenhouse";
     if (!findTool(toolId, category)) throw inputInvalid(`body.tool: the sandbox offers no ${category} tool ${JSON.stringify(toolId)}`);
     const originId = body.end_user?.origin_id ?? body.org_id ?? null;
     const integration = ctx.store.createIntegration({

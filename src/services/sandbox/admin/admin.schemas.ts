@@ -78,3 +78,16 @@ export const WebhookLogQuery = Type.Object({
   integration_id: Type.Optional(Str()),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
 });
+
+export const OrderParams = Type.Object({ id: Str(), order_id: Str() });
+export const OrderAttachmentParams = Type.Object({ id: Str(), order_id: Str(), index: Type.Integer({ minimum: 0 }) });
+
+/** The recruiter's click in the ATS: an assessment order for one application. */
+export const PlaceOrderSchema = Type.Object(
+  {
+    application_id: Str({ description: "The sandbox's application id." }),
+    package_id: Str({ description: "One of the integration's packages (PUT /v1/assessment/packages)." }),
+    inline: Type.Optional(Type.Boolean({ description: "Placed from the career page: inline-assessment:order-received." })),
+  },
+  { additionalProperties: false },
+);

@@ -17,6 +17,15 @@ export const TOOLS: readonly ToolEntry[] = [
   { id: "personio", label: "Personio", category: "HRIS" },
   { id: "bamboohr", label: "BambooHR", category: "HRIS" },
   { id: "hibob", label: "HiBob", category: "HRIS" },
+  // The enterprise ATSs that order assessments through their own channel (the upstream's ASSESSMENT category).
+  { id: "workday", label: "Workday", category: "ASSESSMENT" },
+  { id: "successfactors", label: "SAP SuccessFactors", category: "ASSESSMENT" },
+  { id: "smartrecruiters", label: "SmartRecruiters", category: "ASSESSMENT" },
+  { id: "greenhouse", label: "Greenhouse", category: "ASSESSMENT" },
+  { id: "icims", label: "iCIMS", category: "ASSESSMENT" },
+  { id: "oraclerecruiting", label: "Oracle Recruiting", category: "ASSESSMENT" },
+  { id: "recruitee", label: "Recruitee", category: "ASSESSMENT" },
+  { id: "teamtailor", label: "Teamtailor", category: "ASSESSMENT" },
 ];
 
 export const findTool = (id: string, category?: IntegrationCategory) =>
@@ -47,6 +56,22 @@ export const ATS_WRITE_ACTIONS: readonly { id: string; label: string; fields: st
   },
 ];
 
+type CoverageEntry = { id: string; label: string; fields: string[] };
+
+/** What an ASSESSMENT tool covers: the packages and orders of the assessment API. */
+const ASSESSMENT_READ_MODELS: readonly CoverageEntry[] = [
+  { id: "assessment_packages", label: "Assessment packages", fields: ["id", "type", "name", "description"] },
+  { id: "assessment_orders", label: "Assessment orders", fields: ["package_id", "status", "candidate", "application", "job"] },
+];
+const ASSESSMENT_WRITE_ACTIONS: readonly CoverageEntry[] = [
+  { id: "assessment_set_packages", label: "Set assessment packages", fields: ["packages"] },
+  {
+    id: "assessment_update_order_result",
+    label: "Update assessment order result",
+    fields: ["status", "result_url", "completed_at", "score", "max_score", "attributes", "attachments"],
+  },
+];
+
 export function assetUrls(origin: string, toolId: string) {
   return {
     logo_url: `${origin}/sandbox/assets/${toolId}/logo.svg`,
@@ -56,13 +81,14 @@ export function assetUrls(origin: string, toolId: string) {
 }
 
 export function renderTool(t: ToolEntry, origin: string): Tool {
-  const cov = (status: CoverageStatus) => (e: { id: string; label: string; fields: string[] }) => ({
+  const cov = (status: CoverageStatus) => (e: CoverageEntry) => ({
     id: e.id,
     label: e.label,
     coverage_status: status,
     fields: e.fields.map((f) => ({ id: f, coverage_status: status })),
   });
-  const supported: CoverageStatus = t.category === "ATS" ? "SUPPORTED" : "UNSUPPORTED";
+  const assessment = t.category === "ASSESSMENT";
+  const supported: CoverageStatus = t.category === "ATS" || assessment ? "SUPPORTED" : "UNSUPPORTED";
   return {
     id: t.id,
     label: t.label,
@@ -73,8 +99,8 @@ export function renderTool(t: ToolEntry, origin: string): Tool {
     partner_only_details_markdown: null,
     connection_guide_url: null,
     coverage: {
-      read_models: ATS_READ_MODELS.map(cov(supported)),
-      write_actions: ATS_WRITE_ACTIONS.map(cov(supported)),
+      read_models: (assessment ? ASSESSMENT_READ_MODELS : ATS_READ_MODELS).map(cov(supported)),
+      write_actions: (assessment ? ASSESSMENT_WRITE_ACTIONS : ATS_WRITE_ACTIONS).map(cov(supported)),
       features: [{ id: "webhooks", label: "Webhooks", coverage_status: "SUPPORTED" }],
     },
   };

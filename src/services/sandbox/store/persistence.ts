@@ -5,7 +5,8 @@
  * Generated data is deterministic (same seed, same rows), so the file holds only what cannot be
  * generated again: each integration's own fields and generation seed, the rows inserted or changed
  * since generation (Collection.changedRows), the write-backs the read model does not show (notes,
- * result links, attachments), and the connect links and activation tokens. Its size follows the
+ * result links, attachments), the assessment packages and orders (with the attachment bytes the
+ * sandbox still holds, within its budget), and the connect links and activation tokens. Its size follows the
  * writes, not the dataset. It is rewritten whole (temp file + rename, so a crash never leaves half
  * a file) shortly after each change and once more on close.
  */
@@ -16,6 +17,7 @@ import type { Logger } from "pino";
 import type { AtsModelName } from "../../../contracts/upstream/index.js";
 import type { Collection } from "./collection.js";
 import type { Dataset } from "./dataset.js";
+import type { AssessmentData, OrderAttachment, OrderRow, PackageRow } from "./assessments.js";
 import type { AttachmentRow, BaseRow, NoteRow, ResultLinkRow } from "./rows.js";
 import type { Integration, IntegrationHead, SandboxStore } from "./sandbox-store.js";
 
@@ -41,6 +43,9 @@ const DATA_COLLECTIONS = [
 const FIELD_COLLECTIONS = ["fields", "customFields"] as const;
 
 type SavedAttachment = Omit<AttachmentRow, "content"> & { content: string };
+type SavedOrder = Omit<OrderRow, "attachments"> & { attachments: (Omit<OrderAttachment, "content"> & { content: string | null })[] };
+/** Absent in files written before the assessment channel existed. */
+type SavedAssessment = { packages: PackageRow[]; orders: SavedOrder[] };
 type SavedIntegration = IntegrationHead & {
   history: Integration["sync"]["history"];
   changedSinceSync: AtsModelName[];
@@ -48,6 +53,7 @@ type SavedIntegration = IntegrationHead & {
   notes: [string, NoteRow[]][];
   resultLinks: [string, ResultLinkRow[]][];
   attachments: [string, SavedAttachment[]][];
+  assessment?: SavedAssessment;
 };
 type SavedState = {
   version: number;
@@ -68,7 +74,7 @@ function collectionsOf(i: Integration): [string, Collection<BaseRow>][] {
 
 function snapshot(store: SandboxStore, demoIntegrationId: string): SavedState {
   const integrations = [...store.integrations.values()].map((i): SavedIntegration => {
-    const { tool, data, fields: _fields, sync, ...own } = i;
+    const { tool, data, fields: _fields, assessment, sync, ...own } = i;
     return {
       ...own,
       toolId: tool.id,
@@ -82,9 +88,32 @@ function snapshot(store: SandboxStore, demoIntegrationId: string): SavedState {
       notes: [...data.notes],
       resultLinks: [...data.resultLinks],
       attachments: [...data.attachments].map(([id, list]) => [id, list.map((a) => ({ ...a, content: a.content.toString("base64") }))]),
+      assessment: saveAssessment(assessment),
     };
   });
   return { version: VERSION, created: store.createdCount, demoIntegrationId, integrations, grants: store.grants() };
+}
+
+function saveAssessment(a: AssessmentData): SavedAssessment {
+  return {
+    packages: a.packages,
+    orders: [...a.orders.values()].map((o) => ({
+      ...o,
+      attachments: o.attachments.map((f) => ({ ...f, content: f.content?.toString("base64") ?? null })),
+    })),
+  };
+}
+
+function restoreAssessment(a: AssessmentData, saved: SavedAssessment): void {
+  a.packages = saved.packages;
+  let latest = Math.max(0, ...a.packages.map((p) => p.updatedAt));
+  for (const o of [...saved.orders].sort((x, y) => x.seq - y.seq)) {
+    const attachments = o.attachments.map((f) => ({ ...f, content: f.content === null ? null : Buffer.from(f.content, "base64") }));
+    a.orders.insert({ ...o, attachments });
+    for (const f of attachments) a.budget.hold(f);
+    latest = Math.max(latest, o.changedAt);
+  }
+  a.settle(latest);
 }
 
 /** Puts saved rows back over the regenerated ones (changed) or after them (inserted), in creation order. */
@@ -98,7 +127,7 @@ function applyRows(collection: Collection<BaseRow>, rows: BaseRow[]): number {
 }
 
 function restoreIntegration(store: SandboxStore, saved: SavedIntegration): void {
-  const { history, changedSinceSync, rows, notes, resultLinks, attachments, ...head } = saved;
+  const { history, changedSinceSync, rows, notes, resultLinks, attachments, assessment, ...head } = saved;
   const i = store.restoreIntegration(head);
   i.sync.history = history;
   i.sync.changedSinceSync = new Set(changedSinceSync);
@@ -116,6 +145,7 @@ function restoreIntegration(store: SandboxStore, saved: SavedIntegration): void 
       id,
       list.map((a) => ({ ...a, content: Buffer.from(a.content, "base64") })),
     );
+  if (assessment) restoreAssessment(i.assessment, assessment);
 }
 
 export type SandboxPersistence = {

@@ -16,6 +16,7 @@ import type {
 import { generateDataset } from "../data/generate.js";
 import { Random } from "../data/random.js";
 import { findTool, type ToolEntry } from "../data/tools.js";
+import { AssessmentData, AttachmentBudget } from "./assessments.js";
 import type { Dataset } from "./dataset.js";
 import { generateFields, type FieldSet } from "./fields.js";
 
@@ -33,6 +34,8 @@ export type Integration = {
   generation: { seed: number | string; applications: number };
   data: Dataset;
   fields: FieldSet;
+  /** Packages published to it and orders placed in it (the assessment channel). */
+  assessment: AssessmentData;
   sync: {
     pending: { id: string; type: SyncType; startedAt: number } | null;
     changedSinceSync: Set<AtsModelName>;
@@ -67,12 +70,17 @@ export type CreateIntegrationInput = {
 };
 
 /** An integration's own fields, without its generated data (what persistence.ts stores). */
-export type IntegrationHead = Omit<Integration, "tool" | "data" | "fields" | "sync"> & { toolId: string };
+export type IntegrationHead = Omit<Integration, "tool" | "data" | "fields" | "assessment" | "sync"> & { toolId: string };
+
+/** Categories whose integrations hold jobs and applications (an assessment order names an application). */
+const WITH_APPLICATIONS: readonly IntegrationCategory[] = ["ATS", "ASSESSMENT"];
 
 export class SandboxStore {
   readonly integrations = new Map<string, Integration>();
   readonly #links = new Map<string, LinkGrant>();
   readonly #activations = new Map<string, { integrationId: string; expiresAt: number }>();
+  /** Attachment bytes of every integration's assessment results, bounded together. */
+  readonly attachmentBudget = new AttachmentBudget();
   #created = 0;
 
   constructor(
@@ -97,8 +105,12 @@ export class SandboxStore {
       endUser: input.endUser,
       scopeConfigId: rnd.id(),
       createdAt: this.clock(),
-      // HRIS integrations hold no ATS data: their /ats/* calls answer MODEL_NOT_AVAILABLE.
-      generation: { seed, applications: tool.category === "ATS" ? (input.applications ?? CONNECTED_APPLICATIONS) : 0 },
+      // HRIS integrations hold no ATS data. ASSESSMENT ones hold jobs and applications (the ATS's own
+      // records an order is placed for) but, as upstream, answer MODEL_NOT_AVAILABLE on /ats/*.
+      generation: {
+        seed,
+        applications: WITH_APPLICATIONS.includes(tool.category) ? (input.applications ?? CONNECTED_APPLICATIONS) : 0,
+      },
     });
   }
 
@@ -112,6 +124,7 @@ export class SandboxStore {
       tool,
       data: generateDataset({ seed: head.generation.seed, applications: head.generation.applications, clock: this.clock }),
       fields: generateFields(String(head.generation.seed), head.createdAt),
+      assessment: new AssessmentData(this.attachmentBudget, this.clock),
       sync: { pending: null, changedSinceSync: new Set(), history: [] },
     };
     this.integrations.set(integration.id, integration);

@@ -3,12 +3,19 @@
  * failed deliveries with exponential backoff up to a bounded number of attempts. Sending never
  * blocks the API response that caused the event. Every event lands in a bounded delivery log
  * (`GET /sandbox/webhooks`), also when no receiver is configured, so demos and tests can see what
- * the sandbox would have sent.
+ * the sandbox would have sent. The order webhooks of the assessment channel are the exception to
+ * fire-and-forget: the receiver's answer is the vendor's decision (accept, reject with 422, or an
+ * inline assessment URL), so `deliver` reads it and hands it to the caller.
  */
 import { request } from "undici";
 import type { TSchema } from "@sinclair/typebox";
 import type { Logger } from "pino";
 import {
+  ASSESSMENT_WEBHOOK_EVENT_SCHEMAS,
+  ASSESSMENT_WEBHOOK_PATHS,
+  type AssessmentOrderReceivedData,
+  type AssessmentWebhookEvent,
+  type AssessmentWebhookEventType,
   WEBHOOK_EVENT_SCHEMAS,
   type WebhookDataByType,
   type WebhookEvent,
@@ -18,11 +25,25 @@ import { serializerOf } from "../http/json-cache.js";
 import { newId } from "../data/random.js";
 import { signWebhookBody } from "./sign.js";
 
-export type DeliveryState = "pending" | "retrying" | "delivered" | "failed" | "not_sent";
+/** `rejected`: the receiver refused the event on purpose (an order answered 422); not retried. */
+export type DeliveryState = "pending" | "retrying" | "delivered" | "rejected" | "failed" | "not_sent";
+
+export type AnyWebhookEventType = WebhookEventType | AssessmentWebhookEventType;
+type DataOf<T extends AnyWebhookEventType> = T extends WebhookEventType ? WebhookDataByType[T] : AssessmentOrderReceivedData;
+
+const EVENT_SCHEMAS: Record<AnyWebhookEventType, TSchema> = { ...WEBHOOK_EVENT_SCHEMAS, ...ASSESSMENT_WEBHOOK_EVENT_SCHEMAS };
+/** The path segment under the receiver base: the type itself, or its colon-free form for the order kinds. */
+const pathOf = (type: AnyWebhookEventType): string => (ASSESSMENT_WEBHOOK_PATHS as Record<string, string>)[type] ?? type;
+
+/** One attempt's outcome as `deliver`'s caller sees it: the status and the (JSON) body, or the error. */
+export type ReceiverAnswer = { status: number | null; body: unknown; error: string | null };
+type AnswerHook = { answers: readonly number[]; onAnswer: (answer: ReceiverAnswer, record: DeliveryRecord) => void };
+/** An answer body beyond this is not read (an inline answer is a URL). */
+const ANSWER_LIMIT_BYTES = 64 * 1024;
 
 export type DeliveryRecord = {
   event_id: string;
-  type: WebhookEventType;
+  type: AnyWebhookEventType;
   target: string | null;
   state: DeliveryState;
   attempts: number;
@@ -31,7 +52,7 @@ export type DeliveryRecord = {
   created_at: string;
   delivered_at: string | null;
   next_attempt_at: string | null;
-  event: WebhookEvent;
+  event: WebhookEvent | AssessmentWebhookEvent;
 };
 
 export type WebhookRetryPolicy = {
@@ -64,13 +85,28 @@ export class WebhookSender {
   ) {}
 
   /** Queues one event; returns its log record at once. */
-  send<T extends WebhookEventType>(type: T, data: WebhookDataByType[T]): DeliveryRecord {
-    const event = { id: newId(), type, data } as WebhookEvent;
+  send<T extends AnyWebhookEventType>(type: T, data: DataOf<T>): DeliveryRecord {
+    return this.#send(type, data, undefined).record;
+  }
+
+  /**
+   * Sends one event whose answer matters and resolves after its first attempt. `onAnswer` hears
+   * every attempt; a 2xx or one of `answers` (e.g. 422) ends the delivery, anything else is
+   * retried in the background as `send` does.
+   */
+  async deliver<T extends AnyWebhookEventType>(type: T, data: DataOf<T>, hook: AnswerHook): Promise<DeliveryRecord> {
+    const { record, first } = this.#send(type, data, hook);
+    await first;
+    return record;
+  }
+
+  #send(type: AnyWebhookEventType, data: unknown, hook: AnswerHook | undefined): { record: DeliveryRecord; first: Promise<void> } {
+    const event = { id: newId(), type, data } as WebhookEvent | AssessmentWebhookEvent;
     const base = this.opts.target();
     const record: DeliveryRecord = {
       event_id: event.id,
       type,
-      target: base ? `${base.replace(/\/+$/, "")}/${type}` : null,
+      target: base ? `${base.replace(/\/+$/, "")}/${pathOf(type)}` : null,
       state: base ? "pending" : "not_sent",
       attempts: 0,
       last_status: null,
@@ -82,8 +118,10 @@ export class WebhookSender {
     };
     this.#log.push(record);
     if (this.#log.length > LOG_LIMIT) this.#log.splice(0, this.#log.length - LOG_LIMIT);
-    if (record.target && !this.#closed) this.#track(this.#attempt(record, serializerOf<TSchema>(WEBHOOK_EVENT_SCHEMAS[type])(event)));
-    return record;
+    if (!record.target || this.#closed) return { record, first: Promise.resolve() };
+    const first = this.#attempt(record, serializerOf<TSchema>(EVENT_SCHEMAS[type])(event), hook);
+    this.#track(first);
+    return { record, first };
   }
 
   deliveries(): readonly DeliveryRecord[] {
@@ -103,10 +141,9 @@ export class WebhookSender {
     void p.finally(() => this.#inFlight.delete(p));
   }
 
-  async #attempt(record: DeliveryRecord, body: string): Promise<void> {
-    const { retry, secret, logger } = this.opts;
-    record.attempts++;
-    record.next_attempt_at = null;
+  /** One POST: the status and, when someone listens, the answer's JSON body (bounded). */
+  async #post(record: DeliveryRecord, body: string, readBody: boolean): Promise<ReceiverAnswer> {
+    const { retry, secret } = this.opts;
     const signature = signWebhookBody(body, secret);
     try {
       const res = await request(record.target!, {
@@ -121,34 +158,63 @@ export class WebhookSender {
         headersTimeout: retry.timeoutMs,
         bodyTimeout: retry.timeoutMs,
       });
-      record.last_status = res.statusCode;
-      await res.body.dump();
-      if (res.statusCode >= 200 && res.statusCode < 300) {
-        record.state = "delivered";
-        record.delivered_at = new Date().toISOString();
-        record.last_error = null;
-        return;
+      if (!readBody) {
+        await res.body.dump();
+        return { status: res.statusCode, body: null, error: null };
       }
-      record.last_error = `receiver answered ${res.statusCode}`;
+      return { status: res.statusCode, body: await readJson(res.body), error: null };
     } catch (err) {
-      record.last_status = null;
-      record.last_error = err instanceof Error ? err.message : String(err);
+      return { status: null, body: null, error: err instanceof Error ? err.message : String(err) };
     }
-    if (record.attempts >= retry.maxAttempts || this.#closed) {
+  }
+
+  async #attempt(record: DeliveryRecord, body: string, hook?: AnswerHook): Promise<void> {
+    const { retry, logger } = this.opts;
+    record.attempts++;
+    record.next_attempt_at = null;
+    const answer = await this.#post(record, body, hook !== undefined);
+    record.last_status = answer.status;
+    const ok = answer.status !== null && answer.status >= 200 && answer.status < 300;
+    const refused = answer.status !== null && (hook?.answers ?? []).includes(answer.status);
+    record.last_error = ok ? null : (answer.error ?? `receiver answered ${answer.status}`);
+    if (ok || refused) {
+      record.state = ok ? "delivered" : "rejected";
+      record.delivered_at = new Date().toISOString();
+    } else if (record.attempts >= retry.maxAttempts || this.#closed) {
       record.state = "failed";
       logger.warn(
         { event_id: record.event_id, type: record.type, attempts: record.attempts, error: record.last_error },
         "webhook delivery failed",
       );
-      return;
+    } else {
+      record.state = "retrying";
+      const delay = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (record.attempts - 1));
+      record.next_attempt_at = new Date(Date.now() + delay).toISOString();
+      const timer = setTimeout(() => {
+        this.#timers.delete(timer);
+        this.#track(this.#attempt(record, body, hook));
+      }, delay);
+      this.#timers.add(timer);
     }
-    record.state = "retrying";
-    const delay = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (record.attempts - 1));
-    record.next_attempt_at = new Date(Date.now() + delay).toISOString();
-    const timer = setTimeout(() => {
-      this.#timers.delete(timer);
-      this.#track(this.#attempt(record, body));
-    }, delay);
-    this.#timers.add(timer);
+    hook?.onAnswer(answer, record);
+  }
+}
+
+/** The answer's JSON, or null when it is not JSON or larger than ANSWER_LIMIT_BYTES. */
+async function readJson(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > ANSWER_LIMIT_BYTES) {
+      body.destroy();
+      return null;
+    }
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
+  } catch {
+    return null;
   }
 }

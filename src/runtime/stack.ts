@@ -35,7 +35,11 @@ async function openStorage(config: Config, logger: Logger): Promise<Database> {
       dataDir: `${config.DATA_DIR}/pglite`,
       schema: config.DATABASE_SCHEMA,
       pgliteCompiler: config.PGLITE_WASM_COMPILER,
-      bounds: { statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS, connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS },
+      bounds: {
+        statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+        requestStatementTimeoutMs: config.DATABASE_REQUEST_STATEMENT_TIMEOUT_MS,
+        connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+      },
     });
     const applied = await migrate(database);
     if (applied.length) logger.info({ applied }, "migrations applied");

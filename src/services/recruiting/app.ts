@@ -93,15 +93,18 @@ export async function buildRecruitingApp(deps: RecruitingDeps): Promise<App> {
   });
   const ownBase = `${serviceUrls(deps.config).api.replace(/\/api\/v1$/, "")}/interview`;
   const configuredBase = deps.config.INTERVIEW_BASE_URL?.replace(/\/+$/, "");
+  // Requests go through the request path's pool (DATABASE_REQUEST_STATEMENT_TIMEOUT_MS: a caller
+  // waits for the answer); the schedules below keep the workers' longer bound.
+  const forRequests: Database = { ...deps.database, db: deps.database.requestDb };
   const ctx: RecruitingContext = {
-    db: deps.database.db,
+    db: forRequests.db,
     interviewBaseUrl: configuredBase ?? ownBase,
     hooks: deps.hooks ?? {},
     candidateLists: new CandidateListCache(deps.candidateListCacheBytes ?? CANDIDATE_LIST_CACHE_BYTES),
-    candidateIntake: createCandidateIntake(deps.database, deps.events ?? NO_EVENTS_OUT),
+    candidateIntake: createCandidateIntake(forRequests, deps.events ?? NO_EVENTS_OUT),
     events: deps.events ?? NO_EVENTS_OUT,
     ownership: deps.ownership ?? NO_INTEGRATIONS,
-    idempotent: idempotentCreate(deps.database.db),
+    idempotent: idempotentCreate(forRequests.db),
   };
   const purging = setInterval(() => {
     purgeExpiredKeys(deps.database.db).catch((err: unknown) => app.log.warn({ err }, "purging expired idempotency keys failed"));

@@ -21,7 +21,13 @@ export type RawQuery = <R = Record<string, unknown>>(sql: string, params?: unkno
 
 export type Database = {
   kind: "pglite" | "postgres";
+  /** The database for background work (workers, schedules), bounded by DATABASE_STATEMENT_TIMEOUT_MS. */
   db: Db;
+  /**
+   * The same database for the work of an API request, bounded by the shorter
+   * DATABASE_REQUEST_STATEMENT_TIMEOUT_MS (a pool of its own on Postgres; `db` itself on PGlite).
+   */
+  requestDb: Db;
   /** Schema the tables live in (Postgres); PGlite always uses public. */
   schema: string;
   /**
@@ -51,7 +57,7 @@ export type DatabaseOptions = {
   poolSize?: number;
   /** How V8 compiles PGlite's WebAssembly (config PGLITE_WASM_COMPILER); `optimizing` when unset. */
   pgliteCompiler?: PgliteCompiler | undefined;
-  /** Time bounds of a real Postgres (DATABASE_STATEMENT_TIMEOUT_MS, DATABASE_CONNECT_TIMEOUT_MS). */
+  /** Time bounds of a real Postgres (DATABASE_STATEMENT_TIMEOUT_MS, DATABASE_REQUEST_STATEMENT_TIMEOUT_MS, DATABASE_CONNECT_TIMEOUT_MS). */
   bounds?: Partial<DatabaseBounds> | undefined;
 };
 
@@ -60,10 +66,17 @@ export type DatabaseOptions = {
  * request a bounded wait and a 503, never a hang. `statementTimeoutMs` is Postgres's own
  * statement_timeout and, a little later (CLIENT_TIMEOUT_MARGIN_MS), the client's: a server that
  * answers nothing cannot cancel anything itself. `connectTimeoutMs` bounds getting a connection:
- * waiting for a free one of the pool and opening a new one.
+ * waiting for a free one of the pool and opening a new one. `requestStatementTimeoutMs` is the
+ * statement bound of an API request's work (`requestDb`), never longer than `statementTimeoutMs`:
+ * a caller waits for its answer, so a frozen server should cost it a few seconds, while a worker's
+ * statement (a sync page, a retention purge) may legitimately run longer.
  */
-export type DatabaseBounds = { statementTimeoutMs: number; connectTimeoutMs: number };
-export const DEFAULT_DATABASE_BOUNDS: DatabaseBounds = { statementTimeoutMs: 15_000, connectTimeoutMs: 5_000 };
+export type DatabaseBounds = { statementTimeoutMs: number; requestStatementTimeoutMs: number; connectTimeoutMs: number };
+export const DEFAULT_DATABASE_BOUNDS: DatabaseBounds = {
+  statementTimeoutMs: 15_000,
+  requestStatementTimeoutMs: 5_000,
+  connectTimeoutMs: 5_000,
+};
 /** The client gives up this long after the server's statement_timeout would have fired. */
 export const CLIENT_TIMEOUT_MARGIN_MS = 500;
 
@@ -104,6 +117,8 @@ async function openPglite(dataDir: string | undefined, compiler: PgliteCompiler 
   return {
     kind: "pglite",
     db,
+    // One connection, in process: nothing to freeze apart from the process itself, and no bounds.
+    requestDb: db,
     schema: "public",
     pglite: client,
     query,
@@ -127,35 +142,23 @@ async function openPglite(dataDir: string | undefined, compiler: PgliteCompiler 
 
 async function openPostgres(url: string, schema: string, poolSize: number, bounds: DatabaseBounds): Promise<Database> {
   if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: poolSize,
-    options: `-c search_path=${schema}`,
-    statement_timeout: bounds.statementTimeoutMs,
-    // No connectionTimeoutMillis or query_timeout on the pool: boundPool enforces both without a
-    // timer per statement and checkout (pool-bounds.ts); new connections keep pg's connect timeout.
-    Client: connectBoundClient(bounds.connectTimeoutMs),
-  });
   const unbounded = new WeakSet<pg.ClientBase>();
-  const stopBounds = boundPool(
-    pool,
-    { statementMs: bounds.statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS, checkoutMs: bounds.connectTimeoutMs },
-    unbounded,
-  );
-  // A dropped idle connection must not crash the process; the pool replaces it.
-  pool.on("error", () => {});
-  // Nor may one dropped while checked out (a transaction between two statements when Postgres
-  // stops): pg emits "error" on the client, which without a listener is an uncaught exception that
-  // ends the process. The statement in flight fails with the error, or the next one does; the pool
-  // discards the client when it is released.
-  pool.on("connect", (client) => client.on("error", () => {}));
+  const { pool, stop: stopBounds } = boundedPool(url, schema, poolSize, bounds.statementTimeoutMs, bounds.connectTimeoutMs, unbounded);
+  // The request path's own pool, so its shorter statement bound is the connections' own
+  // statement_timeout and its sweep's (boundPool): no SET per transaction, no timer per statement,
+  // and a frozen server, which cancels nothing itself, still costs a request only this bound.
+  const requestStatementMs = Math.min(bounds.requestStatementTimeoutMs, bounds.statementTimeoutMs);
+  const requests = boundedPool(url, schema, poolSize, requestStatementMs, bounds.connectTimeoutMs, unbounded);
   if (schema !== "public") await pool.query(`create schema if not exists ${schema}`);
   const db = drizzlePg(pool) as unknown as Db;
   db.transaction = transactionsThatRelease(pool);
+  const requestDb = drizzlePg(requests.pool) as unknown as Db;
+  requestDb.transaction = transactionsThatRelease(requests.pool);
   const query: RawQuery = async (sql, params) => (await pool.query(sql, params)).rows;
   return {
     kind: "postgres",
     db,
+    requestDb,
     schema,
     pool,
     url,
@@ -190,9 +193,44 @@ async function openPostgres(url: string, schema: string, poolSize: number, bound
     },
     close: async () => {
       stopBounds();
-      await pool.end();
+      requests.stop();
+      await Promise.all([pool.end(), requests.pool.end()]);
     },
   };
+}
+
+/**
+ * A pool of `max` connections whose statements Postgres cancels after `statementTimeoutMs`
+ * (statement_timeout, sent once per connection) and the pool's sweep drops
+ * CLIENT_TIMEOUT_MARGIN_MS later, and whose checkouts wait `connectTimeoutMs` at most
+ * (pool-bounds.ts); `exempt` clients are watched by neither.
+ */
+function boundedPool(
+  url: string,
+  schema: string,
+  max: number,
+  statementTimeoutMs: number,
+  connectTimeoutMs: number,
+  exempt: WeakSet<pg.ClientBase>,
+): { pool: pg.Pool; stop: () => void } {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    options: `-c search_path=${schema}`,
+    statement_timeout: statementTimeoutMs,
+    // No connectionTimeoutMillis or query_timeout on the pool: boundPool enforces both without a
+    // timer per statement and checkout (pool-bounds.ts); new connections keep pg's connect timeout.
+    Client: connectBoundClient(connectTimeoutMs),
+  });
+  const stop = boundPool(pool, { statementMs: statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS, checkoutMs: connectTimeoutMs }, exempt);
+  // A dropped idle connection must not crash the process; the pool replaces it.
+  pool.on("error", () => {});
+  // Nor may one dropped while checked out (a transaction between two statements when Postgres
+  // stops): pg emits "error" on the client, which without a listener is an uncaught exception that
+  // ends the process. The statement in flight fails with the error, or the next one does; the pool
+  // discards the client when it is released.
+  pool.on("connect", (client) => client.on("error", () => {}));
+  return { pool, stop };
 }
 
 /**

@@ -222,5 +222,51 @@ for (const kind of DB_KINDS) {
       assert.deepEqual(await hb.positions.get(position.id), position);
       assert.equal(candidate.position_id, position.id);
     });
+
+    test("a 503 after the create committed: the SDK's retry gets the committed answer; a retry without the key gets 409", async () => {
+      const user = await identity.login();
+      const keys: (string | null)[] = [];
+      // The server commits each create, then its answer is a 503 (as when Postgres freezes between
+      // the commit and the answer): the caller cannot tell that anything was written.
+      const failsAfterCommit = async (input: string, init: RequestInit) => {
+        const res = await fetch(input, init);
+        if (init.method !== "POST" || !input.startsWith(api)) return res;
+        keys.push(new Headers(init.headers).get("idempotency-key"));
+        if (keys.length % 2 === 0) return res;
+        assert.equal(res.status, 200, "the first attempt committed");
+        await res.arrayBuffer();
+        return new Response(JSON.stringify({ detail: "Storage is unavailable" }), {
+          status: 503,
+          headers: { "content-type": "application/json", "retry-after": "0" },
+        });
+      };
+      const hb = new Hirebridge({
+        authUrl: identity.authUrl,
+        apiUrl: api,
+        orgId: user.orgId,
+        credentials: { username: user.username, password: user.password },
+        fetch: failsAfterCommit,
+      });
+      const position = await hb.positions.create({ name: "Committed before the 503" });
+      const body = { name: "Katherine Johnson", email: "katherine@example.com", phone: "+1 555 0101", language: "en" };
+      const candidate = await hb.candidates.create(position.id, body);
+      assert.equal(keys.length, 4, "each create was sent twice");
+      assert.ok(
+        keys[0] && keys[0] === keys[1] && keys[2] && keys[2] === keys[3] && keys[0] !== keys[2],
+        "one key per create, kept by its retry",
+      );
+      assert.deepEqual([await count("positions", user.orgId), await count("candidates", user.orgId)], [1, 1]);
+      assert.deepEqual(await hb.candidates.get(position.id, candidate.id), candidate);
+
+      // The same retry without a key is another request: it finds its own first attempt's email.
+      const bare = await post(api, user, `/positions/${position.id}/`, { ...body, email: "dorothy@example.com", name: "Dorothy Vaughan" });
+      assert.equal(bare.status, 200);
+      const retried = await post(api, user, `/positions/${position.id}/`, {
+        ...body,
+        email: "dorothy@example.com",
+        name: "Dorothy Vaughan",
+      });
+      assert.equal(retried.status, 409, JSON.stringify(retried.body));
+    });
   });
 }

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { sql } from "drizzle-orm";
 import pg from "pg";
+import { DEFAULT_DATABASE_BOUNDS, openDatabase } from "../../../src/shared/db/database.js";
 import { boundPool, sweepPeriodMs } from "../../../src/shared/db/pool-bounds.js";
 import { isStorageUnavailable } from "../../../src/shared/db/unavailable.js";
 import { TEST_DATABASE_URL } from "../../helpers/db.js";
@@ -90,3 +92,25 @@ test("a checkout waiting on a full pool past the bound fails with pg-pool's mess
     assert.equal(next.ok, true);
     assert.ok(next.ms < BOUNDS.checkoutMs);
   }));
+
+test("openDatabase's defaults: API requests' statements are bounded at 5 s on a pool of their own; the workers' at 15 s", async () => {
+  assert.deepEqual(DEFAULT_DATABASE_BOUNDS, { statementTimeoutMs: 15_000, requestStatementTimeoutMs: 5_000, connectTimeoutMs: 5_000 });
+  const database = await openDatabase({ url: TEST_DATABASE_URL, poolSize: 2 });
+  try {
+    // Both past the request bound, both inside the workers': the server's own statement_timeout
+    // (57014, a 503) ends the request's; the worker's completes.
+    const [request, worker] = await Promise.all([
+      timed(() => database.requestDb.execute(sql`select pg_sleep(6)`)),
+      timed(() => database.db.execute(sql`select pg_sleep(6)`)),
+    ]);
+    assert.equal(request.ok, false, "the request's statement was cut");
+    const error = (request as { error: unknown }).error;
+    assert.ok(isStorageUnavailable(error), `a 503, not a 500: ${String(error)}`);
+    assert.ok(request.ms >= 5_000 && request.ms < 6_000, `cut after ${request.ms} ms, at the 5 s bound`);
+    assert.equal(worker.ok, true, `the worker's statement completed: ${String(!worker.ok && worker.error)}`);
+    // The request pool stays usable after the cancellation.
+    assert.equal(((await database.requestDb.execute(sql`select 5 as n`)) as unknown as { rows: { n: number }[] }).rows[0]!.n, 5);
+  } finally {
+    await database.close();
+  }
+});

@@ -1,8 +1,8 @@
 /**
  * The assessment channel of the sandbox, driven by the official @kombo-api/sdk (it parses every
  * answer with its zod models) and by the admin surface that stands in for the recruiter's click:
- * tools, ASSESSMENT integrations, packages, orders with the receiver's answer (accept, 422 reject,
- * inline URL), results with attachments, and the order as the ATS shows it.
+ * tools, ASSESSMENT integrations (admin and connect flow), packages, orders with the receiver's
+ * answer (accept, 422 reject, inline URL) and the orders list. Results: assessment-results.test.ts.
  */
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
@@ -12,71 +12,10 @@ import {
   InlineAssessmentOrderReceivedWebhookPayload$inboundSchema,
 } from "@kombo-api/sdk/models";
 import { KomboAtsError } from "@kombo-api/sdk/models/errors";
-import type { TestSandbox } from "../../helpers/sandbox.js";
-import { type Received, type Respond, sandboxWithReceiver } from "./receiver.js";
+import { startSandbox } from "../../helpers/sandbox.js";
+import { PACKAGES, assessmentSetup, liveApplications, orderView, placeOrder, threeOrders } from "./assessment-setup.js";
+import { type Received, sandboxWithReceiver } from "./receiver.js";
 import { admin, collectPages, sdkFor } from "./sdk.js";
-
-const PDF = Buffer.from("%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n");
-const PACKAGES = [
-  { id: "pkg-video", type: "VIDEO_INTERVIEW" as const, name: "AI video interview", description: "Structured interview, 20 min" },
-  { id: "pkg-skills", type: "SKILLS_TEST" as const, name: "Skills test", description: "Take-home" },
-];
-
-type OrderView = {
-  id: string;
-  status: string;
-  package_id: string;
-  package_name: string | null;
-  inline: boolean;
-  candidate: { remote_id: string; email: string; first_name: string; last_name: string };
-  application: { remote_id: string };
-  job: { remote_id: string; name: string; hiring_team: { hiring_team_roles: string[] }[] };
-  receiver: { state: string; last_status: number | null; event_id: string };
-  rejection_message: string | null;
-  assessment_url: string | null;
-  result: null | {
-    status: string;
-    score: number;
-    max_score: number;
-    result_url: string;
-    completed_at: string;
-    attributes: unknown[];
-    remote_fields: unknown;
-    written_at: string;
-  };
-  attachments: { name: string; content_type: string; size: number | null; stored: boolean; download_url: string | null }[];
-};
-
-/** A sandbox with an ASSESSMENT integration holding PACKAGES, and a receiver answering with `respond`. */
-async function assessmentSetup(t: Parameters<typeof sandboxWithReceiver>[0], respond?: Respond) {
-  const { receiver, sandbox } = await sandboxWithReceiver(t, { webhookSecret: "whsec_assess" }, respond);
-  const created = await admin<{ id: string; category: string; tool: string; counts: { applications: number } }>(
-    sandbox,
-    "POST",
-    "/sandbox/integrations",
-    { category: "ASSESSMENT", org_id: "org-assess" },
-  );
-  assert.equal(created.status, 201);
-  const id = created.body.id;
-  const kombo = sdkFor(sandbox, id);
-  await kombo.assessment.setPackages({ packages: PACKAGES });
-  return { receiver, sandbox, id, kombo, created: created.body };
-}
-
-const liveApplications = (sandbox: TestSandbox, id: string) =>
-  [...sandbox.context.store.get(id)!.data.applications.values()].filter((a) => a.deletedAt === null);
-
-function placeOrder(sandbox: TestSandbox, id: string, body: Record<string, unknown>) {
-  return admin<OrderView & { error?: { message: string } }>(
-    sandbox,
-    "POST",
-    `/sandbox/integrations/${encodeURIComponent(id)}/assessment-orders`,
-    body,
-  );
-}
-
-const orderView = (sandbox: TestSandbox, id: string, orderId: string) =>
-  admin<OrderView>(sandbox, "GET", `/sandbox/integrations/${encodeURIComponent(id)}/assessment-orders/${orderId}`);
 
 test("GET /tools/assessment lists the enterprise ATSs, parsed by the SDK", async (t) => {
   const { sandbox } = await sandboxWithReceiver(t);
@@ -253,16 +192,6 @@ test("placing an order for an unknown package or application is refused, and not
   assert.deepEqual(list.body.orders, []);
 });
 
-/** Three accepted orders; returns their ids in creation order. */
-async function threeOrders(sandbox: TestSandbox, id: string): Promise<string[]> {
-  const apps = liveApplications(sandbox, id);
-  const ids: string[] = [];
-  for (const [i, pkg] of ["pkg-video", "pkg-skills", "pkg-video"].entries()) {
-    ids.push((await placeOrder(sandbox, id, { application_id: apps[i]!.id, package_id: pkg })).body.id);
-  }
-  return ids;
-}
-
 test("getAssessmentOrders pages with cursors and filters by ids, statuses and created_after", async (t) => {
   const { sandbox, id, kombo } = await assessmentSetup(t);
   const ids = await threeOrders(sandbox, id);
@@ -305,134 +234,66 @@ test("getAssessmentOrders pages with cursors and filters by ids, statuses and cr
   assert.equal(bad.status, 400);
 });
 
-test("updateOrderResult: score, attributes and a PDF land on the order as the ATS shows it", async (t) => {
-  const { sandbox, id, kombo } = await assessmentSetup(t);
-  const [orderId] = await threeOrders(sandbox, id);
-  const completedAt = new Date("2026-03-01T10:00:00.000Z");
-  const res = await kombo.assessment.updateOrderResult({
-    assessment_order_id: orderId!,
-    body: {
-      status: "COMPLETED",
-      result_url: "https://hirebridge.example/results/abc",
-      completed_at: completedAt,
-      score: 82,
-      max_score: 100,
-      attributes: [
-        { type: "TEXT", label: "Feedback", value: "Clear and structured answers." },
-        { type: "SUB_RESULT", id: "communication", label: "Communication", score: { value: 8, max: 10 }, status: "COMPLETED" },
-      ],
-      attachments: [{ name: "report.pdf", content_type: "application/pdf", data: PDF.toString("base64") }],
-      remote_fields: { smartrecruiters: { score_label: "AI score" } },
-    },
+test("the connect flow with integration_category ASSESSMENT offers the assessment tools and creates such an integration", async (t) => {
+  const { receiver, sandbox } = await sandboxWithReceiver(t);
+  const { data } = await sdkFor(sandbox, null).connect.createConnectionLink({
+    end_user_email: "ta@globex.example",
+    end_user_organization_name: "Globex",
+    end_user_origin_id: "org-globex",
+    integration_category: "ASSESSMENT",
   });
-  assert.deepEqual(res, { status: "success", data: {}, warnings: [] });
-
-  const view = (await orderView(sandbox, id, orderId!)).body;
-  assert.equal(view.status, "COMPLETED");
-  assert.deepEqual(
-    { ...view.result, attributes: view.result!.attributes.length },
-    {
-      status: "COMPLETED",
-      score: 82,
-      max_score: 100,
-      result_url: "https://hirebridge.example/results/abc",
-      completed_at: completedAt.toISOString(),
-      attributes: 2,
-      remote_fields: { smartrecruiters: { scoreLabel: "AI score" } },
-      written_at: view.result!.written_at,
-    },
-  );
-  assert.deepEqual(
-    view.attachments.map((a) => ({ name: a.name, content_type: a.content_type, size: a.size, stored: a.stored })),
-    [{ name: "report.pdf", content_type: "application/pdf", size: PDF.length, stored: true }],
-  );
-  const file = await fetch(view.attachments[0]!.download_url!);
-  assert.equal(file.headers.get("content-type"), "application/pdf");
-  const bytes = Buffer.from(await file.arrayBuffer());
-  assert.equal(bytes.subarray(0, 4).toString(), "%PDF");
-  assert.deepEqual(bytes, PDF);
-
-  // Writing the same final status again is no change of status (a retried write-back succeeds);
-  // another status is refused once the order is closed.
-  await kombo.assessment.updateOrderResult({
-    assessment_order_id: orderId!,
-    body: { status: "COMPLETED", result_url: "https://hirebridge.example/results/abc" },
+  const html = await (await fetch(data.link)).text();
+  assert.match(html, /value="workday"/);
+  assert.match(html, /value="successfactors"/);
+  assert.doesNotMatch(html, /value="lever"/, "only tools of the link's category");
+  const confirm = await fetch(`${data.link}/confirm`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ tool_id: "successfactors" }),
   });
-  await assert.rejects(
-    kombo.assessment.updateOrderResult({ assessment_order_id: orderId!, body: { status: "OPEN", result_url: "https://x.example" } }),
-    KomboAtsError,
+  const { integration_id } = (await confirm.json()) as { integration_id: string };
+  const created = await receiver.waitFor((r) => r.body.type === "integration-created");
+  assert.deepEqual(
+    { id: created.body.data["id"], tool: created.body.data["tool"], category: created.body.data["category"] },
+    { id: integration_id, tool: "successfactors", category: "ASSESSMENT" },
+  );
+  const kombo = sdkFor(sandbox, integration_id);
+  await kombo.assessment.setPackages({ packages: PACKAGES });
+  const application = liveApplications(sandbox, integration_id)[0]!;
+  const placed = await placeOrder(sandbox, integration_id, { application_id: application.id, package_id: "pkg-video" });
+  assert.equal(placed.body.receiver.state, "accepted");
+  assert.deepEqual(
+    (await kombo.assessment.getAssessmentOrders()).result.data.results.map((o) => o.id),
+    [placed.body.id],
   );
 });
 
-/** PUT …/result raw, for bodies the SDK would not send. */
-function putResult(sandbox: TestSandbox, integration: string, orderId: string, body: unknown) {
-  return fetch(`${sandbox.url}/assessment/orders/${orderId}/result`, {
-    method: "PUT",
-    headers: { authorization: `Bearer ${sandbox.apiKey}`, "x-integration-id": integration, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-}
-
-test("result input is validated; another integration's order is 404", async (t) => {
-  const { sandbox, id, kombo } = await assessmentSetup(t);
-  const [orderId] = await threeOrders(sandbox, id);
-  const ok = { status: "COMPLETED", result_url: "https://v.example/r" };
-  for (const body of [
-    { ...ok, status: "REJECTED" },
-    { ...ok, result_url: "javascript:alert(1)" },
-    { ...ok, score: 120, max_score: 100 },
-    { ...ok, completed_at: "yesterday" },
-    { ...ok, attributes: [{ type: "SUB_RESULT", id: "a", label: "A", score: { value: 11, max: 10 }, status: "COMPLETED" }] },
-    { ...ok, attachments: [{ name: "a.pdf", data: "not base64!" }] },
-    { ...ok, attachments: [{ name: "a.pdf" }] },
-    { ...ok, attachments: [{ name: "a.pdf", data: "QQ==", data_url: "https://x.example/a" }] },
-  ]) {
-    const res = await putResult(sandbox, id, orderId!, body);
-    assert.equal(res.status, 400, JSON.stringify(body));
-    assert.equal(((await res.json()) as { error: { code: string } }).error.code, "PLATFORM.INPUT_INVALID");
+test("a failing receiver is retried in the background; its later answer lands on the order", async (t) => {
+  // First attempt 503, the second rejects.
+  const { sandbox, id } = await assessmentSetup(t, (r, n) =>
+    r.body.type === "integration-created" ? 200 : n <= 2 ? 503 : { status: 422, body: { message: "Candidate already assessed." } },
+  );
+  const application = liveApplications(sandbox, id)[0]!;
+  const placed = await placeOrder(sandbox, id, { application_id: application.id, package_id: "pkg-video" });
+  assert.deepEqual({ status: placed.body.status, state: placed.body.receiver.state }, { status: "OPEN", state: "retrying" });
+  let view = placed.body;
+  for (let i = 0; i < 100 && view.receiver.state === "retrying"; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    view = (await orderView(sandbox, id, placed.body.id)).body;
   }
-  assert.equal(sandbox.context.store.get(id)!.assessment.orders.get(orderId!)!.status, "OPEN", "nothing was written");
-
-  const other = await admin<{ id: string }>(sandbox, "POST", "/sandbox/integrations", {
-    category: "ASSESSMENT",
-    tool: "successfactors",
-    org_id: "org-b",
-  });
-  const foreign = sdkFor(sandbox, other.body.id);
-  await assert.rejects(
-    foreign.assessment.updateOrderResult({
-      assessment_order_id: orderId!,
-      body: { status: "COMPLETED", result_url: "https://v.example/r" },
-    }),
-    (err: unknown) => err instanceof KomboAtsError && err.statusCode === 404,
+  assert.deepEqual(
+    { status: view.status, message: view.rejection_message, state: view.receiver.state },
+    { status: "REJECTED", message: "Candidate already assessed.", state: "rejected" },
   );
-  assert.deepEqual((await foreign.assessment.getAssessmentOrders()).result.data.results, []);
-  assert.equal((await kombo.assessment.getAssessmentOrders()).result.data.results.length, 3);
 });
 
-test("a data_url attachment is downloaded; one that cannot be is kept by name with a warning", async (t) => {
-  const { sandbox, id, kombo } = await assessmentSetup(t);
-  const [orderId] = await threeOrders(sandbox, id);
-  // The sandbox's own file route serves as the vendor's file host: a generated CV (a PDF).
-  const demoApp = liveApplications(sandbox, sandbox.demoIntegrationId)[0]!;
-  const { data } = await sdkFor(sandbox).ats.getApplicationAttachments({ application_id: demoApp.id });
-  const cvUrl = data.results[0]!.data_url;
-  const res = await kombo.assessment.updateOrderResult({
-    assessment_order_id: orderId!,
-    body: {
-      status: "COMPLETED",
-      result_url: "https://v.example/r",
-      attachments: [
-        { name: "cv.pdf", content_type: "application/pdf", data_url: cvUrl },
-        // Port 1 refuses connections: the download fails at once.
-        { name: "gone.pdf", data_url: "http://127.0.0.1:1/missing.pdf" },
-      ],
-    },
-  });
-  assert.equal(res.warnings.length, 1);
-  assert.match(res.warnings[0]!.message, /gone\.pdf/);
-  const view = (await orderView(sandbox, id, orderId!)).body;
-  assert.equal(view.attachments[0]!.stored, true);
-  assert.ok(view.attachments[0]!.size! > 0);
-  assert.deepEqual({ stored: view.attachments[1]!.stored, size: view.attachments[1]!.size }, { stored: false, size: null });
+test("without a receiver the order stays OPEN and says it was not sent", async (t) => {
+  const sandbox = await startSandbox();
+  t.after(() => sandbox.close());
+  await sdkFor(sandbox).assessment.setPackages({ packages: PACKAGES });
+  const application = liveApplications(sandbox, sandbox.demoIntegrationId)[0]!;
+  const placed = await placeOrder(sandbox, sandbox.demoIntegrationId, { application_id: application.id, package_id: "pkg-skills" });
+  assert.equal(placed.status, 201);
+  assert.deepEqual({ status: placed.body.status, state: placed.body.receiver.state }, { status: "OPEN", state: "not_sent" });
+  assert.equal(sandbox.context.webhooks.deliveries().at(-1)?.type, "assessment:order-received", "the event is logged all the same");
 });

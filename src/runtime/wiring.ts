@@ -3,7 +3,7 @@ import type { JobQueue } from "../shared/jobs/queue.js";
 import type { ProxyAppOptions } from "../services/proxy/app.js";
 import type { HostedModule } from "../services/proxy/proxy-deps.js";
 import { createRecruitingService } from "../services/recruiting/service.js";
-import { createSyncStore, writeBackSource, type RecruitingHooks } from "../services/recruiting/upstream/index.js";
+import { createAssessmentStore, createSyncStore, writeBackSource, type RecruitingHooks } from "../services/recruiting/upstream/index.js";
 import { serviceUrls } from "../shared/config.js";
 import { writeBackHook } from "../services/sync/write-back.js";
 import type { WebhooksOut, WebhooksOutDeps } from "../services/webhooks-out/module.js";
@@ -34,6 +34,7 @@ export const syncOnProxy: HostedModule<ConfigOf<"proxy">> = async (host) => {
       ...host,
       source: writeBackSource,
       store: createSyncStore({ interviewBaseUrl: serviceUrls(host.config).interview, events }),
+      assessments: createAssessmentStore({ interviewBaseUrl: serviceUrls(host.config).interview, events }),
       events,
     });
     return {

@@ -46,6 +46,9 @@ const ignoredFields = {
   position_id: readOnly(Uuid()),
   created_at: readOnly(DateTime()),
   updated_at: readOnly(DateTime()),
+  upstream_assessment_order_id: readOnly(
+    OrNull(Type.String(), { description: "The upstream assessment order the candidate came from (docs/assessments.md)." }),
+  ),
 };
 
 /** POST .../positions/{position_id}/ */
@@ -97,6 +100,7 @@ export const CandidateBulkUpdateItemSchema = Type.Object(
     position_id: ignoredFields.position_id,
     created_at: ignoredFields.created_at,
     updated_at: ignoredFields.updated_at,
+    upstream_assessment_order_id: ignoredFields.upstream_assessment_order_id,
   },
   { additionalProperties: false, title: "CandidateBulkUpdateItem" },
 );
@@ -131,6 +135,13 @@ export const CandidateSchema = Type.Object(
     invited_at: Type.Optional(fields.invited_at),
     completed_at: Type.Optional(fields.completed_at),
     upstream_application_id: Type.Optional(Type.String({ minLength: 1 })),
+    upstream_assessment_order_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        readOnly: true,
+        description: "Set when the candidate came from an upstream assessment order: its result goes to the order (docs/assessments.md).",
+      }),
+    ),
     short_listed: Type.Boolean(),
     tags: fields.tags,
     created_at: DateTime({ readOnly: true }),

@@ -1,7 +1,7 @@
 import { type Static, type TSchema, Type } from "@sinclair/typebox";
 import { DateTime, Uuid } from "../common.js";
 import { HEALTH_STATES, IntegrationHealthSchema, SyncRunSchema, WriteBackSchema } from "../proxy/webhooks.js";
-import { StringEnum } from "../recruiting/fields.js";
+import { OrNull, StringEnum } from "../recruiting/fields.js";
 import { CandidateSchema } from "../recruiting/candidates.js";
 import { InterviewSchema } from "../recruiting/interviews.js";
 import { PositionSchema } from "../recruiting/positions.js";
@@ -31,6 +31,21 @@ const healthData = Type.Object(
     previous_state: StringEnum(HEALTH_STATES, { description: "The state before this change." }),
   },
   { title: "IntegrationHealthEventData" },
+);
+/** An assessment order's ids and status only: no personal data travels in these events (docs/assessments.md). */
+const assessmentOrderData = Type.Object(
+  {
+    id: Uuid({ description: "Hirebridge's id of the order." }),
+    integration_id: Type.String({ description: "The integration the order came from." }),
+    order_id: Type.String({ description: "The upstream's id of the order." }),
+    package_id: Uuid({ description: "The package ordered (a position in state `template`)." }),
+    position_id: OrNull(Uuid()),
+    candidate_id: OrNull(Uuid()),
+    inline: Type.Boolean({ description: "Ordered from the career page (answered with the interview link)." }),
+    status: StringEnum(["accepted", "rejected"] as const),
+    result_status: StringEnum(["OPEN", "COMPLETED", "CANCELLED"] as const, { description: "The order's status upstream." }),
+  },
+  { title: "AssessmentOrderEventData" },
 );
 
 /** Every event type: its description and the schema of its `data`. Order is the catalogue's. */
@@ -71,6 +86,14 @@ export const EVENT_CATALOGUE = {
   "integration.health_changed": {
     description: "An integration's health moved between ok, degraded and broken (with the reason).",
     data: healthData,
+  },
+  "assessment_order.received": {
+    description: "An assessment order placed in an ATS was accepted: its candidate and interview exist (ids and status only).",
+    data: assessmentOrderData,
+  },
+  "assessment_order.completed": {
+    description: "An assessment order's result was written to the order: COMPLETED or CANCELLED (ids and status only).",
+    data: assessmentOrderData,
   },
 } as const satisfies Record<string, { description: string; data: TSchema }>;
 

@@ -24,6 +24,7 @@ import { reportValidation, strictInputFor } from "./http/strict-input.js";
 import { purgeExpiredKeys } from "./idempotency/idempotency.repository.js";
 import { idempotentCreate } from "./idempotency/idempotent-create.js";
 import { interviewPageRoutes } from "./interviews/interview-page.routes.js";
+import { resultsPageRoutes } from "./interviews/results-page.routes.js";
 import { interviewRoutes } from "./interviews/interviews.routes.js";
 import type { RecruitingHooks } from "./interviews/interviews.service.js";
 import { orgRoutes } from "./org/org.routes.js";
@@ -121,6 +122,8 @@ export async function buildRecruitingApp(deps: RecruitingDeps): Promise<App> {
     ownBase,
     redirectBase: configuredBase && configuredBase !== ownBase ? configuredBase : null,
   });
+  // The recruiter's side of an assessment order's result_url (docs/assessments.md).
+  await app.register(resultsPageRoutes, { ctx });
 
   await app.register(
     async (api) => {

@@ -1,5 +1,9 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { createAtsReader, isRetryableUpstreamError } from "./ats-reader.js";
+import { type AtsReader, createAtsReader, isRetryableUpstreamError } from "./ats-reader.js";
+import { resultsPageUrl } from "./assessments/results-url.js";
+import { writeOrderResult } from "./assessments/order-result.js";
+import { NO_EVENTS_OUT } from "../../shared/no-events-out.js";
+import type { AssessmentRecruiting } from "../../shared/ports/assessment-orders.js";
 import { createUpstreamFailureLog, type UpstreamFailureLog } from "./activity/upstream-failures.js";
 import { QUEUES, type JobQueue, type QueueName } from "../../shared/jobs/queue.js";
 import { createSyncEngine, type SyncEngine, type SyncJobData } from "./sync-engine.js";
@@ -8,7 +12,7 @@ import { retryWriteBack, type WriteBackRef } from "./write-back-retry.js";
 import type { WriteBackRow } from "./sync.tables.js";
 import { createHealthMonitor, type HealthMonitor, type OnHealthChanged } from "./health/health-monitor.js";
 import { addQueueDepthSource, addSyncLagSource, jobFailures } from "../../shared/http/metrics.js";
-import type { Db, Queryable } from "../../shared/db/database.js";
+import type { Db, Queryable, Tx } from "../../shared/db/database.js";
 import type { IntegrationLookup } from "../../shared/ports/integrations.js";
 import type { RecruitingStore, WriteBackSource } from "../../shared/ports/recruiting-sync.js";
 import type { Logger } from "pino";
@@ -34,6 +38,8 @@ export type SyncWork = {
   failures: UpstreamFailureLog;
   /** Stops the metrics and writes what the failure log still holds. */
   stop: () => Promise<void>;
+  /** The upstream as the sync and write-back call it (the assessment channel publishes packages through it). */
+  reader: AtsReader;
 };
 
 /** What the sync module's durable work is built from: the hosting proxy's parts and the recruiting API's write-back source. */
@@ -53,6 +59,8 @@ export type SyncJobsDeps = {
   onHealthChanged?: OnHealthChanged | undefined;
   /** Where the module records its outbound events (sync runs ended, write-backs settled, health changed). */
   events?: SyncEvents | undefined;
+  /** The recruiting data the assessment channel reads and writes (assessments/): packages, orders into interviews. */
+  assessments?: AssessmentRecruiting<Tx, Queryable> | undefined;
 };
 
 /** Whether a job's attempt is its last (pg-boss counts retries from 0). */
@@ -137,6 +145,9 @@ export async function startSyncJobs(opts: SyncJobsDeps): Promise<SyncWork> {
     // A write-back done or failed for good may change its integration's health.
     onSettled: (integrationId) => health.refreshQuietly(integrationId),
     ...(opts.events ? { events: opts.events } : {}),
+    // A candidate from an assessment order gets its result on the order (assessments/order-result.ts).
+    orderResult: (wb, result) =>
+      writeOrderResult({ db: database.db, reader, events: opts.events ?? NO_EVENTS_OUT, resultsUrl: resultsPageUrl(config) }, wb, result),
   });
   // Scrape-time metrics: queue depth from pg-boss, sync lag from the checkpoints.
   const removeSources = [
@@ -154,7 +165,7 @@ export async function startSyncJobs(opts: SyncJobsDeps): Promise<SyncWork> {
     await failures.flush();
   };
   const retry = (ref: WriteBackRef) => retryWriteBack({ db: database.db, queue, source: opts.source }, ref);
-  const work: SyncWork = { queue, engine, writeBack, store, health, failures, retryWriteBack: retry, stop };
+  const work: SyncWork = { queue, engine, writeBack, store, health, failures, retryWriteBack: retry, stop, reader };
   if (opts.workers) await startWorkers(opts, work);
   return work;
 }

@@ -1,6 +1,9 @@
 import type { App } from "../../shared/http/create-app.js";
 import type { UpstreamFailure } from "./activity/upstream-failures.js";
-import { startSyncJobs, type SyncJobsDeps } from "./sync-jobs.js";
+import { NO_EVENTS_OUT } from "../../shared/no-events-out.js";
+import { assessmentRoutes } from "./assessments/assessment.routes.js";
+import { orderReceiverRoutes } from "./assessments/order-receivers.routes.js";
+import { startSyncJobs, type SyncJobsDeps, type SyncWork } from "./sync-jobs.js";
 import type { SyncDeps, SyncRoutes } from "./sync-routes.deps.js";
 import { activityRoutes } from "./activity/activity.routes.js";
 import { integrationSummaryRoutes } from "./integrations.routes.js";
@@ -10,6 +13,18 @@ import { webhookRoutes } from "./webhooks/webhooks.routes.js";
 
 /** What the sync module is built from: the hosting proxy's parts and the recruiting API's write-back source. */
 export type SyncModuleDeps = SyncJobsDeps;
+
+/** The assessment channel's routes (assessments/), when the recruiting side is handed over. */
+function assessmentChannel(deps: SyncModuleDeps, sync: SyncWork, routeDeps: SyncDeps) {
+  const recruiting = deps.assessments;
+  if (!recruiting) return { protectedRoutes: [], publicRoutes: [] };
+  const db = deps.database.db;
+  const events = deps.events ?? NO_EVENTS_OUT;
+  return {
+    protectedRoutes: [assessmentRoutes({ db, reader: sync.reader, integrations: deps.integrations, recruiting })],
+    publicRoutes: [orderReceiverRoutes(routeDeps, { db, integrations: deps.integrations, recruiting, events, logger: deps.logger })],
+  };
+}
 
 /**
  * The sync module as the proxy hosts it on its port (wired in src/runtime/wiring.ts): its job
@@ -21,10 +36,17 @@ export async function startSyncModule(deps: SyncModuleDeps) {
   const sync = await startSyncJobs(deps);
   const routeDeps: SyncDeps = { config: deps.config, database: deps.database, logger: deps.logger, integrations: deps.integrations, sync };
   const group = (routes: SyncRoutes) => (app: App) => routes(app, { deps: routeDeps });
+  const assessments = assessmentChannel(deps, sync, routeDeps);
   return {
     sync,
-    protectedRoutes: [group(syncRoutes), group(integrationSummaryRoutes), group(activityRoutes), group(webhookEventRoutes)],
-    publicRoutes: [group(webhookRoutes)],
+    protectedRoutes: [
+      group(syncRoutes),
+      group(integrationSummaryRoutes),
+      group(activityRoutes),
+      group(webhookEventRoutes),
+      ...assessments.protectedRoutes,
+    ],
+    publicRoutes: [group(webhookRoutes), ...assessments.publicRoutes],
     // The proxy's own calls that the upstream failed join the integration's trail.
     onUpstreamFailure: (f: Omit<UpstreamFailure, "source">) => sync.failures.record({ ...f, source: "proxy" }),
     close: () => sync.stop(),

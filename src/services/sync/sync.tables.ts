@@ -71,6 +71,8 @@ export const writeBacks = pgTable("write_backs", {
   positionName: text("position_name"),
   /** migrations/0404: set on a corrective write-back (a graded result corrected), with why. */
   correctionReason: text("correction_reason"),
+  /** migrations/0601: set on a write-back of an assessment order's result (written to the order, not the stage). */
+  assessmentOrderId: text("assessment_order_id"),
   state: text("state").$type<"pending" | "done" | "failed" | "paused">().notNull().default("pending"),
   stageMovedAt: timestamp("stage_moved_at", { withTimezone: true }),
   linkAddedAt: timestamp("link_added_at", { withTimezone: true }),

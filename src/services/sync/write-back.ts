@@ -40,6 +40,8 @@ export type WriteBackDeps = {
   onSettled?: (integrationId: string) => Promise<void>;
   /** Where a write-back that is done or failed for good is recorded as `write_back.succeeded`/`failed`, with its change. */
   events?: SyncEvents;
+  /** Writes an assessment order's result on the order (assessments/order-result.ts), for write-backs of orders. */
+  orderResult?: (wb: WriteBackRow, result: InterviewResult) => Promise<void>;
 };
 
 const RESULT_LINK_LABEL = "Hirebridge AI interview";
@@ -67,7 +69,13 @@ export function stageForOutcome(
 export function writeBackHook(queue: JobQueue, now: () => Date = () => new Date()) {
   return (async (event: InterviewEnded, tx: Tx): Promise<void> => {
     const target = event.writeBack;
-    if (!target.autoUpdateStages || !target.integrationId || !target.applicationId) return;
+    // A candidate from an assessment order gets its result on the order, once: graded or
+    // cancelled (an errored interview may be taken again; the upstream changes only OPEN orders,
+    // so a correction cannot follow).
+    const order = target.assessmentOrderId;
+    if (order && (event.to === "errored" || event.correction)) return;
+    if (!order && !target.autoUpdateStages) return;
+    if (!target.integrationId || !target.applicationId) return;
     const outcome = outcomeOf(event, event.interview.score, target.minScore);
     const stage = stageForOutcome(outcome, target);
     const when = event.interview.graded_at ?? event.interview.end_time ?? now().toISOString();
@@ -84,6 +92,7 @@ export function writeBackHook(queue: JobQueue, now: () => Date = () => new Date(
       targetStage: stage,
       candidateName: target.candidateName,
       positionName: target.positionName,
+      assessmentOrderId: order,
     });
     if (id) await queue.send(QUEUES.writeBack, { id }, { tx });
   }) satisfies InterviewEndedHook<Tx>;
@@ -187,6 +196,14 @@ async function addNote(ctx: Ctx, wb: WriteBackRow, result: InterviewResult, move
 
 /** The three steps, each recorded as it succeeds so a retried job repeats none; answers what could not be done. */
 async function sendSteps(ctx: Ctx, wb: WriteBackRow, result: InterviewResult): Promise<string[]> {
+  if (wb.assessmentOrderId) {
+    if (wb.linkAddedAt) return [];
+    if (!ctx.orderResult) return ["assessment order results are not written by this process"];
+    await ctx.orderResult(wb, result);
+    // The order has its result: a retry after this point must not send it again.
+    await update(ctx, wb, { linkAddedAt: ctx.now() });
+    return [];
+  }
   const { moved, stageName, error } = await moveStage(ctx, wb, result);
   await addResultLink(ctx, wb, result);
   await addNote(ctx, wb, result, moved ? (stageName ?? wb.targetStage) : null);

@@ -112,6 +112,8 @@ export type WriteBackTarget = {
   passedStage: string | null;
   rejectedStage: string | null;
   needsReviewedStage: string | null;
+  /** The upstream assessment order the candidate came from: its result goes to the order, not to a stage. */
+  assessmentOrderId: string | null;
 };
 
 /**
@@ -152,6 +154,15 @@ export type InterviewResult = {
   link: string | null;
   /** The position's stage mapping as it is now: an operator's retry of a failed write-back takes its stage from it. */
   stages: Pick<WriteBackTarget, "passedStage" | "rejectedStage" | "needsReviewedStage">;
+  /** What an assessment order's result shows beyond the above (its report and results page). */
+  report: {
+    candidateName: string;
+    positionName: string;
+    /** When the interview ended (or was graded); null when it never did. */
+    completedAt: string | null;
+    /** The token of the recruiter's results page; null for a candidate that did not come from an order. */
+    resultsToken: string | null;
+  };
 };
 
 /** What the write-back's worker reads of the recruiting data when it runs. */

@@ -20,7 +20,8 @@ export function candidateJsonSql(alias: string): SQL {
     ',"language":', to_json(${c(k.language)}), ',"state":', to_json(${c(k.state)}), ',"score":' || ${c(k.score)},
     ',"feedback":' || to_json(${c(k.feedback)}), ',"hired":', ${c(k.hired)}::text,
     ',"invited_at":"' || ${isoText(c(k.invitedAt))} || '"', ',"completed_at":"' || ${isoText(c(k.completedAt))} || '"',
-    ',"upstream_application_id":' || to_json(${c(k.upstreamApplicationId)}), ',"short_listed":', ${c(k.shortListed)}::text,
+    ',"upstream_application_id":' || to_json(${c(k.upstreamApplicationId)}),
+    ',"upstream_assessment_order_id":' || to_json(${c(k.upstreamAssessmentOrderId)}), ',"short_listed":', ${c(k.shortListed)}::text,
     ',"tags":', array_to_json(${c(k.tags)}), ',"created_at":"', ${isoText(c(k.createdAt))}, '","updated_at":"', ${isoText(c(k.updatedAt))}, '"}')`;
 }
 

@@ -24,6 +24,9 @@ export const candidates = pgTable(
     upstreamApplicationId: varchar("upstream_application_id", { length: 100 }),
     shortListed: boolean("short_listed").notNull().default(false),
     tags: text("tags").array().notNull().default(sql`'{}'`),
+    /** migrations/0601: the upstream assessment order the candidate came from (read-only), and its results page's token. */
+    upstreamAssessmentOrderId: text("upstream_assessment_order_id"),
+    resultsToken: text("results_token"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },

@@ -10,7 +10,18 @@ import { interviewNotFoundPage, interviewPage, type InterviewPageData } from "./
 import { interviews } from "./interviews.tables.js";
 
 /** What newInterviewLink issues: 24 random bytes, base64url. Anything else cannot be a link. */
-const TOKEN = /^[A-Za-z0-9_-]{32}$/;
+export const TOKEN = /^[A-Za-z0-9_-]{32}$/;
+
+/**
+ * A page behind a token link is a bearer secret: never cached, never sent on as a referrer, never
+ * indexed, and nothing but inline style runs (the results page has the same).
+ */
+export const TOKEN_PAGE_HEADERS = {
+  "cache-control": "no-store",
+  "referrer-policy": "no-referrer",
+  "x-robots-tag": "noindex",
+  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'",
+} as const;
 
 export type InterviewPageOptions = {
   ctx: RecruitingContext;
@@ -31,14 +42,7 @@ export const interviewPageRoutes: FastifyPluginAsync<InterviewPageOptions> = asy
     // A candidate's browser gets a page it can read; API clients the API's error shape.
     const nowhere = () => {
       if (!/\btext\/html\b/.test(request.headers.accept ?? "")) throw notFound("No interview at this link");
-      return reply
-        .status(404)
-        .header("cache-control", "no-store")
-        .header("referrer-policy", "no-referrer")
-        .header("x-robots-tag", "noindex")
-        .header("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'")
-        .type("text/html; charset=utf-8")
-        .send(interviewNotFoundPage());
+      return reply.status(404).headers(TOKEN_PAGE_HEADERS).type("text/html; charset=utf-8").send(interviewNotFoundPage());
     };
     if (!TOKEN.test(token)) return nowhere();
     const links = [...new Set([`${ownBase}/${token}`, `${ctx.interviewBaseUrl.replace(/\/+$/, "")}/${token}`])];
@@ -58,12 +62,7 @@ export const interviewPageRoutes: FastifyPluginAsync<InterviewPageOptions> = asy
       .where(inArray(interviews.interviewLink, links))
       .limit(1);
     if (!row) return nowhere();
-    // A link is a bearer secret: never cached, never sent on as a referrer, never indexed.
-    reply
-      .header("cache-control", "no-store")
-      .header("referrer-policy", "no-referrer")
-      .header("x-robots-tag", "noindex")
-      .header("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'");
+    reply.headers(TOKEN_PAGE_HEADERS);
     if (redirectBase) return reply.redirect(`${redirectBase}/${token}`, 302);
     const data: InterviewPageData = {
       candidateName: row.candidateName,

@@ -15,3 +15,4 @@ export { unlinkIntegration, upsertUpstreamPositions, type UpsertedPosition } fro
 export type { RecruitingHooks } from "../interviews/interviews.service.js";
 export { writeBackSource } from "./write-back-source.repository.js";
 export { createSyncStore } from "./sync-store.js";
+export { createAssessmentStore } from "./assessment-store.js";

@@ -14,7 +14,11 @@ export const writeBackSource = {
   async result(q: Queryable, positionId: string, candidateId: string) {
     const [position] = await q.select().from(positions).where(eq(positions.id, positionId));
     const [interview] = await q.select().from(interviews).where(eq(interviews.candidateId, candidateId));
-    if (!position || !interview) return null;
+    const [candidate] = await q
+      .select({ name: candidates.name, resultsToken: candidates.resultsToken })
+      .from(candidates)
+      .where(eq(candidates.id, candidateId));
+    if (!position || !interview || !candidate) return null;
     return {
       upstreamJobId: position.upstreamJobIdId,
       minScore: position.minScore,
@@ -24,6 +28,12 @@ export const writeBackSource = {
       // Only a link a person can open goes to the ATS (one stored before links were checked may not be).
       link: [interview.recordingLink, interview.transcriptLink, interview.interviewLink].find(isHttpUrl) ?? null,
       stages: { passedStage: position.passedStage, rejectedStage: position.rejectedStage, needsReviewedStage: position.needsReviewedStage },
+      report: {
+        candidateName: candidate.name,
+        positionName: position.name,
+        completedAt: (interview.endTime ?? interview.gradedAt)?.toISOString() ?? null,
+        resultsToken: candidate.resultsToken,
+      },
     };
   },
 } satisfies WriteBackSource<Queryable>;
@@ -37,7 +47,7 @@ export async function writeBackTargetOf(q: Queryable, positionId: string, candid
   const [position] = await q.select().from(positions).where(eq(positions.id, positionId));
   if (!position) return null;
   const [candidate] = await q
-    .select({ applicationId: candidates.upstreamApplicationId, name: candidates.name })
+    .select({ applicationId: candidates.upstreamApplicationId, name: candidates.name, orderId: candidates.upstreamAssessmentOrderId })
     .from(candidates)
     .where(eq(candidates.id, candidateId));
   return {
@@ -50,6 +60,7 @@ export async function writeBackTargetOf(q: Queryable, positionId: string, candid
     passedStage: position.passedStage,
     rejectedStage: position.rejectedStage,
     needsReviewedStage: position.needsReviewedStage,
+    assessmentOrderId: candidate?.orderId ?? null,
   };
 }
 

@@ -29,7 +29,14 @@ test("an ASSESSMENT integration has jobs and applications of its own; its /ats/*
   const { sandbox, id, created, kombo } = await assessmentSetup(t);
   assert.deepEqual({ category: created.category, tool: created.tool }, { category: "ASSESSMENT", tool: "workday" });
   assert.equal(created.counts.applications, 25);
-  assert.ok(liveApplications(sandbox, id).length > 0);
+  const live = liveApplications(sandbox, id);
+  const path = `/sandbox/integrations/${encodeURIComponent(id)}/applications`;
+  const listed = await admin<{ applications: { id: string; candidate: { id: string } }[] }>(sandbox, "GET", `${path}?limit=3&offset=1`);
+  assert.deepEqual(
+    listed.body.applications.map((a) => [a.id, a.candidate.id]),
+    live.slice(1, 4).map((a) => [a.id, a.candidateId]),
+  );
+  assert.equal((await admin<{ applications: unknown[] }>(sandbox, "GET", path)).body.applications.length, Math.min(20, live.length));
   await assert.rejects(
     kombo.ats.getJobs({}),
     (err: unknown) => err instanceof KomboAtsError && err.data$.error.code === "INTEGRATION.MODEL_NOT_AVAILABLE",

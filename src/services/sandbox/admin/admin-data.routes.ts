@@ -1,7 +1,7 @@
 /**
  * Admin: act as the ATS would — add a job, add an application, move an application — and read an
  * application with what the unified read model does not show (notes, result links), so tests can
- * check write-backs. Each write sends the matching data-changed webhook.
+ * check write-backs; list an integration's live applications. Each write sends the matching data-changed webhook.
  */
 import type { App } from "../../../shared/http/create-app.js";
 import { announceChange, originOf, type SandboxContext } from "../context.js";
@@ -12,7 +12,14 @@ import { WriteConflict, createApplication, createJob, type NewJob } from "../sto
 import type { Dataset } from "../store/dataset.js";
 import type { JobRow, StageRow } from "../store/rows.js";
 import { findIntegration } from "./admin-integrations.routes.js";
-import { AdminApplicationSchema, AdminJobSchema, AdminMoveSchema, ApplicationParams, IntegrationParams } from "./admin.schemas.js";
+import {
+  AdminApplicationSchema,
+  AdminJobSchema,
+  AdminMoveSchema,
+  ApplicationListQuery,
+  ApplicationParams,
+  IntegrationParams,
+} from "./admin.schemas.js";
 
 /** A job's stage by id, or by name (case-insensitive) for demos that think in names. */
 function stageOf(data: Dataset, job: JobRow, pick: { stage_id?: string | undefined; stage_name?: string | undefined }): StageRow {
@@ -66,6 +73,27 @@ export function registerAdminDataRoutes(app: App, ctx: SandboxContext): void {
       data.moveToStage(application, stageOf(data, data.jobs.get(application.jobId)!, request.body));
       announceChange(ctx, integration, ["ats_applications"]);
       return renderApplication(data, application);
+    },
+  );
+
+  // An ASSESSMENT integration's /v1/ats/* are closed (as upstream): this is how to find an
+  // application to place an assessment order for.
+  app.get(
+    "/sandbox/integrations/:id/applications",
+    { schema: { params: IntegrationParams, querystring: ApplicationListQuery } },
+    async (request) => {
+      const { data } = findIntegration(ctx, request.params.id);
+      const { limit = 20, offset = 0 } = request.query;
+      const applications = [];
+      let skipped = 0;
+      // Walks only as far as the page reaches (the demo integration may hold 100,000s).
+      for (const a of data.applications.values()) {
+        if (a.deletedAt !== null) continue;
+        if (skipped++ < offset) continue;
+        applications.push(renderApplication(data, a));
+        if (applications.length === limit) break;
+      }
+      return { applications };
     },
   );
 

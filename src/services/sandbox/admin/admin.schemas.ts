@@ -6,6 +6,10 @@ const Category = Type.Union(["HRIS", "ATS", "ASSESSMENT", "LMS"].map((c) => Type
 
 export const IntegrationParams = Type.Object({ id: Str() });
 export const ApplicationParams = Type.Object({ id: Str(), app_id: Str() });
+export const ApplicationListQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
+  offset: Type.Optional(Type.Integer({ minimum: 0 })),
+});
 
 export const CreateIntegrationSchema = Type.Object(
   {

@@ -101,10 +101,10 @@ export async function acquireWebhooksOut(deps: WebhooksOutDeps): Promise<{ modul
  * Whose each integration is, for the recruiting API: the proxy's integrations table read through the
  * one IntegrationOwnership implementation, shared with the proxy's directory when both run in the
  * process (`serve api` alone reads the same table). Positions and candidates link only to their
- * organisation's own integrations.
+ * organisation's own integrations. Read on the request path's pool (its shorter statement bound).
  */
 export const recruitingOwnership = (database: Database): IntegrationOwnership =>
-  integrationOwnersOf(database.db) satisfies IntegrationOwnership;
+  integrationOwnersOf(database.requestDb) satisfies IntegrationOwnership;
 
 const recruitingExtensions = async (ctx: ServiceContext<ConfigOf<"api">>) => {
   const { module, release } = await acquireWebhooksOut({ config: ctx.config, database: ctx.database!, logger: ctx.logger });

@@ -101,7 +101,7 @@ test("Postgres frozen: API requests 503 within the request path's bound; a worke
   console.log(
     `frozen ${FREEZE_MS} ms: ${inside.length} requests inside (slowest ${Math.max(...inside.map((a) => a.ms))} ms, bound ${REQUEST_BOUND_MS} ms)`,
   );
-  assert.ok(inside.length >= 6, `traffic ran during the freeze: ${inside.map((a) => `${a.what} ${a.status} ${a.ms} ms`).join(", ")}`);
+  assert.ok(inside.length >= 4, `traffic ran during the freeze: ${inside.map((a) => `${a.what} ${a.status} ${a.ms} ms`).join(", ")}`);
   assert.deepEqual(
     inside
       .filter((a) => a.status !== 503 || !(Number(a.retryAfter) > 0) || a.ms > REQUEST_BOUND_MS)

@@ -103,3 +103,30 @@ test("packages, orders, results and attachment bytes survive a restart from the 
   );
   assert.ok(before.views.every((v) => v.id !== c.json.id));
 });
+
+test("an order still waiting for its receiver's answer is marked failed after a restart (retries do not outlive the process)", async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), "hirebridge-sandbox-assessment-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const stateFile = join(dir, "sandbox", "state.json");
+  const first = build(stateFile);
+  const id = first.demoIntegrationId;
+  await call(first.app, "PUT", "/v1/assessment/packages", id, { packages: PACKAGES });
+  // Port 1 refuses connections: the first attempt fails and a retry is scheduled.
+  await call(first.app, "PUT", "/sandbox/config", undefined, { webhook_url: "http://127.0.0.1:1/hooks" });
+  const application = [...first.context.store.get(id)!.data.applications.values()].find((a) => a.deletedAt === null)!;
+  const admin = `/sandbox/integrations/${encodeURIComponent(id)}/assessment-orders`;
+  const placed = await call<{ id: string; receiver: { state: string } }>(first.app, "POST", admin, undefined, {
+    application_id: application.id,
+    package_id: "pkg-video",
+  });
+  assert.equal(placed.json.receiver.state, "retrying");
+  await first.app.close();
+
+  const second = build(stateFile);
+  t.after(() => second.app.close());
+  const view = await call<{ status: string; receiver: { state: string; error: string } }>(second.app, "GET", `${admin}/${placed.json.id}`);
+  assert.deepEqual(
+    { status: view.json.status, state: view.json.receiver.state, error: view.json.receiver.error },
+    { status: "OPEN", state: "failed", error: "the sandbox restarted before the receiver answered" },
+  );
+});

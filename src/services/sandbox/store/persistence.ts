@@ -109,7 +109,12 @@ function restoreAssessment(a: AssessmentData, saved: SavedAssessment): void {
   let latest = Math.max(0, ...a.packages.map((p) => p.updatedAt));
   for (const o of [...saved.orders].sort((x, y) => x.seq - y.seq)) {
     const attachments = o.attachments.map((f) => ({ ...f, content: f.content === null ? null : Buffer.from(f.content, "base64") }));
-    a.orders.insert({ ...o, attachments });
+    // Retries of the order webhook do not outlive the process: say so rather than "retrying" forever.
+    const waiting = o.receiver.state === "pending" || o.receiver.state === "retrying";
+    const receiver = waiting
+      ? { ...o.receiver, state: "failed" as const, error: "the sandbox restarted before the receiver answered" }
+      : o.receiver;
+    a.orders.insert({ ...o, receiver, attachments });
     for (const f of attachments) a.budget.hold(f);
     latest = Math.max(latest, o.changedAt);
   }

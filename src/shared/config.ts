@@ -56,13 +56,13 @@ export const BaseConfigSchema = Type.Object({
     minimum: 100,
     default: 15000,
     description:
-      "Longest one Postgres statement of background work (sync, write-backs, deliveries, schedules) and of the requests not on the request pool may run (its statement_timeout; when the server answers nothing at all, the client gives up 0.5 s later, give or take its once-a-tenth-of-the-bound check); past it a request answers 503 with Retry-After, a job is retried. Migrations are exempt. No effect on PGlite.",
+      "Longest one Postgres statement of background work (sync, write-backs, deliveries, schedules) may run (its statement_timeout; when the server answers nothing at all, the client gives up 0.5 s later, give or take its once-a-tenth-of-the-bound check); past it a request answers 503 with Retry-After, a job is retried. Migrations are exempt. No effect on PGlite.",
   }),
   DATABASE_REQUEST_STATEMENT_TIMEOUT_MS: Type.Integer({
     minimum: 100,
     default: 5000,
     description:
-      "Longest one Postgres statement of an API request may run (the recruiting API's requests, on a pool of their own), so a caller hears 503 with Retry-After within a few seconds of Postgres freezing; never longer than DATABASE_STATEMENT_TIMEOUT_MS, which keeps bounding the workers. The same 0.5 s client margin applies. No effect on PGlite.",
+      "Longest one Postgres statement of an API request may run (every request of the recruiting API, the token service and the proxy with its sync routes and webhook receivers, on a pool of their own), so a caller hears 503 with Retry-After within a few seconds of Postgres freezing; never longer than DATABASE_STATEMENT_TIMEOUT_MS, which keeps bounding the workers. The same 0.5 s client margin applies. No effect on PGlite.",
   }),
   DATABASE_CONNECT_TIMEOUT_MS: Type.Integer({
     minimum: 100,

@@ -137,8 +137,10 @@ export async function buildProxyApp<C extends ProxyConfig>(opts: ProxyAppOptions
     opts.cache ?? (redisUrl ? new (await import("./cache/redis-cache.js")).RedisCache({ url: redisUrl, logger }) : new MemoryCache());
   const cache = new ResponseCache(store);
   cacheReady = async () => store.ping?.();
+  // Owner and integration lookups answer callers (and are one indexed read for the workers too):
+  // they run on the request path's pool, bounded by DATABASE_REQUEST_STATEMENT_TIMEOUT_MS.
   const integrations = new IntegrationDirectory({
-    db: database.db,
+    db: database.requestDb,
     cache,
     upstream,
     detailsTtlSeconds: config.INTEGRATION_CACHE_TTL_SECONDS,
@@ -148,7 +150,7 @@ export async function buildProxyApp<C extends ProxyConfig>(opts: ProxyAppOptions
   queueReady = async () => {
     if (!(await queue.boss.getQueue(QUEUES.sync))) throw new Error("job queue tables are not reachable");
   };
-  const deps: ProxyDeps = { config, database, logger, upstream, cache, integrations };
+  const deps: ProxyDeps = { config, database: { ...database, db: database.requestDb }, logger, upstream, cache, integrations };
   const host = { config, database, logger, upstream, integrations, queue, workers: opts.workers ?? config.WORKERS };
   const modules: Awaited<ReturnType<HostedModule<C>>>[] = [];
   for (const start of opts.modules ?? []) modules.push(await start(host));

@@ -18,7 +18,8 @@ export type SyncModuleDeps = SyncJobsDeps;
 function assessmentChannel(deps: SyncModuleDeps, sync: SyncWork, routeDeps: SyncDeps) {
   const recruiting = deps.assessments;
   if (!recruiting) return { protectedRoutes: [], publicRoutes: [] };
-  const db = deps.database.db;
+  // Both groups answer callers (the receivers synchronously): the request path's pool.
+  const db = deps.database.requestDb;
   const events = deps.events ?? NO_EVENTS_OUT;
   return {
     protectedRoutes: [assessmentRoutes({ db, reader: sync.reader, integrations: deps.integrations, recruiting })],
@@ -34,7 +35,9 @@ function assessmentChannel(deps: SyncModuleDeps, sync: SyncWork, routeDeps: Sync
  */
 export async function startSyncModule(deps: SyncModuleDeps) {
   const sync = await startSyncJobs(deps);
-  const routeDeps: SyncDeps = { config: deps.config, database: deps.database, logger: deps.logger, integrations: deps.integrations, sync };
+  // Routes answer callers: their statements run on the request path's pool (its shorter bound).
+  const database = { ...deps.database, db: deps.database.requestDb };
+  const routeDeps: SyncDeps = { config: deps.config, database, logger: deps.logger, integrations: deps.integrations, sync };
   const group = (routes: SyncRoutes) => (app: App) => routes(app, { deps: routeDeps });
   const assessments = assessmentChannel(deps, sync, routeDeps);
   return {

@@ -58,7 +58,9 @@ export function longestTokenLifetime(config: TokenConfig): number {
 export const refreshTokenLifetime = (config: TokenConfig): number => Math.min(config.REFRESH_TOKEN_LIFESPAN, config.SESSION_MAX_LIFESPAN);
 
 export function createTokenContext(deps: TokenContextDeps): TokenContext {
-  const { config, database } = deps;
+  const { config } = deps;
+  // Every statement of the token service answers a caller: the request path's pool and bound.
+  const database = { ...deps.database, db: deps.database.requestDb };
   const now = deps.now ?? Date.now;
   const hashParams = hashParamsOf(config);
   if (hashParams.memoryKiB < OWASP_ARGON2ID.memoryKiB || hashParams.passes < OWASP_ARGON2ID.passes) {

@@ -26,7 +26,7 @@ type Answer = { what: string; status: number; retryAfter: string | null; started
 /**
  * Issue 38, defect 6: a request must not wait for the workers' statement bound when Postgres stops
  * answering. With the workers' bound at 20 s (their statements may run long) and the request
- * path's at 1 s, every recruiting API request made during an 8 s freeze (SIGSTOP of a throwaway
+ * path's at 1 s, every recruiting API and token service request made during an 8 s freeze (SIGSTOP of a throwaway
  * cluster) is answered 503 with Retry-After within the request bound, long before the thaw, while
  * a worker's statement sent during the freeze is still waiting after it and completes once
  * Postgres answers again.
@@ -61,6 +61,12 @@ test("Postgres frozen: API requests 503 within the request path's bound; a worke
       fetch(`${api}/org/${me.orgId}/position`, { method: "POST", headers, body: JSON.stringify({ name: "Frozen" }) }),
     "list candidates": () => fetch(`${api}/org/${me.orgId}/positions/${positionId}/`, { headers }),
     "update position": () => fetch(`${api}/org/${me.orgId}/position/${positionId}`, { method: "PUT", headers, body: "{}" }),
+    // The token service answers callers too: its statements run on the request path's pool.
+    "password grant": () =>
+      fetch(`${identity!.authUrl}/protocol/openid-connect/token`, {
+        method: "POST",
+        body: new URLSearchParams({ grant_type: "password", client_id: "hirebridge", username: me.username, password: me.password }),
+      }),
   };
   for (const [what, send] of Object.entries(requests)) assert.equal((await send()).status, 200, `${what} before the freeze`);
 
@@ -102,6 +108,12 @@ test("Postgres frozen: API requests 503 within the request path's bound; a worke
     `frozen ${FREEZE_MS} ms: ${inside.length} requests inside (slowest ${Math.max(...inside.map((a) => a.ms))} ms, bound ${REQUEST_BOUND_MS} ms)`,
   );
   assert.ok(inside.length >= 4, `traffic ran during the freeze: ${inside.map((a) => `${a.what} ${a.status} ${a.ms} ms`).join(", ")}`);
+  // A loop whose request hangs through the freeze starts nothing inside it: each kind must answer there.
+  assert.deepEqual(
+    Object.keys(requests).filter((what) => !inside.some((a) => a.what === what)),
+    [],
+    "each kind of request was answered inside the freeze",
+  );
   assert.deepEqual(
     inside
       .filter((a) => a.status !== 503 || !(Number(a.retryAfter) > 0) || a.ms > REQUEST_BOUND_MS)

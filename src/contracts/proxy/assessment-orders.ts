@@ -1,5 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { DateTime, Nullable, Uuid } from "../common.js";
+import { DateTime, Literals, Nullable, Uuid } from "../common.js";
 import { StringEnum } from "./common.js";
 
 /**
@@ -29,11 +29,12 @@ const text = (maxLength: number) => Nullable(Type.String({ maxLength }));
 export const AssessmentOrderWebhookSchema = Type.Object(
   {
     id: id(),
-    type: StringEnum(["assessment:order-received", "inline-assessment:order-received"] as const),
+    // Literals (not StringEnum): the receivers check this schema with TypeBox's compiler.
+    type: Literals(["assessment:order-received", "inline-assessment:order-received"] as const),
     data: Type.Object({
       id: id(),
       package_id: id(),
-      status: StringEnum(["OPEN", "COMPLETED", "CANCELLED", "REJECTED"] as const),
+      status: Literals(["OPEN", "COMPLETED", "CANCELLED", "REJECTED"] as const),
       integration_id: id(),
       candidate: Type.Object({
         remote_id: Nullable(id()),

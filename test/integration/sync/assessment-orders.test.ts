@@ -1,0 +1,283 @@
+/**
+ * The assessment channel end to end over real HTTP (docs/assessments.md): templates published as
+ * packages (seen through the official SDK), orders placed through the sandbox's admin action (the
+ * recruiter's click in the ATS) becoming candidates with interview links, results written on the
+ * order (COMPLETED with score, feedback, report PDF and a results page; CANCELLED), rejections with
+ * a message, inline orders, repeated deliveries and another organisation's integration.
+ */
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { Kombo } from "@kombo-api/sdk";
+import type { AssessmentOrderPage } from "../../../src/contracts/proxy/assessment-orders.js";
+import { signWebhookBody } from "../../../src/services/sync/webhooks/verify-signature.js";
+import { describeEachDatabase } from "../../helpers/db.js";
+import { call, eventually, startTestStack, type TestStack } from "../../helpers/stack.js";
+
+type Position = { id: string; name: string; state: string; upstream_job_id_id?: string | null };
+type Candidate = { id: string; name: string; email: string; upstream_assessment_order_id?: string; upstream_application_id?: string };
+type Interview = { status: string; interview_link: string | null };
+type OrderView = {
+  id: string;
+  status: string;
+  receiver: { state: string; last_status: number | null };
+  rejection_message: string | null;
+  assessment_url: string | null;
+  candidate: { email: string };
+  job: { remote_id: string };
+  result: null | {
+    status: string;
+    score: number | null;
+    max_score: number | null;
+    result_url: string;
+    attributes: { type: string; label: string; value?: string }[];
+  };
+  attachments: { name: string; content_type: string; download_url: string | null }[];
+};
+
+describeEachDatabase("assessment orders", (getDb) => {
+  let stack: TestStack;
+  let token: string;
+  let orgId: string;
+  let integrationId: string;
+  let template: Position;
+  let kombo: Kombo;
+
+  const sandboxCall = <T>(method: string, path: string, body?: unknown) =>
+    call<T>(`${stack.sandbox.origin}${path}`, { method, ...(body !== undefined ? { body } : {}) });
+  const applicationsOf = (id: string) =>
+    [...stack.sandbox.context.store.get(id)!.data.applications.values()].filter((a) => a.deletedAt === null).map((a) => a.id);
+  const placeOrder = (id: string, body: Record<string, unknown>) =>
+    sandboxCall<OrderView>("POST", `/sandbox/integrations/${encodeURIComponent(id)}/assessment-orders`, body);
+  const orderView = async (id: string, orderId: string) =>
+    (await sandboxCall<OrderView>("GET", `/sandbox/integrations/${encodeURIComponent(id)}/assessment-orders/${orderId}`)).body;
+  const hirebridgeOrders = async () =>
+    (await call<AssessmentOrderPage>(`${stack.proxyUrl}/integrations/${encodeURIComponent(integrationId)}/assessment/orders`, { token }))
+      .body;
+
+  /** An ASSESSMENT integration in the sandbox for `org`, once Hirebridge recorded it (integration-created). */
+  async function assessmentIntegration(org: string, bearer: string): Promise<string> {
+    const created = await sandboxCall<{ id: string }>("POST", "/sandbox/integrations", { category: "ASSESSMENT", org_id: org });
+    assert.equal(created.status, 201);
+    const id = created.body.id;
+    await eventually("the integration recorded", async () => {
+      const res = await call(`${stack.proxyUrl}/integrations/${encodeURIComponent(id)}/summary`, { token: bearer });
+      return res.status === 200 ? true : undefined;
+    });
+    return id;
+  }
+
+  /** The candidate the order became, found through the recruiting API. */
+  async function candidateOfOrder(orderId: string) {
+    const row = (await hirebridgeOrders()).items.find((o) => o.order_id === orderId);
+    assert.ok(row?.candidate_id && row.position_id, "the order has its candidate and position");
+    const base = `${stack.apiUrl}/org/${orgId}/positions/${row.position_id}/candidates/${row.candidate_id}`;
+    const candidate = (await call<Candidate>(`${base}/`, { token })).body;
+    const interview = (await call<Interview>(`${base}/interview/`, { token })).body;
+    return { row, candidate, interview, interviewUrl: `${base}/interview/` };
+  }
+
+  before(async () => {
+    stack = await startTestStack(getDb());
+    const login = await stack.login();
+    token = login.accessToken;
+    orgId = login.orgId;
+    const res = await call<Position>(`${stack.apiUrl}/org/${orgId}/position`, {
+      method: "POST",
+      token,
+      body: {
+        name: "Backend engineer interview",
+        state: "template",
+        role_description: "Structured interview on backend systems",
+        min_score: 60,
+        accepted_languages: ["en"],
+      },
+    });
+    assert.equal(res.status, 200);
+    template = res.body;
+    integrationId = await assessmentIntegration(orgId, token);
+    kombo = new Kombo({ api_key: stack.sandbox.apiKey, integration_id: integrationId, server_url: stack.sandbox.url });
+  });
+  after(async () => {
+    await stack.close();
+  });
+
+  test("a template is published as a package (seen through the official SDK)", async () => {
+    const res = await call<{ packages: { id: string }[] }>(
+      `${stack.proxyUrl}/integrations/${encodeURIComponent(integrationId)}/assessment/packages/publish`,
+      { method: "POST", token },
+    );
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const { data } = await kombo.assessment.getPackages();
+    assert.deepEqual(
+      data.packages.map((p) => ({ id: p.id, type: p.type, name: p.name, description: p.description })),
+      [{ id: template.id, type: "VIDEO_INTERVIEW", name: template.name, description: "Structured interview on backend systems" }],
+    );
+    // Another organisation cannot publish to this integration.
+    const other = await stack.login();
+    const refused = await call(`${stack.proxyUrl}/integrations/${encodeURIComponent(integrationId)}/assessment/packages/publish`, {
+      method: "POST",
+      token: other.accessToken,
+    });
+    assert.equal(refused.status, 404);
+  });
+
+  test("an order becomes a candidate with an interview link; graded, the order is COMPLETED with the result", async () => {
+    const placed = await placeOrder(integrationId, { application_id: applicationsOf(integrationId)[0], package_id: template.id });
+    assert.equal(placed.status, 201);
+    assert.equal(placed.body.receiver.state, "accepted");
+    const { row, candidate, interview, interviewUrl } = await candidateOfOrder(placed.body.id);
+    assert.deepEqual(
+      { status: row.status, result: row.result_status, package: row.package_name },
+      {
+        status: "accepted",
+        result: "OPEN",
+        package: template.name,
+      },
+    );
+    assert.equal(candidate.upstream_assessment_order_id, placed.body.id);
+    assert.equal(candidate.email, placed.body.candidate.email);
+    assert.equal(interview.status, "not_started");
+    assert.match(interview.interview_link ?? "", /\/interview\/[A-Za-z0-9_-]{32}$/);
+    // The order's job became a position made from the template.
+    const position = (await call<Position>(`${stack.apiUrl}/org/${orgId}/position/${row.position_id}`, { token })).body;
+    assert.equal(position.upstream_job_id_id, placed.body.job.remote_id);
+    assert.equal(position.state, "active");
+
+    assert.equal((await call(interviewUrl, { method: "PUT", token, body: { status: "completed" } })).status, 200);
+    const graded = await call(interviewUrl, { method: "PUT", token, body: { status: "graded", score: 77, feedback: "Clear answers." } });
+    assert.equal(graded.status, 200);
+    const view = await eventually("the result on the order", async () => {
+      const v = await orderView(integrationId, placed.body.id);
+      return v.status === "COMPLETED" ? v : undefined;
+    });
+    assert.equal(view.result?.score, 77);
+    assert.equal(view.result?.max_score, 100);
+    assert.deepEqual(view.result?.attributes, [{ type: "TEXT", label: "Feedback", value: "Clear answers." }]);
+    assert.equal(view.attachments.length, 1);
+    assert.equal(view.attachments[0]!.content_type, "application/pdf");
+    const pdf = Buffer.from(await (await fetch(view.attachments[0]!.download_url!)).arrayBuffer());
+    assert.equal(pdf.subarray(0, 4).toString(), "%PDF");
+    // The results page answers without a bearer token (on the recruiting API's origin).
+    const resultsPath = new URL(view.result!.result_url).pathname;
+    assert.match(resultsPath, /^\/assessment-results\/[A-Za-z0-9_-]{32}$/);
+    const page = await fetch(`${new URL(stack.apiUrl).origin}${resultsPath}`, { headers: { accept: "text/html" } });
+    assert.equal(page.status, 200);
+    assert.equal(page.headers.get("cache-control"), "no-store");
+    assert.match(await page.text(), /Score: 77 \/ 100[\s\S]*Clear answers\./);
+    const settled = await eventually("the order's record COMPLETED", async () => {
+      const o = (await hirebridgeOrders()).items.find((x) => x.order_id === placed.body.id);
+      return o?.result_status === "COMPLETED" ? o : undefined;
+    });
+    assert.equal(settled.candidate_name, candidate.name);
+  });
+
+  test("a cancelled interview cancels the order", async () => {
+    const placed = await placeOrder(integrationId, { application_id: applicationsOf(integrationId)[1], package_id: template.id });
+    assert.equal(placed.body.receiver.state, "accepted");
+    const { interviewUrl } = await candidateOfOrder(placed.body.id);
+    assert.equal((await call(interviewUrl, { method: "PUT", token, body: { status: "cancelled" } })).status, 200);
+    const view = await eventually("the order CANCELLED", async () => {
+      const v = await orderView(integrationId, placed.body.id);
+      return v.status === "CANCELLED" ? v : undefined;
+    });
+    assert.equal(view.result?.status, "CANCELLED");
+  });
+
+  test("an inline order is answered with the interview link as assessment_url", async () => {
+    const placed = await placeOrder(integrationId, {
+      application_id: applicationsOf(integrationId)[2],
+      package_id: template.id,
+      inline: true,
+    });
+    assert.equal(placed.body.receiver.state, "accepted");
+    const { interview } = await candidateOfOrder(placed.body.id);
+    assert.equal(placed.body.assessment_url, interview.interview_link);
+  });
+
+  test("an order for a package that is no longer a template is REJECTED with the message", async () => {
+    const archived = await call<Position>(`${stack.apiUrl}/org/${orgId}/position`, {
+      method: "POST",
+      token,
+      body: { name: "Retired interview", state: "template", role_description: "old" },
+    });
+    // The ATS still offers it (published earlier); then the template is archived.
+    await kombo.assessment.setPackages({
+      packages: [
+        { id: template.id, type: "VIDEO_INTERVIEW", name: template.name, description: "x" },
+        { id: archived.body.id, type: "VIDEO_INTERVIEW", name: "Retired interview", description: "old" },
+      ],
+    });
+    const put = await call(`${stack.apiUrl}/org/${orgId}/position/${archived.body.id}`, {
+      method: "PUT",
+      token,
+      body: { state: "inactive" },
+    });
+    assert.equal(put.status, 200);
+    const placed = await placeOrder(integrationId, { application_id: applicationsOf(integrationId)[3], package_id: archived.body.id });
+    assert.equal(placed.body.status, "REJECTED");
+    assert.match(placed.body.rejection_message ?? "", /no longer offered/);
+    const row = (await hirebridgeOrders()).items.find((o) => o.order_id === placed.body.id);
+    assert.deepEqual({ status: row?.status, candidate: row?.candidate_id }, { status: "rejected", candidate: null });
+  });
+
+  test("the same order webhook three times gives one order and one candidate", async () => {
+    const email = "thrice@example.test";
+    const body = JSON.stringify({
+      id: "evt-thrice",
+      type: "assessment:order-received",
+      data: {
+        id: "order-thrice",
+        package_id: template.id,
+        status: "OPEN",
+        integration_id: integrationId,
+        candidate: { remote_id: "cand-thrice", email, first_name: "Tri", last_name: "Ple", phone: null },
+        application: { remote_id: "app-thrice" },
+        job: { remote_id: "job-thrice", name: "Platform engineer", job_code: null, description: null, location: null, hiring_team: [] },
+      },
+    });
+    const send = () =>
+      fetch(`${stack.proxyUrl}/webhooks/upstream/assessment-order-received`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-kombo-signature": signWebhookBody(body, stack.sandbox.webhookSecret) },
+        body,
+      });
+    const answers = await Promise.all([send(), send(), send()]);
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 200, 200],
+    );
+    const orders = (await hirebridgeOrders()).items.filter((o) => o.order_id === "order-thrice");
+    assert.equal(orders.length, 1);
+    const candidates = (await call<Candidate[]>(`${stack.apiUrl}/org/${orgId}/positions/${orders[0]!.position_id}/`, { token })).body;
+    assert.equal(candidates.filter((c) => c.email === email).length, 1);
+    // Unsigned: refused, nothing recorded.
+    const unsigned = await fetch(`${stack.proxyUrl}/webhooks/upstream/assessment-order-received`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    assert.equal(unsigned.status, 401);
+  });
+
+  test("an order from another organisation's integration creates nothing here and is rejected", async () => {
+    const other = await stack.login();
+    const otherIntegration = await assessmentIntegration(other.orgId, other.accessToken);
+    // That ATS offers this organisation's package id (as a stale or forged list would).
+    const otherKombo = new Kombo({ api_key: stack.sandbox.apiKey, integration_id: otherIntegration, server_url: stack.sandbox.url });
+    await otherKombo.assessment.setPackages({ packages: [{ id: template.id, type: "VIDEO_INTERVIEW", name: "x", description: "x" }] });
+    const before = (await call<Position[] | { items: Position[] }>(`${stack.apiUrl}/org/${orgId}/position`, { token })).body;
+    const placed = await placeOrder(otherIntegration, { application_id: applicationsOf(otherIntegration)[0], package_id: template.id });
+    assert.equal(placed.body.status, "REJECTED");
+    assert.match(placed.body.rejection_message ?? "", /no longer offered/);
+    const afterwards = (await call<Position[] | { items: Position[] }>(`${stack.apiUrl}/org/${orgId}/position`, { token })).body;
+    assert.deepEqual(afterwards, before);
+    const otherOrders = await call<AssessmentOrderPage>(
+      `${stack.proxyUrl}/integrations/${encodeURIComponent(otherIntegration)}/assessment/orders`,
+      { token: other.accessToken },
+    );
+    assert.deepEqual(
+      otherOrders.body.items.map((o) => ({ status: o.status, candidate: o.candidate_id, position: o.position_id })),
+      [{ status: "rejected", candidate: null, position: null }],
+    );
+  });
+});

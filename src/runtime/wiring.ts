@@ -6,6 +6,7 @@ import { createRecruitingService } from "../services/recruiting/service.js";
 import { createAssessmentStore, createSyncStore, writeBackSource, type RecruitingHooks } from "../services/recruiting/upstream/index.js";
 import { serviceUrls } from "../shared/config.js";
 import { writeBackHook } from "../services/sync/write-back.js";
+import { templatesChangedHook } from "../services/sync/assessments/package-jobs.js";
 import type { WebhooksOut, WebhooksOutDeps } from "../services/webhooks-out/module.js";
 import { bannerLine, type ServiceContext, type ServiceFactory } from "../shared/service.js";
 import type { ConfigOf } from "./config.js";
@@ -51,7 +52,11 @@ export const syncOnProxy: HostedModule<ConfigOf<"proxy">> = async (host) => {
 };
 
 /** The recruiting API's hooks: an interview that ends records its ATS write-back and queues its job on `queue`. */
-export const recruitingHooks = (queue: JobQueue): RecruitingHooks => ({ onInterviewEnded: writeBackHook(queue) });
+export const recruitingHooks = (queue: JobQueue): RecruitingHooks => ({
+  onInterviewEnded: writeBackHook(queue),
+  // A template changed: the organisation's interview packages are published again (docs/assessments.md).
+  onTemplatesChanged: templatesChangedHook(queue),
+});
 
 /** The integration proxy with the sync module on its port: what `serve proxy` runs, and what the tests build. */
 export const buildProxyWithSync = async (opts: ProxyAppOptions<ConfigOf<"proxy">>) => {

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { type AtsReader, createAtsReader, isRetryableUpstreamError } from "./ats-reader.js";
 import { resultsPageUrl } from "./assessments/results-url.js";
 import { writeOrderResult } from "./assessments/order-result.js";
+import { startAssessmentWorkers } from "./assessments/package-jobs.js";
 import { NO_EVENTS_OUT } from "../../shared/no-events-out.js";
 import type { AssessmentRecruiting } from "../../shared/ports/assessment-orders.js";
 import { createUpstreamFailureLog, type UpstreamFailureLog } from "./activity/upstream-failures.js";
@@ -202,12 +203,20 @@ async function startWebhookWorkers(queue: JobQueue, ctx: WebhookWorkContext): Pr
   );
 }
 
+/** The assessment channel's workers (assessments/package-jobs.ts); answers what a sync job calls when it ends. */
+function startAssessments(opts: SyncJobsDeps, reader: AtsReader, recruiting: AssessmentRecruiting<Tx, Queryable>) {
+  const { database, logger, queue, integrations } = opts;
+  const intake = { db: database.db, integrations, recruiting, events: opts.events ?? NO_EVENTS_OUT, logger };
+  return startAssessmentWorkers({ db: database.db, reader, integrations, recruiting, queue, intake });
+}
+
 /** The job workers of this process: webhook events in batches, syncs, write-backs, the weekly full sync. */
 async function startWorkers(opts: SyncJobsDeps, work: SyncWork): Promise<void> {
   const { config, database, logger, queue } = opts;
   const { engine, writeBack, store, health } = work;
   const ctx = { db: database.db, integrations: opts.integrations, engine, writeBack, store, logger, health };
   await startWebhookWorkers(queue, ctx);
+  const afterSync = opts.assessments ? await startAssessments(opts, work.reader, opts.assessments) : null;
   await queue.work<SyncJobData>(
     QUEUES.sync,
     async (job) => {
@@ -220,6 +229,8 @@ async function startWorkers(opts: SyncJobsDeps, work: SyncWork): Promise<void> {
       } finally {
         // Its runs ended (or one failed): the integration's health may have changed.
         await health.refreshQuietly(job.data.integrationId);
+        // An integration taking assessment orders: packages on first sync, missed orders picked up.
+        await afterSync?.(job.data.integrationId);
       }
     },
     { concurrency: 2 },

@@ -28,6 +28,12 @@ export const QUEUES = {
   writeBack: "write-back",
   /** The weekly full sync of every active integration, the safety net for lost webhooks. */
   weeklySync: "weekly-full-sync",
+  /**
+   * An organisation's interview packages published to its integrations that take orders, a few
+   * seconds after its templates changed. `short`: at most one queued per organisation (its key), so
+   * changes meanwhile coalesce; one arriving while it runs queues the next.
+   */
+  assessmentPackages: "assessment-packages",
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
@@ -50,6 +56,15 @@ const QUEUE_OPTIONS: Record<QueueName, QueueOptions & { policy?: string; notify?
   sync: { policy: "stately", retryLimit: 10, retryDelay: 5, retryBackoff: true, retryDelayMax: 900, expireInSeconds: 3600, notify: true },
   "write-back": { retryLimit: 10, retryDelay: 5, retryBackoff: true, retryDelayMax: 1800, expireInSeconds: 300, notify: true },
   "weekly-full-sync": { retryLimit: 2, expireInSeconds: 600 },
+  "assessment-packages": {
+    policy: "short",
+    retryLimit: 8,
+    retryDelay: 5,
+    retryBackoff: true,
+    retryDelayMax: 600,
+    expireInSeconds: 300,
+    notify: true,
+  },
 };
 
 export type JobQueue = {

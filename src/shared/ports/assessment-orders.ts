@@ -45,3 +45,10 @@ export interface AssessmentRecruiting<Tx, Q = Tx> {
   /** The names of these positions and candidates of `orgId` (for the order listing); others are left out. */
   names(q: Q, orgId: string, ids: { positions: string[]; candidates: string[] }): Promise<Map<string, string>>;
 }
+
+/**
+ * Called inside the transaction that creates or changes a position in a way its package may show
+ * (a template created; a name, role description or state changed to or from `template`): the
+ * organisation's packages are published again a few seconds after (the sync module's job).
+ */
+export type TemplatesChangedHook<Tx> = (orgId: string, tx: Tx) => Promise<void>;

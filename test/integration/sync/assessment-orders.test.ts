@@ -194,26 +194,39 @@ describeEachDatabase("assessment orders", (getDb) => {
     assert.equal(placed.body.assessment_url, interview.interview_link);
   });
 
-  test("an order for a package that is no longer a template is REJECTED with the message", async () => {
-    const archived = await call<Position>(`${stack.apiUrl}/org/${orgId}/position`, {
+  test("templates are republished by themselves: created, renamed and archived; an archived package's order is REJECTED", async () => {
+    const packageIds = async () => (await kombo.assessment.getPackages()).data.packages.map((p) => `${p.id}:${p.name}`);
+    const created = await call<Position>(`${stack.apiUrl}/org/${orgId}/position`, {
       method: "POST",
       token,
       body: { name: "Retired interview", state: "template", role_description: "old" },
     });
-    // The ATS still offers it (published earlier); then the template is archived.
+    assert.equal(created.status, 200);
+    const retired = created.body.id;
+    await eventually("the new template published", async () =>
+      (await packageIds()).includes(`${retired}:Retired interview`) ? true : undefined,
+    );
+    const renamed = await call(`${stack.apiUrl}/org/${orgId}/position/${retired}`, {
+      method: "PUT",
+      token,
+      body: { name: "Old interview" },
+    });
+    assert.equal(renamed.status, 200);
+    await eventually("the rename published", async () => ((await packageIds()).includes(`${retired}:Old interview`) ? true : undefined));
+    const archived = await call(`${stack.apiUrl}/org/${orgId}/position/${retired}`, { method: "PUT", token, body: { state: "inactive" } });
+    assert.equal(archived.status, 200);
+    await eventually("the archived template withdrawn", async () => {
+      const ids = await packageIds();
+      return ids.some((p) => p.startsWith(retired)) ? undefined : ids;
+    });
+    // An ATS that still offers it (a stale list) orders it: rejected with a message for the recruiter.
     await kombo.assessment.setPackages({
       packages: [
         { id: template.id, type: "VIDEO_INTERVIEW", name: template.name, description: "x" },
-        { id: archived.body.id, type: "VIDEO_INTERVIEW", name: "Retired interview", description: "old" },
+        { id: retired, type: "VIDEO_INTERVIEW", name: "Old interview", description: "old" },
       ],
     });
-    const put = await call(`${stack.apiUrl}/org/${orgId}/position/${archived.body.id}`, {
-      method: "PUT",
-      token,
-      body: { state: "inactive" },
-    });
-    assert.equal(put.status, 200);
-    const placed = await placeOrder(integrationId, { application_id: applicationsOf(integrationId)[3], package_id: archived.body.id });
+    const placed = await placeOrder(integrationId, { application_id: applicationsOf(integrationId)[3], package_id: retired });
     assert.equal(placed.body.status, "REJECTED");
     assert.match(placed.body.rejection_message ?? "", /no longer offered/);
     const row = (await hirebridgeOrders()).items.find((o) => o.order_id === placed.body.id);

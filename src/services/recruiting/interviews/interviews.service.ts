@@ -3,6 +3,7 @@ import type { Db, Queryable, Tx } from "../../../shared/db/database.js";
 import type { EventsOut } from "../../../shared/ports/events-out.js";
 import { conflict, notFound, validationError } from "../../../shared/errors.js";
 import type { InterviewEnded, InterviewEndedHook } from "../../../shared/ports/recruiting-sync.js";
+import type { TemplatesChangedHook } from "../../../shared/ports/assessment-orders.js";
 import { updateCandidateColumns } from "../candidates/candidates.repository.js";
 import { writeBackTargetOf } from "../upstream/write-back-source.repository.js";
 import { assertTransition, finalMessage, isEnded, isFinal } from "./interview-transitions.js";
@@ -15,6 +16,8 @@ export type RecruitingHooks = {
    * ATS write-back, src/runtime/wiring.ts), with what the write-back decides on.
    */
   onInterviewEnded?: InterviewEndedHook<Tx>;
+  /** Called inside the transaction that changes a template position (the packages' republish, src/runtime/wiring.ts). */
+  onTemplatesChanged?: TemplatesChangedHook<Tx>;
 };
 
 export type CandidateRef = { orgId: string; positionId: string; candidateId: string };

@@ -69,9 +69,15 @@ function registerPositionCollection(app: RouteApp, ctx: RecruitingContext): void
       await checkPositionLink(ctx.ownership, orgId, request.body);
       return ctx.idempotent(request, reply, orgId, {
         plain: async () =>
-          toPosition(await withConflicts(UPSTREAM_JOB_TAKEN, () => createPositionWithEvent(ctx.db, ctx.events, orgId, request.body))),
+          toPosition(
+            await withConflicts(UPSTREAM_JOB_TAKEN, () =>
+              createPositionWithEvent(ctx.db, ctx.events, orgId, request.body, ctx.hooks.onTemplatesChanged),
+            ),
+          ),
         keyed: async (tx) => {
-          const row = await withConflicts(UPSTREAM_JOB_TAKEN, () => createPositionIn(tx, ctx.events, orgId, request.body));
+          const row = await withConflicts(UPSTREAM_JOB_TAKEN, () =>
+            createPositionIn(tx, ctx.events, orgId, request.body, ctx.hooks.onTemplatesChanged),
+          );
           return { body: toPosition(row), committed: () => ctx.events.committed([orgId]) };
         },
       });
@@ -116,7 +122,7 @@ function registerPositionRecord(app: RouteApp, ctx: RecruitingContext): void {
       const orgId = tenantOf(request);
       await checkPositionLink(ctx.ownership, orgId, request.body);
       const row = await withConflicts(UPSTREAM_JOB_TAKEN, () =>
-        updatePositionWithEvent(ctx.db, ctx.events, orgId, position_id, request.body),
+        updatePositionWithEvent(ctx.db, ctx.events, orgId, position_id, request.body, ctx.hooks.onTemplatesChanged),
       );
       if (!row) throw notFound("Position not found");
       return toPosition(row);

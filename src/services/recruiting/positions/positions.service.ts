@@ -1,5 +1,6 @@
 import type { PositionCreate, PositionUpdate } from "../../../contracts/recruiting/positions.js";
 import type { Db, Queryable, Tx } from "../../../shared/db/database.js";
+import type { TemplatesChangedHook } from "../../../shared/ports/assessment-orders.js";
 import type { EventsOut } from "../../../shared/ports/events-out.js";
 import { createPosition, toPosition, updatePosition } from "./positions.repository.js";
 import type { PositionRow } from "./positions.tables.js";
@@ -10,18 +11,30 @@ export async function createPositionWithEvent(
   events: EventsOut<Queryable>,
   orgId: string,
   body: PositionCreate,
+  onTemplates?: TemplatesChangedHook<Tx>,
 ): Promise<PositionRow> {
-  const row = await db.transaction((tx) => createPositionIn(tx, events, orgId, body));
+  const row = await db.transaction((tx) => createPositionIn(tx, events, orgId, body, onTemplates));
   events.committed([orgId]);
   return row;
 }
 
 /** The position and its `position.created` event, in the caller's transaction (which calls `events.committed`). */
-export async function createPositionIn(tx: Tx, events: EventsOut<Queryable>, orgId: string, body: PositionCreate): Promise<PositionRow> {
+export async function createPositionIn(
+  tx: Tx,
+  events: EventsOut<Queryable>,
+  orgId: string,
+  body: PositionCreate,
+  onTemplates?: TemplatesChangedHook<Tx>,
+): Promise<PositionRow> {
   const created = await createPosition(tx, orgId, body);
   await events.record(tx, [{ orgId, type: "position.created", data: toPosition(created) }]);
+  if (created.state === "template") await onTemplates?.(orgId, tx);
   return created;
 }
+
+/** Whether an update may change what the organisation's packages show (a template's name, description, or a state to or from template). */
+const touchesPackages = (body: PositionUpdate, row: PositionRow) =>
+  body.state !== undefined || (row.state === "template" && (body.name !== undefined || body.role_description !== undefined));
 
 /** The partial update and its `position.updated` event in one transaction; null when the position is not the org's. */
 export async function updatePositionWithEvent(
@@ -30,10 +43,12 @@ export async function updatePositionWithEvent(
   orgId: string,
   id: string,
   body: PositionUpdate,
+  onTemplates?: TemplatesChangedHook<Tx>,
 ): Promise<PositionRow | null> {
   const row = await db.transaction(async (tx) => {
     const updated = await updatePosition(tx, orgId, id, body);
     if (updated) await events.record(tx, [{ orgId, type: "position.updated", data: toPosition(updated) }]);
+    if (updated && touchesPackages(body, updated)) await onTemplates?.(orgId, tx);
     return updated;
   });
   events.committed([orgId]);

@@ -13,6 +13,15 @@ import { upsertPositionedCandidates } from "./upstream-candidates.repository.js"
 
 const PACKAGE_COLUMNS = { id: positions.id, name: positions.name, roleDescription: positions.roleDescription };
 
+/** The organisation's position `id` when it is in state `template`. */
+async function findTemplate(q: Queryable, orgId: string, id: string): Promise<PositionRow | null> {
+  const [row] = await q
+    .select()
+    .from(positions)
+    .where(and(eq(positions.organizationId, orgId), eq(positions.id, id), eq(positions.state, "template")));
+  return row ?? null;
+}
+
 /** The language a new candidate gets: the package's first accepted language, else English. */
 const languageOf = (template: PositionRow) => template.acceptedLanguages[0] ?? "en";
 
@@ -59,6 +68,51 @@ async function positionFor(tx: Tx, events: EventsOut<Queryable>, order: OrderInt
 }
 
 /**
+ * An order made into its position, its candidate (written by the sync's own upsert:
+ * upsertPositionedCandidates, one candidate per (position, application), its interview and link,
+ * its `candidate.created` event) carrying the order and the results page's token, in `tx`.
+ */
+async function intakeOrder(tx: Tx, events: EventsOut<Queryable>, interviewBaseUrl: string, order: OrderIntake): Promise<OrderIntakeResult> {
+  const pkg = await findTemplate(tx, order.orgId, order.packageId);
+  if (!pkg) return { ok: false, reason: "This interview package is no longer offered." };
+  const positionId = await positionFor(tx, events, order, pkg);
+  const app = { position_id: positionId, upstream_application_id: order.candidate.applicationId, language: languageOf(pkg) };
+  const { written, skipped } = await upsertPositionedCandidates(
+    tx,
+    order.orgId,
+    [{ ...app, name: order.candidate.name, email: order.candidate.email, phone: order.candidate.phone }],
+    interviewBaseUrl,
+    events,
+  );
+  if (skipped.length > 0 || written.length === 0) {
+    const [same] = await tx
+      .select({ id: candidates.id })
+      .from(candidates)
+      .where(and(eq(candidates.positionId, positionId), eq(candidates.upstreamApplicationId, order.candidate.applicationId)));
+    if (!same) return { ok: false, reason: "Another candidate with this email address is already interviewing for this job." };
+    written.push({ id: same.id, inserted: false });
+  }
+  const candidateId = written[0]!.id;
+  // The order's candidate carries it (the result goes to the order); a candidate already
+  // carrying another order keeps it (one result per candidate).
+  await tx
+    .update(candidates)
+    .set({
+      upstreamAssessmentOrderId: order.orderId,
+      resultsToken: sql`coalesce(${candidates.resultsToken}, ${randomBytes(24).toString("base64url")})`,
+    })
+    .where(
+      and(
+        eq(candidates.id, candidateId),
+        or(isNull(candidates.upstreamAssessmentOrderId), eq(candidates.upstreamAssessmentOrderId, order.orderId)),
+      ),
+    );
+  const [iv] = await tx.select({ link: interviews.interviewLink }).from(interviews).where(eq(interviews.candidateId, candidateId));
+  if (!iv?.link) return { ok: false, reason: "The interview could not be prepared; please order it again." };
+  return { ok: true, positionId, candidateId, interviewLink: iv.link, created: written[0]!.inserted };
+}
+
+/**
  * The organisation's interview packages and the intake of orders (the AssessmentRecruiting port,
  * wired in src/runtime/wiring.ts). The candidate and its interview are written by the sync's own
  * upsert (upsertPositionedCandidates: one candidate per (position, application), its interview
@@ -67,13 +121,6 @@ async function positionFor(tx: Tx, events: EventsOut<Queryable>, order: OrderInt
  */
 export function createAssessmentStore(opts: { interviewBaseUrl: string; events?: EventsOut<Queryable> }) {
   const events = opts.events ?? NO_EVENTS_OUT;
-  const template = async (q: Queryable, orgId: string, id: string) => {
-    const [row] = await q
-      .select()
-      .from(positions)
-      .where(and(eq(positions.organizationId, orgId), eq(positions.id, id), eq(positions.state, "template")));
-    return row ?? null;
-  };
   return {
     async packages(q: Queryable, orgId: string): Promise<InterviewPackage[]> {
       return q
@@ -84,49 +131,11 @@ export function createAssessmentStore(opts: { interviewBaseUrl: string; events?:
     },
 
     async findPackage(q: Queryable, orgId: string, packageId: string): Promise<InterviewPackage | null> {
-      const row = await template(q, orgId, packageId);
+      const row = await findTemplate(q, orgId, packageId);
       return row ? { id: row.id, name: row.name, roleDescription: row.roleDescription } : null;
     },
 
-    async intake(tx: Tx, order: OrderIntake): Promise<OrderIntakeResult> {
-      const pkg = await template(tx, order.orgId, order.packageId);
-      if (!pkg) return { ok: false, reason: "This interview package is no longer offered." };
-      const positionId = await positionFor(tx, events, order, pkg);
-      const app = { position_id: positionId, upstream_application_id: order.candidate.applicationId, language: languageOf(pkg) };
-      const { written, skipped } = await upsertPositionedCandidates(
-        tx,
-        order.orgId,
-        [{ ...app, name: order.candidate.name, email: order.candidate.email, phone: order.candidate.phone }],
-        opts.interviewBaseUrl,
-        events,
-      );
-      if (skipped.length > 0 || written.length === 0) {
-        const [same] = await tx
-          .select({ id: candidates.id })
-          .from(candidates)
-          .where(and(eq(candidates.positionId, positionId), eq(candidates.upstreamApplicationId, order.candidate.applicationId)));
-        if (!same) return { ok: false, reason: "Another candidate with this email address is already interviewing for this job." };
-        written.push({ id: same.id, inserted: false });
-      }
-      const candidateId = written[0]!.id;
-      // The order's candidate carries it (the result goes to the order); a candidate already
-      // carrying another order keeps it (one result per candidate).
-      await tx
-        .update(candidates)
-        .set({
-          upstreamAssessmentOrderId: order.orderId,
-          resultsToken: sql`coalesce(${candidates.resultsToken}, ${randomBytes(24).toString("base64url")})`,
-        })
-        .where(
-          and(
-            eq(candidates.id, candidateId),
-            or(isNull(candidates.upstreamAssessmentOrderId), eq(candidates.upstreamAssessmentOrderId, order.orderId)),
-          ),
-        );
-      const [iv] = await tx.select({ link: interviews.interviewLink }).from(interviews).where(eq(interviews.candidateId, candidateId));
-      if (!iv?.link) return { ok: false, reason: "The interview could not be prepared; please order it again." };
-      return { ok: true, positionId, candidateId, interviewLink: iv.link, created: written[0]!.inserted };
-    },
+    intake: (tx: Tx, order: OrderIntake) => intakeOrder(tx, events, opts.interviewBaseUrl, order),
 
     async names(q: Queryable, orgId: string, ids: { positions: string[]; candidates: string[] }): Promise<Map<string, string>> {
       const out = new Map<string, string>();

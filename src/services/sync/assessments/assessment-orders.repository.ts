@@ -120,3 +120,14 @@ export async function markPublished(q: Queryable, integrationId: string, orgId: 
     .values({ integrationId, orgId, publishedAt: at })
     .onConflictDoUpdate({ target: assessmentSettings.integrationId, set: { publishedAt: at, updatedAt: at } });
 }
+
+/** When the newest order recorded from the integration was received; null when none was. */
+export async function latestOrderAt(q: Queryable, integrationId: string): Promise<Date | null> {
+  const [row] = await q
+    .select({ at: assessmentOrders.createdAt })
+    .from(assessmentOrders)
+    .where(eq(assessmentOrders.integrationId, integrationId))
+    .orderBy(desc(assessmentOrders.createdAt))
+    .limit(1);
+  return row?.at ?? null;
+}

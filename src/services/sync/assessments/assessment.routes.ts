@@ -61,99 +61,114 @@ async function toPage(recruiting: AssessmentRecruiting<Tx, Queryable>, deps: Pac
   }));
 }
 
+type Owned = (integrationId: string, orgId: string) => Promise<OwnedIntegration>;
+
+/** POST …/assessment/packages/publish: the explicit republish. */
+function registerPublish(app: App, deps: PackagesDeps, owned: Owned): void {
+  app.post(
+    "/integrations/:integration_id/assessment/packages/publish",
+    {
+      schema: {
+        tags: ["Assessment"],
+        summary: "Publish the organisation's interview packages to the integration",
+        description:
+          "Replaces the integration's packages upstream with the organisation's positions in state `template` (type VIDEO_INTERVIEW, name, role description). Hirebridge does this by itself when packages change; this is the explicit republish.",
+        params: IntegrationParamsSchema,
+        response: { 200: PublishPackagesResultSchema, ...errors, ...upstreamErrors },
+      },
+    },
+    async (request) => {
+      const orgId = callerOrg(request);
+      await owned(request.params.integration_id, orgId);
+      return publishTo(deps, orgId, request.params.integration_id).catch(upstreamFailure);
+    },
+  );
+}
+
+/** GET …/assessment/orders: the orders Hirebridge recorded. */
+function registerOrders(app: App, deps: PackagesDeps, owned: Owned): void {
+  app.get(
+    "/integrations/:integration_id/assessment/orders",
+    {
+      schema: {
+        tags: ["Assessment"],
+        summary: "The orders Hirebridge received from the integration",
+        description:
+          "Newest first, with status, package, candidate and result status. Hirebridge's own records: the upstream is not called.",
+        params: IntegrationParamsSchema,
+        querystring: AssessmentOrderListQuerySchema,
+        response: { 200: AssessmentOrderPageSchema, ...errors },
+      },
+    },
+    async (request): Promise<AssessmentOrderPage> => {
+      const orgId = callerOrg(request);
+      await owned(request.params.integration_id, orgId);
+      const after = request.query.after === undefined ? undefined : decodeOrderCursor(request.query.after);
+      if (after === null) throw validationError([{ loc: ["query", "after"], msg: "Invalid cursor", type: "value_error" }]);
+      const page = await listOrders(deps.db, orgId, request.params.integration_id, { limit: request.query.limit ?? 50, after });
+      return { items: await toPage(deps.recruiting, deps, orgId, page.rows), next: page.next };
+    },
+  );
+}
+
+/** GET and PUT …/assessment/settings: whether the integration takes orders. */
+function registerSettings(app: App, deps: PackagesDeps, owned: Owned): void {
+  const settings = async (integration: OwnedIntegration) => {
+    const row = await findSettings(deps.db, integration.id);
+    return {
+      takes_orders: integration.category === ASSESSMENT_CATEGORY || row?.takesOrders === true,
+      category: integration.category,
+      published_at: row?.publishedAt?.toISOString() ?? null,
+    };
+  };
+  app.get(
+    "/integrations/:integration_id/assessment/settings",
+    {
+      schema: {
+        tags: ["Assessment"],
+        summary: "Whether the integration takes assessment orders",
+        params: IntegrationParamsSchema,
+        response: { 200: AssessmentSettingsSchema, ...errors },
+      },
+    },
+    async (request) => settings(await owned(request.params.integration_id, callerOrg(request))),
+  );
+  app.put(
+    "/integrations/:integration_id/assessment/settings",
+    {
+      schema: {
+        tags: ["Assessment"],
+        summary: "Turn assessment orders on or off for the integration",
+        description: "Turned on, the organisation's packages are published to it at once (and again whenever they change).",
+        params: IntegrationParamsSchema,
+        body: AssessmentSettingsUpdateSchema,
+        response: { 200: AssessmentSettingsSchema, ...errors, ...upstreamErrors },
+      },
+    },
+    async (request) => {
+      const orgId = callerOrg(request);
+      const integration = await owned(request.params.integration_id, orgId);
+      await setTakesOrders(deps.db, integration.id, orgId, request.body.takes_orders);
+      if (request.body.takes_orders) await publishTo(deps, orgId, integration.id).catch(upstreamFailure);
+      return settings(integration);
+    },
+  );
+}
+
 /**
  * The caller's view and steering of an integration's assessment channel, behind the bearer JWT and
  * for the caller's own integration only: the orders Hirebridge recorded, the republish of the
  * organisation's packages, and whether the integration takes orders.
  */
 export function assessmentRoutes(deps: PackagesDeps) {
-  const owned = async (integrationId: string, orgId: string): Promise<OwnedIntegration> => {
+  const owned: Owned = async (integrationId, orgId) => {
     const row = await deps.integrations.findOwned(integrationId, orgId);
     if (!row) throw notFound("Integration not found");
     return row;
   };
   return async (app: App) => {
-    app.post(
-      "/integrations/:integration_id/assessment/packages/publish",
-      {
-        schema: {
-          tags: ["Assessment"],
-          summary: "Publish the organisation's interview packages to the integration",
-          description:
-            "Replaces the integration's packages upstream with the organisation's positions in state `template` (type VIDEO_INTERVIEW, name, role description). Hirebridge does this by itself when packages change; this is the explicit republish.",
-          params: IntegrationParamsSchema,
-          response: { 200: PublishPackagesResultSchema, ...errors, ...upstreamErrors },
-        },
-      },
-      async (request) => {
-        const orgId = callerOrg(request);
-        await owned(request.params.integration_id, orgId);
-        return publishTo(deps, orgId, request.params.integration_id).catch(upstreamFailure);
-      },
-    );
-
-    app.get(
-      "/integrations/:integration_id/assessment/orders",
-      {
-        schema: {
-          tags: ["Assessment"],
-          summary: "The orders Hirebridge received from the integration",
-          description:
-            "Newest first, with status, package, candidate and result status. Hirebridge's own records: the upstream is not called.",
-          params: IntegrationParamsSchema,
-          querystring: AssessmentOrderListQuerySchema,
-          response: { 200: AssessmentOrderPageSchema, ...errors },
-        },
-      },
-      async (request): Promise<AssessmentOrderPage> => {
-        const orgId = callerOrg(request);
-        await owned(request.params.integration_id, orgId);
-        const after = request.query.after === undefined ? undefined : decodeOrderCursor(request.query.after);
-        if (after === null) throw validationError([{ loc: ["query", "after"], msg: "Invalid cursor", type: "value_error" }]);
-        const page = await listOrders(deps.db, orgId, request.params.integration_id, { limit: request.query.limit ?? 50, after });
-        return { items: await toPage(deps.recruiting, deps, orgId, page.rows), next: page.next };
-      },
-    );
-
-    const settings = async (integration: OwnedIntegration) => {
-      const row = await findSettings(deps.db, integration.id);
-      return {
-        takes_orders: integration.category === ASSESSMENT_CATEGORY || row?.takesOrders === true,
-        category: integration.category,
-        published_at: row?.publishedAt?.toISOString() ?? null,
-      };
-    };
-    app.get(
-      "/integrations/:integration_id/assessment/settings",
-      {
-        schema: {
-          tags: ["Assessment"],
-          summary: "Whether the integration takes assessment orders",
-          params: IntegrationParamsSchema,
-          response: { 200: AssessmentSettingsSchema, ...errors },
-        },
-      },
-      async (request) => settings(await owned(request.params.integration_id, callerOrg(request))),
-    );
-    app.put(
-      "/integrations/:integration_id/assessment/settings",
-      {
-        schema: {
-          tags: ["Assessment"],
-          summary: "Turn assessment orders on or off for the integration",
-          description: "Turned on, the organisation's packages are published to it at once (and again whenever they change).",
-          params: IntegrationParamsSchema,
-          body: AssessmentSettingsUpdateSchema,
-          response: { 200: AssessmentSettingsSchema, ...errors, ...upstreamErrors },
-        },
-      },
-      async (request) => {
-        const orgId = callerOrg(request);
-        const integration = await owned(request.params.integration_id, orgId);
-        await setTakesOrders(deps.db, integration.id, orgId, request.body.takes_orders);
-        if (request.body.takes_orders) await publishTo(deps, orgId, integration.id).catch(upstreamFailure);
-        return settings(integration);
-      },
-    );
+    registerPublish(app, deps, owned);
+    registerOrders(app, deps, owned);
+    registerSettings(app, deps, owned);
   };
 }

@@ -1,24 +1,10 @@
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from "pino";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { redactUrl } from "./redact.js";
 import { onAnswerByRoute } from "./route-hooks.js";
 
-/** Query parameters and path segments whose values are secrets and must never reach a log line. */
-const SECRET_QUERY = /^(webhook_secret|token|access_token|refresh_token|password|api_key|code)$/i;
-/**
- * `/interview/<token>` (the candidate's interview link: its token is a bearer secret) at the start
- * of the path; the connect flow's token wherever it appears.
- */
-const SECRET_PATH = /(^\/interview\/|\/integration-by-token\/|\/connect\/link\/)[^/?]+/g;
-
-/** A request URL with secret values replaced, safe to log. */
-export function redactUrl(url: string): string {
-  const q = url.indexOf("?");
-  const path = (q === -1 ? url : url.slice(0, q)).replace(SECRET_PATH, "$1<redacted>");
-  if (q === -1) return path;
-  const params = new URLSearchParams(url.slice(q + 1));
-  for (const key of [...params.keys()]) if (SECRET_QUERY.test(key)) params.set(key, "<redacted>");
-  return `${path}?${params.toString()}`;
-}
+// What a logged URL keeps of a secret: nothing (redact.ts); re-exported for the other loggers of URLs.
+export { redactUrl };
 
 export type LogFormat = "auto" | "json" | "pretty";
 

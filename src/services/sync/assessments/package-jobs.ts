@@ -13,11 +13,11 @@ const DEBOUNCE_SECONDS = 2;
 const LISTING_MARGIN_MS = 10 * 60_000;
 
 /** The recruiting API's hook: a template changed, so the organisation's packages are published again shortly. */
-export const templatesChangedHook =
-  (queue: JobQueue): TemplatesChangedHook<Tx> =>
-  async (orgId, tx) => {
+export function templatesChangedHook(queue: JobQueue) {
+  return (async (orgId: string, tx: Tx): Promise<void> => {
     await queue.send(QUEUES.assessmentPackages, { orgId }, { singletonKey: orgId, startAfter: DEBOUNCE_SECONDS, tx });
-  };
+  }) satisfies TemplatesChangedHook<Tx>;
+}
 
 type ChannelDeps = PackagesDeps & { integrations: Pick<IntegrationLookup, "find">; queue: JobQueue; intake: OrderIntakeDeps };
 

@@ -84,7 +84,7 @@ export const SubResultAttributeSchema = Type.Object(
 export type AssessmentAttribute = Static<typeof TextAttributeSchema> | Static<typeof SubResultAttributeSchema>;
 
 /** Base64 of the file; the alphabet alone is checked here (the upstream decodes it). */
-const BASE64 = "^[A-Za-z0-9+/\\r\\n]*={0,2}$";
+const BASE64 = "^[A-Za-z0-9+/]*={0,2}$";
 
 /** A file of the result: exactly one of `data` (with `content_type`) or `data_url` (checked by the route). */
 export const AssessmentAttachmentSchema = Type.Object(

@@ -1,14 +1,15 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { DateTime, Nullable, Uuid } from "../common.js";
+import { AssessmentOrderSchema } from "./assessment-orders.js";
 import { StringEnum } from "./common.js";
 import { SyncRunEntrySchema, WriteBackSchema } from "./webhooks.js";
 
-/** An integration's trail: webhook events, sync runs, write-backs and failed upstream calls, newest first. */
+/** An integration's trail: webhook events, sync runs, write-backs, failed upstream calls and assessment orders, newest first. */
 
-export const ACTIVITY_KINDS = ["event", "sync_run", "write_back", "upstream_call"] as const;
+export const ACTIVITY_KINDS = ["event", "sync_run", "write_back", "upstream_call", "assessment_order"] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 
-/** Every status an item can have: an event's, a sync run's, a write-back's; a failed upstream call is `failed`. */
+/** Every status an item can have: an event's, a sync run's, a write-back's, an assessment order's; a failed upstream call is `failed`. */
 export const ACTIVITY_STATUSES = [
   "queued",
   "processed",
@@ -20,6 +21,8 @@ export const ACTIVITY_STATUSES = [
   "paused",
   "done",
   "failed",
+  "accepted",
+  "rejected",
 ] as const;
 export type ActivityStatus = (typeof ACTIVITY_STATUSES)[number];
 
@@ -33,8 +36,12 @@ export const ActivityQuerySchema = Type.Object(
     status: Type.Optional(CsvOf(ACTIVITY_STATUSES, "Only items in these states, comma-separated (e.g. `failed`).")),
     since: Type.Optional(DateTime({ description: "Only items from this time on (inclusive)." })),
     until: Type.Optional(DateTime({ description: "Only items before this time." })),
-    candidate_id: Type.Optional(Uuid({ description: "A candidate's trail: its write-backs and their failed upstream calls." })),
-    position_id: Type.Optional(Uuid({ description: "A position's trail: its candidates' write-backs and their failed upstream calls." })),
+    candidate_id: Type.Optional(
+      Uuid({ description: "A candidate's trail: its assessment order, write-backs and their failed upstream calls." }),
+    ),
+    position_id: Type.Optional(
+      Uuid({ description: "A position's trail: its candidates' assessment orders, write-backs and their failed upstream calls." }),
+    ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: "Items per page." })),
     cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 400, description: "`next_cursor` of the previous page (opaque)." })),
   },
@@ -88,6 +95,7 @@ export const ActivityItemSchema = Type.Object(
     sync_run: Type.Optional(SyncRunEntrySchema),
     write_back: Type.Optional(WriteBackSchema),
     upstream_call: Type.Optional(ActivityUpstreamCallSchema),
+    assessment_order: Type.Optional(AssessmentOrderSchema),
   },
   { title: "ActivityItem", description: "One entry of the trail; the object named by `kind` holds its details." },
 );

@@ -37,7 +37,14 @@ export async function startSyncModule(deps: SyncModuleDeps) {
   const sync = await startSyncJobs(deps);
   // Routes answer callers: their statements run on the request path's pool (its shorter bound).
   const database = { ...deps.database, db: deps.database.requestDb };
-  const routeDeps: SyncDeps = { config: deps.config, database, logger: deps.logger, integrations: deps.integrations, sync };
+  const routeDeps: SyncDeps = {
+    config: deps.config,
+    database,
+    logger: deps.logger,
+    integrations: deps.integrations,
+    assessments: deps.assessments,
+    sync,
+  };
   const group = (routes: SyncRoutes) => (app: App) => routes(app, { deps: routeDeps });
   const assessments = assessmentChannel(deps, sync, routeDeps);
   return {

@@ -1,7 +1,10 @@
 import type { ActivityItem } from "../../../contracts/proxy/activity.js";
+import type { AssessmentOrder } from "../../../contracts/proxy/assessment-orders.js";
+import type { AssessmentOrderRow } from "../assessments/assessments.tables.js";
 import type { SyncRunRow, UpstreamCallFailureRow, WebhookEventRow, WriteBackRow } from "../sync.tables.js";
 import type { QuietRunsRow } from "../sync-runs.repository.js";
 import { iso, toSyncRunEntry, toWriteBack } from "../sync-views.js";
+import { isUuid } from "../assessments/assessment-orders.repository.js";
 import type { ActivityKey, ActivityRows } from "./activity.repository.js";
 
 /** Trail entries as the API shows them: the common fields, a line for people with names, the kind's details. */
@@ -89,20 +92,78 @@ function runItem(r: SyncRunRow, quiet: QuietRunsRow | undefined): ActivityItem {
   };
 }
 
-function writeBackItem(w: WriteBackRow): ActivityItem {
+/** The names of the orders' packages and candidates (positions and candidates of the organisation), by id. */
+export type OrderNames = Map<string, string>;
+
+/** An order as the listing shows it, with its package's and candidate's names. */
+function toOrder(o: AssessmentOrderRow, names: OrderNames): AssessmentOrder {
+  return {
+    id: o.id,
+    order_id: o.orderId,
+    integration_id: o.integrationId,
+    package_id: o.packageId,
+    package_name: names.get(o.packageId) ?? null,
+    position_id: o.positionId,
+    candidate_id: o.candidateId,
+    candidate_name: o.candidateId ? (names.get(o.candidateId) ?? null) : null,
+    inline: o.inline,
+    status: o.status,
+    result_status: o.resultStatus,
+    message: o.message,
+    created_at: o.createdAt.toISOString(),
+    updated_at: o.updatedAt.toISOString(),
+  };
+}
+
+const packageOf = (o: AssessmentOrderRow | undefined, names: OrderNames) =>
+  o ? `package ${names.get(o.packageId) ?? o.packageId}` : "its package";
+
+/** An order received: accepted (a candidate with an interview) or rejected with the recruiter's message. */
+function orderItem(o: AssessmentOrderRow, names: OrderNames): ActivityItem {
+  const order = toOrder(o, names);
+  const inline = o.inline ? " from the career page" : "";
+  const summary =
+    o.status === "accepted"
+      ? `Assessment order received${inline}: ${order.candidate_name ?? "a candidate"} for ${packageOf(o, names)}; interview created`
+      : `Assessment order rejected${inline}: ${packageOf(o, names)}`;
+  return {
+    kind: "assessment_order",
+    id: o.id,
+    at: o.createdAt.toISOString(),
+    status: o.status,
+    summary,
+    // The rejection's message is what the recruiter read in the ATS.
+    error: o.status === "rejected" ? o.message : null,
+    attempts: null,
+    retryable: false,
+    candidate: o.candidateId ? named(o.candidateId, order.candidate_name) : null,
+    position: o.positionId ? named(o.positionId, names.get(o.positionId) ?? null) : null,
+    assessment_order: order,
+  };
+}
+
+/** What a write-back of an order's result says, by its state (its result goes on the order, not to a stage). */
+const ORDER_RESULT = { done: "written", pending: "being written", paused: "paused", failed: "not written" } as const;
+
+function writeBackItem(w: WriteBackRow, order: AssessmentOrderRow | undefined, names: OrderNames): ActivityItem {
   const stage = w.targetStageName ?? w.targetStage;
+  const settled = order && order.resultStatus !== "OPEN" ? `: ${order.resultStatus.toLowerCase()}` : "";
+  const summary = w.assessmentOrderId
+    ? `Assessment order result ${ORDER_RESULT[w.state]}: ${w.candidateName ?? "a candidate"} (${packageOf(order, names)})${settled}`
+    : `Write-back: ${whoWhere(w)} ${OUTCOME[w.outcome]}${stage ? `, to stage ${stage}` : ""}`;
   return {
     kind: "write_back",
     id: w.id,
     at: w.createdAt.toISOString(),
     status: w.state,
-    summary: `Write-back: ${whoWhere(w)} ${OUTCOME[w.outcome]}${stage ? `, to stage ${stage}` : ""}`,
+    summary,
     error: w.lastError,
     attempts: w.attempts,
     retryable: w.state === "failed",
     candidate: named(w.candidateId, w.candidateName),
     position: named(w.positionId, w.positionName),
     write_back: toWriteBack(w),
+    ...(order ? { assessment_order: toOrder(order, names) } : {}),
   };
 }
 
@@ -132,8 +193,18 @@ function callItem(c: UpstreamCallFailureRow, w: WriteBackRow | undefined): Activ
   };
 }
 
+/** The positions (packages) and candidates whose names the page's orders show. */
+export function orderNameIds(rows: ActivityRows): { positions: string[]; candidates: string[] } {
+  const orders = [...rows.orders.values(), ...rows.ordersOfWriteBacks.values()];
+  return {
+    // A package id is a position's id; one that is not a UUID names no position here.
+    positions: [...new Set(orders.flatMap((o) => [o.packageId, o.positionId ?? ""]).filter(isUuid))],
+    candidates: [...new Set(orders.map((o) => o.candidateId).filter((c): c is string => c !== null))],
+  };
+}
+
 /** The page's entries as items, in the page's order (an entry whose row is gone meanwhile is left out). */
-export function toActivityItems(keys: ActivityKey[], rows: ActivityRows): ActivityItem[] {
+export function toActivityItems(keys: ActivityKey[], rows: ActivityRows, names: OrderNames = new Map()): ActivityItem[] {
   const items: ActivityItem[] = [];
   for (const k of keys) {
     if (k.kind === "event") {
@@ -144,7 +215,10 @@ export function toActivityItems(keys: ActivityKey[], rows: ActivityRows): Activi
       if (r) items.push(runItem(r, rows.quietRuns.get(r.id)));
     } else if (k.kind === "write_back") {
       const w = rows.writeBacks.get(k.id);
-      if (w) items.push(writeBackItem(w));
+      if (w) items.push(writeBackItem(w, orderOf(rows, w), names));
+    } else if (k.kind === "assessment_order") {
+      const o = rows.orders.get(k.id);
+      if (o) items.push(orderItem(o, names));
     } else {
       const c = rows.calls.get(k.id);
       if (c) items.push(callItem(c, c.writeBackId ? rows.writeBacks.get(c.writeBackId) : undefined));
@@ -152,3 +226,6 @@ export function toActivityItems(keys: ActivityKey[], rows: ActivityRows): Activi
   }
   return items;
 }
+
+const orderOf = (rows: ActivityRows, w: WriteBackRow) =>
+  w.assessmentOrderId ? rows.ordersOfWriteBacks.get(`${w.integrationId}:${w.assessmentOrderId}`) : undefined;

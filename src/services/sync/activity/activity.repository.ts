@@ -1,8 +1,9 @@
-import { inArray, sql, type SQL } from "drizzle-orm";
+import { and, eq, inArray, or, sql, type SQL } from "drizzle-orm";
 import type { ActivityKind } from "../../../contracts/proxy/activity.js";
 import type { Queryable } from "../../../shared/db/database.js";
 import type { KeysetCursor } from "../../../shared/db/keyset-cursor.js";
-import { syncRuns, upstreamCallFailures, webhookEvents, writeBacks } from "../sync.tables.js";
+import { assessmentOrders, type AssessmentOrderRow } from "../assessments/assessments.tables.js";
+import { syncRuns, upstreamCallFailures, webhookEvents, writeBacks, type WriteBackRow } from "../sync.tables.js";
 import { listedRun, quietRunsAfter } from "../sync-runs.repository.js";
 
 export type ActivityFilter = {
@@ -73,6 +74,16 @@ const SOURCES: Record<ActivityKind, Source> = {
     position: sql`w.position_id`,
     org: ofOrg,
   },
+  // An order received (accepted or rejected), at its receipt; its result is its write-back's entry.
+  assessment_order: {
+    from: sql`assessment_orders x`,
+    id: sql`x.id::text`,
+    at: sql`x.created_at`,
+    status: sql`x.status`,
+    candidate: sql`x.candidate_id`,
+    position: sql`x.position_id`,
+    org: ofOrg,
+  },
 };
 
 /** The newest `limit` entries of one kind that pass the filter and come after `after`, or null when the filter rules the kind out. */
@@ -125,11 +136,12 @@ export async function activityPage(
 export async function activityRows(q: Queryable, keys: ActivityKey[]) {
   const ids = (kind: ActivityKind) => keys.filter((k) => k.kind === kind).map((k) => k.id);
   const read = async <T>(list: string[], load: (list: string[]) => Promise<T[]>) => (list.length ? load(list) : []);
-  const [events, runs, backs, calls] = await Promise.all([
+  const [events, runs, backs, calls, orders] = await Promise.all([
     read(ids("event"), (l) => q.select().from(webhookEvents).where(inArray(webhookEvents.id, l))),
     read(ids("sync_run"), (l) => q.select().from(syncRuns).where(inArray(syncRuns.id, l))),
     read(ids("write_back"), (l) => q.select().from(writeBacks).where(inArray(writeBacks.id, l))),
     read(ids("upstream_call"), (l) => q.select().from(upstreamCallFailures).where(inArray(upstreamCallFailures.id, l))),
+    read(ids("assessment_order"), (l) => q.select().from(assessmentOrders).where(inArray(assessmentOrders.id, l))),
   ]);
   // A failed call of a write-back names the write-back's candidate and position.
   const callBacks = calls.map((c) => c.writeBackId).filter((id): id is string => id !== null && !backs.some((b) => b.id === id));
@@ -140,12 +152,28 @@ export async function activityRows(q: Queryable, keys: ActivityKey[]) {
       runs.map((r) => r.id),
     ),
   ]);
+  const allBacks = [...backs, ...more];
   return {
     events: new Map(events.map((r) => [r.id, r])),
     runs: new Map(runs.map((r) => [r.id, r])),
     quietRuns: quiet,
-    writeBacks: new Map([...backs, ...more].map((r) => [r.id, r])),
+    writeBacks: new Map(allBacks.map((r) => [r.id, r])),
     calls: new Map(calls.map((r) => [r.id, r])),
+    orders: new Map(orders.map((r) => [r.id, r])),
+    ordersOfWriteBacks: await ordersOfWriteBacks(q, allBacks),
   };
+}
+
+/** The orders whose results these write-backs write (keyed `integration_id:order_id`), to name their packages. */
+async function ordersOfWriteBacks(q: Queryable, backs: WriteBackRow[]): Promise<Map<string, AssessmentOrderRow>> {
+  const keys = backs
+    .filter((b) => b.assessmentOrderId !== null)
+    .map((b) => ({ integrationId: b.integrationId, orderId: b.assessmentOrderId! }));
+  if (!keys.length) return new Map();
+  const rows = await q
+    .select()
+    .from(assessmentOrders)
+    .where(or(...keys.map((k) => and(eq(assessmentOrders.integrationId, k.integrationId), eq(assessmentOrders.orderId, k.orderId)))));
+  return new Map(rows.map((r) => [`${r.integrationId}:${r.orderId}`, r]));
 }
 export type ActivityRows = Awaited<ReturnType<typeof activityRows>>;

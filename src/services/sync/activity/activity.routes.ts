@@ -16,9 +16,9 @@ import { notFound, validationError } from "../../../shared/errors.js";
 import type { SyncRoutes } from "../sync-routes.deps.js";
 import { displayName, toWriteBack } from "../sync-views.js";
 import { activityPage, activityRows } from "./activity.repository.js";
-import { toActivityItems } from "./activity-views.js";
+import { orderNameIds, toActivityItems } from "./activity-views.js";
 
-const KEY = /^(event|sync_run|write_back|upstream_call):[\s\S]{1,300}$/;
+const KEY = new RegExp(`^(${ACTIVITY_KINDS.join("|")}):[\\s\\S]{1,300}$`);
 const errors = {
   401: proxyErrorResponses[401],
   403: proxyErrorResponses[403],
@@ -37,9 +37,9 @@ export const activityRoutes: SyncRoutes = async (app, { deps }) => {
     {
       schema: {
         tags: ["Integrations"],
-        summary: "An integration's activity: events, sync runs, write-backs and failed upstream calls",
+        summary: "An integration's activity: events, sync runs, write-backs, failed upstream calls and assessment orders",
         description:
-          "Newest first, `limit` at a time with `next_cursor`. Each item has its kind, status, time, a line for people with the names of what it touched (candidate, position, stage), its error and attempts, and its details. `candidate_id` or `position_id` narrows it to that candidate's or position's write-backs and their failed calls. A failed write-back is `retryable` (`POST …/write-backs/{write_back_id}/retry`), and so is a failed event (`POST /webhooks/events/{event_id}/redrive`).",
+          "Newest first, `limit` at a time with `next_cursor`. An assessment order is an entry when it is received (accepted or rejected); its result is its write-back's entry. Each item has its kind, status, time, a line for people with the names of what it touched (candidate, position, stage), its error and attempts, and its details. `candidate_id` or `position_id` narrows it to that candidate's or position's write-backs and their failed calls. A failed write-back is `retryable` (`POST …/write-backs/{write_back_id}/retry`), and so is a failed event (`POST /webhooks/events/{event_id}/redrive`).",
         params: IntegrationParamsSchema,
         querystring: ActivityQuerySchema,
         response: { 200: ActivityPageSchema, ...errors },
@@ -70,9 +70,15 @@ export const activityRoutes: SyncRoutes = async (app, { deps }) => {
       const page = found.slice(0, limit);
       const last = page.at(-1);
       const rows = await activityRows(deps.database.db, page);
+      // Orders name their packages and candidates: the recruiting side's names, the organisation's only.
+      const ids = orderNameIds(rows);
+      const names =
+        deps.assessments && (ids.positions.length || ids.candidates.length)
+          ? await deps.assessments.names(deps.database.db, orgId, ids)
+          : new Map<string, string>();
       return {
         integration: { id: integration.id, display_name: displayName(integration) },
-        items: toActivityItems(page, rows),
+        items: toActivityItems(page, rows, names),
         next_cursor: found.length > limit && last ? encodeKeysetCursor({ createdAt: last.cursorAt, id: last.key }) : null,
       };
     },

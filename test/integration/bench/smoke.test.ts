@@ -46,6 +46,16 @@ const BENCHES: { name: string; args?: string[]; expect: RegExp[] }[] = [
       /\| serve token api \(postgres\) \| \d+ \| \d+ \| \d+ \|/,
     ],
   },
+  {
+    name: "assessments",
+    expect: [
+      /\| 50 orders \+ 10 duplicates at once, 1 job\(s\): orders\/s \| \d+ \| [\d.]+ \|/,
+      /\| candidates, each with its order and an interview link \(none lost, none doubled\) \| 50 \| 50 \|/,
+      /\| order webhook → candidate with its interview link \(the 200\) \| 40 \| [\d.]+ \| [\d.]+ \|/,
+      /\| inline order → `assessment_url` \| 5 \| [\d.]+ \|/,
+      /\| serve proxy \(postgres\): the receivers \| \d+ \| \d+ \|/,
+    ],
+  },
 ];
 
 for (const bench of BENCHES) {

@@ -23,12 +23,17 @@ const event = (id: string, data: Record<string, unknown> = {}) => ({
 
 /**
  * A real commit failure, not a mock: a deferred constraint trigger that raises at COMMIT when a
- * stored event carries `fail_commit`. Every insert of the transaction has succeeded by then.
+ * stored event carries `fail_commit` (an error about no value: P0001), or `fail_content` (one
+ * about a value: SQLSTATE 22023). Every insert of the statement has succeeded by then.
  */
 async function failCommitsOfMarkedEvents(database: Database): Promise<void> {
   await database.query(`create or replace function fail_marked_event() returns trigger language plpgsql as $$
     begin
       if new.payload->'data'->>'fail_commit' = 'yes' then raise exception 'injected commit failure'; end if;
+      -- A refusal about the event's content (SQLSTATE class 22), as a value storage cannot take raises.
+      if new.payload->'data'->>'fail_content' = 'yes' then
+        raise exception 'injected content failure' using errcode = '22023';
+      end if;
       return null;
     end $$`);
   await database.query(`create constraint trigger fail_marked_event after insert on webhook_events
@@ -91,6 +96,28 @@ describeEachDatabase("webhook group commit", (getDb) => {
     assert.deepEqual(await storedIds(getDb(), [ids[0]!]), [ids[0]!]);
   });
 
+  test("a batch that storage refuses for one event's content (a 2,700-letter id to index): that event alone is 422, the rest stored", async () => {
+    const ids = [eventId(), eventId(), eventId(), eventId()];
+    const long = `greenhouse:${Array.from({ length: 2700 }, () => "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"[Math.floor(Math.random() * 52)]).join("")}`;
+    // Past the receivers' bounds (they refuse it before it gets here): the commit itself must not let it fail the others.
+    const outcomes = await Promise.allSettled(
+      ids.map((id, i) =>
+        intake.submit(i === 2 ? { ...event(id), integrationId: long } : event(id, i === 1 ? { fail_content: "yes" } : {})),
+      ),
+    );
+    assert.deepEqual(
+      outcomes.map((o) => (o.status === "fulfilled" ? "stored" : isAppError(o.reason) ? o.reason.statusCode : String(o.reason))),
+      ["stored", 422, 422, "stored"],
+    );
+    const refused = outcomes[2] as PromiseRejectedResult;
+    assert.deepEqual(refused.reason.detail, [{ loc: ["body"], msg: "The event holds a value too large to store", type: "value_error" }]);
+    assert.deepEqual((outcomes[1] as PromiseRejectedResult).reason.detail, [
+      { loc: ["body"], msg: "The event holds a value storage cannot accept", type: "value_error" },
+    ]);
+    assert.deepEqual(await storedIds(getDb(), ids), [ids[0]!, ids[3]!].sort());
+    assert.deepEqual((await queuedJobsFor(queue, ids)).sort(), [ids[0]!, ids[3]!].sort());
+  });
+
   test("an event alone on an idle intake is committed without waiting for others", async () => {
     const t0 = performance.now();
     for (let i = 0; i < 5; i++) assert.deepEqual(await intake.submit(event(eventId())), { stored: true });
@@ -148,6 +175,21 @@ describeEachDatabase("webhook receivers under a burst", (getDb) => {
     assert.equal(res.retryAfter, "1");
     assert.equal(typeof res.body.detail, "string");
     assert.deepEqual(await storedIds(getDb(), [id]), []);
+  });
+
+  test("2 events storage refuses for their content among 100 good ones, sent at once: 422 for them, 200 and stored for the others", async () => {
+    const ids = Array.from({ length: 102 }, eventId);
+    const bad = new Set([ids[30]!, ids[71]!]);
+    const answers = await Promise.all(ids.map((id) => deliver(dataChanged(id, bad.has(id) ? { fail_content: "yes" } : {}))));
+    answers.forEach((a, i) => {
+      if (bad.has(ids[i]!)) {
+        assert.equal(a.status, 422, JSON.stringify(a.body));
+        assert.deepEqual(a.body, {
+          detail: [{ loc: ["body"], msg: "The event holds a value storage cannot accept", type: "value_error" }],
+        });
+      } else assert.equal(a.status, 200, JSON.stringify(a.body));
+    });
+    assert.deepEqual(await storedIds(getDb(), ids), ids.filter((id) => !bad.has(id)).sort());
   });
 
   test("a burst of 2,000 events: every one acknowledged is stored, and all are processed long before a job-a-second worker could", async (t) => {

@@ -1,47 +1,86 @@
-import type { TSchema } from "@sinclair/typebox";
-import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
+import type { FieldBound, FieldBounds } from "../../../contracts/proxy/webhook-bounds.js";
+import { WEBHOOK_DATA_BOUNDS } from "../../../contracts/proxy/webhook-bounds.js";
 import type { WebhookKind } from "../../../contracts/proxy/webhooks.js";
-import { WEBHOOK_REQUIRED_DATA } from "../../../contracts/upstream/webhooks.js";
 import type { ValidationIssue } from "../../../shared/errors.js";
-
-/** WEBHOOK_REQUIRED_DATA compiled once per kind. */
-const CHECKS = Object.fromEntries(
-  Object.entries(WEBHOOK_REQUIRED_DATA).map(([kind, schema]) => [kind, TypeCompiler.Compile(schema as TSchema)]),
-) as Record<WebhookKind, TypeCheck<TSchema>>;
 
 /** At most this many places are reported; the first are enough to fix the event. */
 const MAX_ISSUES = 10;
 
-function valueAt(data: unknown, path: string[]): unknown {
-  let v = data;
-  for (const key of path) v = v !== null && typeof v === "object" ? (v as Record<string, unknown>)[key] : undefined;
-  return v;
+/**
+ * An ISO 8601 date-time with its offset, as the upstream's own SDK parses them (zod
+ * `datetime({ offset: true })`): `Date.parse` alone takes `2026-02-30` (as March 2nd) and `24:00`,
+ * and reads a time without offset in the server's zone.
+ */
+const DATE_TIME =
+  /^(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-]([01]\d|2[0-3]):?[0-5]\d)$/;
+
+/** Whether `s` is a date-time that both the strict pattern and `Date.parse` accept, on a day its month has. */
+export function isDateTime(s: string): boolean {
+  const m = DATE_TIME.exec(s);
+  if (!m || Number.isNaN(Date.parse(s))) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  return new Date(Date.UTC(year, month, 0)).getUTCDate() >= day;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The issue of one present, non-null value against its rule; nested ones are checked by `walk`. */
+function valueIssue(b: FieldBound, v: unknown): Omit<ValidationIssue, "loc"> | null {
+  switch (b.type) {
+    case "string":
+      if (typeof v !== "string") return { msg: "Input should be a valid string", type: "string_type" };
+      if (v.length > b.max) return { msg: `String should have at most ${b.max} characters`, type: "string_too_long" };
+      if (b.min && v.length < b.min)
+        return { msg: `String should have at least ${b.min} character${b.min > 1 ? "s" : ""}`, type: "string_too_short" };
+      if (b.format === "date-time" && !isDateTime(v))
+        return { msg: "Input should be a valid datetime with its offset (ISO 8601, e.g. 2026-01-31T12:00:00Z)", type: "datetime_parsing" };
+      return null;
+    case "number":
+      return typeof v === "number" && Number.isFinite(v) ? null : { msg: "Input should be a valid number", type: "float_type" };
+    case "array":
+      if (!Array.isArray(v)) return { msg: "Input should be a valid list", type: "list_type" };
+      if (v.length > b.maxItems) return { msg: `List should have at most ${b.maxItems} items`, type: "too_long" };
+      return null;
+    case "object":
+      return isObject(v) ? null : { msg: "Input should be a valid dictionary or object", type: "model_type" };
+  }
+}
+
+/** Checks one value at `at` against its rule, and what it holds against theirs. */
+function check(b: FieldBound, v: unknown, at: (string | number)[], out: ValidationIssue[]): void {
+  if (v === undefined || v === null) {
+    if (b.required) out.push({ loc: at, msg: "Field required", type: "missing" });
+    return;
+  }
+  const issue = valueIssue(b, v);
+  if (issue) out.push({ loc: at, ...issue });
+  else if (b.type === "object") walk(b.fields, v as Record<string, unknown>, at, out);
+  else if (b.type === "array") {
+    const items = v as unknown[];
+    for (let i = 0; i < items.length && out.length < MAX_ISSUES; i++) check(b.items, items[i], [...at, i], out);
+  }
+}
+
+function walk(bounds: FieldBounds, value: Record<string, unknown>, loc: (string | number)[], out: ValidationIssue[]): void {
+  for (const [key, b] of Object.entries(bounds)) {
+    if (out.length >= MAX_ISSUES) return;
+    check(b, value[key], [...loc, key], out);
+  }
 }
 
 /**
- * Where an event's `data` lacks what its kind's work reads (WEBHOOK_REQUIRED_DATA), as 422 entries
- * rooted at `["body", "data"]`: "Field required" where a field is absent, the type it must have
- * otherwise. Empty when the event can be processed.
+ * Where `value` breaks a table of bounds (contracts/proxy/webhook-bounds.ts), as 422 entries rooted
+ * at `loc`: "Field required" where a required field is absent or null, otherwise its type, bound or
+ * format. Empty when the value is within every bound. Exported for every receiver that declares a
+ * table (the assessment orders' too).
  */
-export function requiredDataIssues(kind: WebhookKind, data: object): ValidationIssue[] {
-  const check = CHECKS[kind];
-  if (check.Check(data)) return [];
-  const issues: ValidationIssue[] = [];
-  const seen = new Set<string>();
-  for (const error of check.Errors(data)) {
-    if (issues.length === MAX_ISSUES) break;
-    const path = error.path
-      .split("/")
-      .slice(1)
-      .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
-    if (seen.has(error.path)) continue;
-    seen.add(error.path);
-    const missing = valueAt(data, path) === undefined;
-    issues.push({
-      loc: ["body", "data", ...path.map((s) => (/^\d+$/.test(s) ? Number(s) : s))],
-      msg: missing ? "Field required" : error.message,
-      type: missing ? "missing" : "value_error",
-    });
-  }
-  return issues;
+export function boundIssues(bounds: FieldBounds, value: Record<string, unknown>, loc: (string | number)[]): ValidationIssue[] {
+  const out: ValidationIssue[] = [];
+  walk(bounds, value, loc, out);
+  return out;
+}
+
+/** Where an event's `data` breaks its kind's bounds (WEBHOOK_DATA_BOUNDS), rooted at `["body", "data"]`. */
+export function eventDataIssues(kind: WebhookKind, data: Record<string, unknown>): ValidationIssue[] {
+  return boundIssues(WEBHOOK_DATA_BOUNDS[kind], data, ["body", "data"]);
 }

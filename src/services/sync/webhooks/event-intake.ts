@@ -1,10 +1,11 @@
 import type { Logger } from "pino";
 import type { Database } from "../../../shared/db/database.js";
 import { commitsInFlight, createGroupCommit, type Settled } from "../../../shared/db/group-commit.js";
-import { AppError } from "../../../shared/errors.js";
+import type { AppError } from "../../../shared/errors.js";
 import type { JobQueue } from "../../../shared/jobs/queue.js";
 import type { WebhookEventRow } from "../sync.tables.js";
 import { uuidv7s } from "../../../shared/db/uuid7.js";
+import { isContentError, storeUnavailable, unstorableEvent } from "./event-errors.js";
 import { findWebhookEvents, storeWebhookEventsStatement, type NewWebhookEvent } from "./webhook-events.repository.js";
 
 /** What storing an event came to: stored now, or a repeated delivery (with the row stored first). */
@@ -31,30 +32,42 @@ async function storedRows(opts: EventIntakeOptions, ids: string[]): Promise<Map<
   }
 }
 
+/** A batch's store: the ids stored, and the events refused alone (by id) with their request's error. */
+type Stored = { stored: Set<string>; refused: Map<string, AppError> };
+
 /**
  * Group commit for the webhook receivers (shared/db/group-commit.ts): each commit stores every
  * event waiting for it with one multi-row insert deduplicating on the event id, and queues their
  * jobs, in one statement (no transaction around it). Every request is answered after the commit
- * that holds its event; when that commit fails, every request in it fails with a 503 the upstream
- * retries, and none of its events is stored.
+ * that holds its event. When the commit fails because storage could not take a value (SQLSTATE
+ * class 22 or 54: a value too long to index, say), the events are stored again one by one, so only
+ * the one at fault is refused (422) and the others are stored: an event's content never fails
+ * another's commit. When it fails otherwise (storage unreachable, a timeout), every request in it
+ * fails with a 503 the upstream retries, and none of its events is stored.
  */
 export function createEventIntake(opts: EventIntakeOptions) {
   async function store(events: NewWebhookEvent[]): Promise<Settled<IntakeOutcome>[]> {
     // The first of several deliveries of one id in a batch is stored; the others are repeats of it.
     const first = new Map<string, NewWebhookEvent>();
     for (const event of events) if (!first.has(event.id)) first.set(event.id, event);
-    let stored: Set<string>;
+    let result: Stored;
     try {
-      stored = await storeWithJobs([...first.values()]);
+      result = { stored: await storeWithJobs([...first.values()]), refused: new Map() };
     } catch (err) {
-      opts.logger.error({ err, events: events.length }, "webhook events not stored: their commit failed");
-      throw new AppError("UNAVAILABLE", "The event could not be stored; deliver it again", { headers: { "retry-after": "1" } });
+      if (!isContentError(err) || first.size === 1) {
+        opts.logger.error({ err, events: events.length }, "webhook events not stored: their commit failed");
+        throw isContentError(err) ? unstorableEvent(err) : storeUnavailable(err);
+      }
+      opts.logger.warn({ err, events: first.size }, "a webhook event's content failed its commit: storing the events one by one");
+      result = await storeOneByOne([...first.values()]);
     }
     const outcomes: (Settled<IntakeOutcome> | undefined)[] = [];
     const answered = new Set<string>();
     const repeats: number[] = [];
     events.forEach((event, i) => {
-      if (stored.has(event.id) && !answered.has(event.id)) {
+      const refused = result.refused.get(event.id);
+      if (refused) outcomes[i] = { ok: false, error: refused };
+      else if (result.stored.has(event.id) && !answered.has(event.id)) {
         answered.add(event.id);
         outcomes[i] = { ok: true, value: { stored: true } };
       } else repeats.push(i);
@@ -64,6 +77,28 @@ export function createEventIntake(opts: EventIntakeOptions) {
       for (const i of repeats) outcomes[i] = { ok: true, value: { stored: false, row: rows.get(events[i]!.id) ?? null } };
     }
     return outcomes as Settled<IntakeOutcome>[];
+  }
+
+  /**
+   * Stores the events each in its own statement, after their batch failed for one's content: the
+   * ones storage refuses for their content get their 422, the others are stored (or, when storage
+   * fails them otherwise, answered 503).
+   */
+  async function storeOneByOne(events: NewWebhookEvent[]): Promise<Stored> {
+    const result: Stored = { stored: new Set(), refused: new Map() };
+    for (const event of events) {
+      try {
+        for (const id of await storeWithJobs([event])) result.stored.add(id);
+      } catch (err) {
+        const content = isContentError(err);
+        opts.logger.warn(
+          { err, event_id: event.id, event_type: event.type },
+          content ? "webhook event refused: storage cannot hold it" : "webhook event not stored",
+        );
+        result.refused.set(event.id, content ? unstorableEvent(err) : storeUnavailable(err));
+      }
+    }
+    return result;
   }
 
   /**

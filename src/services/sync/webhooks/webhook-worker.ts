@@ -1,6 +1,8 @@
 import type { JobResult } from "pg-boss";
 import type { WebhookKind } from "../../../contracts/proxy/webhooks.js";
 import type { SyncModel, WebhookEventRow } from "../sync.tables.js";
+import { eventDataIssues } from "./event-data.js";
+import { isPermanentEventError } from "./event-errors.js";
 import { deltaSyncFor, WEBHOOK_HANDLERS, type WebhookOutcome, type WebhookWorkContext } from "./webhook-handlers.js";
 import { findWebhookEvents, recordWebhookAttempt, settleWebhookEvents, type WebhookSettlement } from "./webhook-events.repository.js";
 
@@ -12,7 +14,20 @@ type Handle = (data: never, c: WebhookWorkContext, id: string) => Promise<Webhoo
 type DeltaGroup = { models: Set<SyncModel>; kinds: Set<string>; items: Item[] };
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
-const payloadData = (event: WebhookEventRow) => (event.payload as { data: never }).data;
+const payloadData = (event: WebhookEventRow) => (event.payload as { data: never } | null)?.data as never;
+
+/**
+ * Why a stored event's data cannot be processed (its kind's bounds, as intake checks them: an
+ * event stored before intake checked them, or under older rules), or null when it can be.
+ */
+function unprocessable(kind: WebhookKind, data: unknown): Error | null {
+  const issues =
+    typeof data === "object" && data !== null && !Array.isArray(data)
+      ? eventDataIssues(kind, data as Record<string, unknown>)
+      : [{ loc: ["body", "data"], msg: "Input should be a valid dictionary or object" }];
+  if (issues.length === 0) return null;
+  return new Error(issues.map((i) => `${i.loc.slice(1).join(".")}: ${i.msg}`).join("; "));
+}
 
 /**
  * One batch's bookkeeping: what each job answers, and how each event is settled. Every event is
@@ -62,8 +77,8 @@ class Batch {
 
 /**
  * Sorts a batch's queued events: kinds with `delta` join their integration's group (one
- * incremental sync for all of them); the others run one by one. What an event's data makes the
- * `delta` throw (a field missing: an event stored before intake checked it) fails that event for good.
+ * incremental sync for all of them); the others run one by one. An event whose data breaks its
+ * kind's bounds (stored before intake checked them), or makes the `delta` throw, fails for good at once.
  */
 async function sortEvents(batch: Batch, jobs: WebhookEventJob[], events: Map<string, WebhookEventRow>) {
   const deltas = new Map<string, DeltaGroup>();
@@ -76,7 +91,8 @@ async function sortEvents(batch: Batch, jobs: WebhookEventJob[], events: Map<str
     }
     const item = { job, event };
     const handler = WEBHOOK_HANDLERS[event.type as WebhookKind];
-    if (!handler) await batch.failed(item, new Error(`unknown event type ${event.type}`), true);
+    const poison = handler ? unprocessable(event.type as WebhookKind, payloadData(event)) : new Error(`unknown event type ${event.type}`);
+    if (!handler || poison) await batch.failed(item, poison, true);
     else if (!("delta" in handler)) oneByOne.push(item);
     else {
       let asked: ReturnType<typeof handler.delta>;
@@ -132,7 +148,8 @@ export async function processWebhookEvents(ctx: WebhookWorkContext, jobs: Webhoo
         outcome.message,
       );
     } catch (err) {
-      await batch.failed(item, err);
+      // A type or validation error on the event's data fails it at once; storage, upstream and timeouts are retried.
+      await batch.failed(item, err, isPermanentEventError(err));
     }
   }
   for (const [integrationId, group] of deltas) {

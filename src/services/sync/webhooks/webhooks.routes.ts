@@ -7,6 +7,7 @@ import {
   type WebhookResponse,
 } from "../../../contracts/proxy/webhooks.js";
 import { ErrorDetailSchema, HTTPValidationErrorSchema } from "../../../contracts/common.js";
+import { WEBHOOK_ENVELOPE_BOUNDS, webhookEventJsonSchema } from "../../../contracts/proxy/webhook-bounds.js";
 import { AppError, notFound, validationError } from "../../../shared/errors.js";
 import { AddressBucket } from "../../../shared/http/address-bucket.js";
 import { unstorableIssues, utf8Text } from "../../../shared/http/storable-input.js";
@@ -14,12 +15,10 @@ import type { SyncDeps, SyncRoutes } from "../sync-routes.deps.js";
 import { orgOf, WEBHOOK_HANDLERS } from "./webhook-handlers.js";
 import { findWebhookEvent, isProcessed } from "./webhook-events.repository.js";
 import { createEventIntake } from "./event-intake.js";
-import { requiredDataIssues } from "./event-data.js";
+import { boundIssues, eventDataIssues } from "./event-data.js";
 import { nestedDeeperThan, TOO_DEEP_MESSAGE } from "../../../shared/http/json-depth.js";
 import { isAuthentic } from "./verify-signature.js";
 import type { WebhookEventRow } from "../sync.tables.js";
-
-const MAX_EVENT_ID = 200;
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const v = request.headers[name];
@@ -28,10 +27,11 @@ function header(request: FastifyRequest, name: string): string | undefined {
 
 /**
  * `{id, type, data}` with `type` equal to the receiver's kind, in UTF-8, nested at most
- * MAX_JSON_DEPTH deep, with the fields the kind's work reads (WEBHOOK_REQUIRED_DATA) and no string
- * (at any depth) that storage cannot hold; anything else is a 422 naming the field, so the upstream
- * does not retry for ever an event that can never be stored or processed. Decided per event, before
- * it joins a group commit, so it never fails the commit of the others.
+ * MAX_JSON_DEPTH deep, within its kind's bounds (contracts/proxy/webhook-bounds.ts: the fields its
+ * work reads, every stored or indexed field's length and format) and with no string (at any depth)
+ * that storage cannot hold; anything else is a 422 naming the field, so the upstream does not retry
+ * for ever an event that can never be stored or processed. Decided per event, before it joins a
+ * group commit, so it never fails the commit of the others.
  */
 function parseEvent(raw: Buffer, kind: WebhookKind): { id: string; data: Record<string, unknown>; body: object } {
   let body: unknown;
@@ -46,14 +46,7 @@ function parseEvent(raw: Buffer, kind: WebhookKind): { id: string; data: Record<
     throw validationError([{ loc: ["body"], msg: "Input should be a valid dictionary or object", type: "model_type" }]);
   }
   const { id, type, data } = body as Record<string, unknown>;
-  const issues = [];
-  if (typeof id !== "string" || id.length === 0 || id.length > MAX_EVENT_ID) {
-    issues.push({
-      loc: ["body", "id"],
-      msg: id === undefined ? "Field required" : "Input should be a non-empty string",
-      type: id === undefined ? "missing" : "string_type",
-    });
-  }
+  const issues = boundIssues(WEBHOOK_ENVELOPE_BOUNDS, body as Record<string, unknown>, ["body"]);
   if (type !== kind) {
     issues.push({ loc: ["body", "type"], msg: `Input should be '${kind}'`, type: type === undefined ? "missing" : "literal_error" });
   }
@@ -63,7 +56,7 @@ function parseEvent(raw: Buffer, kind: WebhookKind): { id: string; data: Record<
       msg: data === undefined ? "Field required" : "Input should be a valid dictionary or object",
       type: data === undefined ? "missing" : "model_type",
     });
-  } else issues.push(...requiredDataIssues(kind, data));
+  } else issues.push(...eventDataIssues(kind, data as Record<string, unknown>));
   issues.push(...unstorableIssues(body, ["body"]));
   if (issues.length) throw validationError(issues);
   return { id: id as string, data: data as Record<string, unknown>, body };
@@ -82,7 +75,7 @@ function receiverOptions(kind: WebhookKind) {
         type: "object",
         properties: { "x-upstream-signature": { type: ["string", "null"] }, "x-kombo-signature": { type: ["string", "null"] } },
       },
-      body: { type: "object", additionalProperties: true, description: "The upstream's `{id, type, data}` event." },
+      body: webhookEventJsonSchema(kind),
       response: {
         200: WebhookResponseSchema,
         401: ErrorDetailSchema,

@@ -102,6 +102,11 @@ describeEachDatabase("assessment orders", (getDb) => {
   });
 
   test("a template is published as a package (seen through the official SDK)", async () => {
+    // The integration's first sync published it by itself (connect).
+    await eventually("the packages of the first sync", async () => {
+      const { data } = await kombo.assessment.getPackages();
+      return data.packages.some((p) => p.id === template.id) ? true : undefined;
+    });
     const res = await call<{ packages: { id: string }[] }>(
       `${stack.proxyUrl}/integrations/${encodeURIComponent(integrationId)}/assessment/packages/publish`,
       { method: "POST", token },
@@ -231,6 +236,49 @@ describeEachDatabase("assessment orders", (getDb) => {
     assert.match(placed.body.rejection_message ?? "", /no longer offered/);
     const row = (await hirebridgeOrders()).items.find((o) => o.order_id === placed.body.id);
     assert.deepEqual({ status: row?.status, candidate: row?.candidate_id }, { status: "rejected", candidate: null });
+  });
+
+  test("an order whose webhook never came is picked up by the integration's sync", async () => {
+    const webhookUrl = stack.sandbox.context.settings.webhook_url;
+    assert.equal((await sandboxCall("PUT", "/sandbox/config", { webhook_url: null })).status, 200);
+    const placed = await placeOrder(integrationId, { application_id: applicationsOf(integrationId)[4], package_id: template.id });
+    assert.equal((await sandboxCall("PUT", "/sandbox/config", { webhook_url: webhookUrl })).status, 200);
+    assert.equal(placed.body.receiver.state, "not_sent");
+    const sync = await call(`${stack.proxyUrl}/webhooks/sync-all?integration_id=${encodeURIComponent(integrationId)}`, {
+      method: "POST",
+      token,
+    });
+    assert.equal(sync.status, 200);
+    const row = await eventually("the missed order taken", async () =>
+      (await hirebridgeOrders()).items.find((o) => o.order_id === placed.body.id && o.status === "accepted"),
+    );
+    const { candidate } = await candidateOfOrder(row.order_id);
+    assert.equal(candidate.upstream_assessment_order_id, placed.body.id);
+  });
+
+  test("an ATS integration takes orders once its organisation turns it on", async () => {
+    const other = await stack.login(stack.sandbox.demoOrgId);
+    const demo = stack.sandbox.demoIntegrationId;
+    const settingsUrl = `${stack.proxyUrl}/integrations/${encodeURIComponent(demo)}/assessment/settings`;
+    assert.deepEqual((await call<{ takes_orders: boolean }>(settingsUrl, { token: other.accessToken })).body.takes_orders, false);
+    const created = await call<Position>(`${stack.apiUrl}/org/${stack.sandbox.demoOrgId}/position`, {
+      method: "POST",
+      token: other.accessToken,
+      body: { name: "Demo interview", state: "template", role_description: "Demo" },
+    });
+    const on = await call<{ takes_orders: boolean; published_at: string | null }>(settingsUrl, {
+      method: "PUT",
+      token: other.accessToken,
+      body: { takes_orders: true },
+    });
+    assert.equal(on.status, 200);
+    assert.equal(on.body.takes_orders, true);
+    assert.ok(on.body.published_at);
+    const demoKombo = new Kombo({ api_key: stack.sandbox.apiKey, integration_id: demo, server_url: stack.sandbox.url });
+    const { data } = await demoKombo.assessment.getPackages();
+    assert.ok(data.packages.some((p) => p.id === created.body.id && p.name === "Demo interview"));
+    // Another organisation can neither read nor change it.
+    assert.equal((await call(settingsUrl, { method: "PUT", token, body: { takes_orders: false } })).status, 404);
   });
 
   test("the same order webhook three times gives one order and one candidate", async () => {

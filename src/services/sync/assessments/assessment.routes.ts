@@ -61,7 +61,7 @@ async function toPage(recruiting: AssessmentRecruiting<Tx, Queryable>, deps: Pac
   }));
 }
 
-type Owned = (integrationId: string, orgId: string) => Promise<OwnedIntegration>;
+type Owned = (integrationId: string, orgId: string, requestId: string) => Promise<OwnedIntegration>;
 
 /** POST …/assessment/packages/publish: the explicit republish. */
 function registerPublish(app: App, deps: PackagesDeps, owned: Owned): void {
@@ -79,7 +79,7 @@ function registerPublish(app: App, deps: PackagesDeps, owned: Owned): void {
     },
     async (request) => {
       const orgId = callerOrg(request);
-      await owned(request.params.integration_id, orgId);
+      await owned(request.params.integration_id, orgId, request.id);
       return publishTo(deps, orgId, request.params.integration_id).catch(upstreamFailure);
     },
   );
@@ -102,7 +102,7 @@ function registerOrders(app: App, deps: PackagesDeps, owned: Owned): void {
     },
     async (request): Promise<AssessmentOrderPage> => {
       const orgId = callerOrg(request);
-      await owned(request.params.integration_id, orgId);
+      await owned(request.params.integration_id, orgId, request.id);
       const after = request.query.after === undefined ? undefined : decodeOrderCursor(request.query.after);
       if (after === null) throw validationError([{ loc: ["query", "after"], msg: "Invalid cursor", type: "value_error" }]);
       const page = await listOrders(deps.db, orgId, request.params.integration_id, { limit: request.query.limit ?? 50, after });
@@ -131,7 +131,7 @@ function registerSettings(app: App, deps: PackagesDeps, owned: Owned): void {
         response: { 200: AssessmentSettingsSchema, ...errors },
       },
     },
-    async (request) => settings(await owned(request.params.integration_id, callerOrg(request))),
+    async (request) => settings(await owned(request.params.integration_id, callerOrg(request), request.id)),
   );
   app.put(
     "/integrations/:integration_id/assessment/settings",
@@ -147,7 +147,7 @@ function registerSettings(app: App, deps: PackagesDeps, owned: Owned): void {
     },
     async (request) => {
       const orgId = callerOrg(request);
-      const integration = await owned(request.params.integration_id, orgId);
+      const integration = await owned(request.params.integration_id, orgId, request.id);
       await setTakesOrders(deps.db, integration.id, orgId, request.body.takes_orders);
       if (request.body.takes_orders) await publishTo(deps, orgId, integration.id).catch(upstreamFailure);
       return settings(integration);
@@ -161,7 +161,10 @@ function registerSettings(app: App, deps: PackagesDeps, owned: Owned): void {
  * organisation's packages, and whether the integration takes orders.
  */
 export function assessmentRoutes(deps: PackagesDeps) {
-  const owned: Owned = async (integrationId, orgId) => {
+  // IntegrationOwnership, as every proxy operation asks it: an integration the upstream says is the
+  // caller's organisation's (end_user.origin_id) is adopted; any other is a 404.
+  const owned: Owned = async (integrationId, orgId, requestId) => {
+    await deps.integrations.requireOwned(integrationId, orgId, requestId);
     const row = await deps.integrations.findOwned(integrationId, orgId);
     if (!row) throw notFound("Integration not found");
     return row;

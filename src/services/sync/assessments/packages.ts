@@ -9,7 +9,7 @@ import { integrationsTakingOrders, markPublished } from "./assessment-orders.rep
 export type PackagesDeps = {
   db: Db;
   reader: AtsReader;
-  integrations: Pick<IntegrationLookup, "listOwned" | "findOwned">;
+  integrations: Pick<IntegrationLookup, "listOwned" | "findOwned" | "requireOwned">;
   recruiting: AssessmentRecruiting<Tx, Queryable>;
 };
 

@@ -41,11 +41,14 @@ function mixesClasses(v: string): boolean {
   return (lower ? 1 : 0) + (upper ? 1 : 0) + (digit ? 1 : 0) >= 2;
 }
 
+/** A UUID's shape (dashes at 8, 13, 18, 23), checked by position before any regex. */
+const uuidShaped = (v: string) => v.length === 36 && v[8] === "-" && v[13] === "-" && v[18] === "-" && v[23] === "-" && UUID.test(v);
+
 /** Whether a path segment or a query value (`opaque` says which alphabet) looks like a credential. */
 function looksSecret(v: string, opaque: RegExp): boolean {
-  if (v.length < 16) return false;
+  if (v.length < 16 || uuidShaped(v)) return false;
   if (CREDENTIAL.test(v)) return true;
-  return v.length >= RANDOM_LENGTH && opaque.test(v) && !UUID.test(v) && mixesClasses(v);
+  return v.length >= RANDOM_LENGTH && opaque.test(v) && mixesClasses(v);
 }
 
 /** `%xx` escapes decoded byte by byte (never throws; what matters here is ASCII). */
@@ -101,44 +104,77 @@ function markHeldTokens(parts: Part[], secret: Set<number>): void {
   }
 }
 
+/** A UUID's dashes in place (the APIs' ids, in most paths): skipped without cutting the segment out. */
+const dashedLikeUuid = (path: string, start: number, end: number) =>
+  end - start === 36 && path[start + 8] === "-" && path[start + 13] === "-" && path[start + 18] === "-" && path[start + 23] === "-";
+
+/** Whether `path` from `start` to `end` is `name`, in any case, without making a string of it. */
+function segmentIs(path: string, start: number, end: number, name: string): boolean {
+  if (end - start !== name.length) return false;
+  for (let i = 0; i < name.length; i++) if ((path.charCodeAt(start + i) | 0x20) !== name.charCodeAt(i)) return false;
+  return true;
+}
+
+/**
+ * A path that needs no normalising, judged as it is, in one pass over its segments by index: only a
+ * segment long enough to be a token is cut out and looked at, a holder's name is compared in place
+ * (this runs on every request; most paths have nothing to redact and are answered unchanged).
+ */
+function redactPlainPath(path: string): string {
+  let out = "";
+  let copied = 0;
+  let holds = false; // the previous segment holds a token
+  let previous = -1; // start of the previous segment
+  let index = 0;
+  for (let start = path.startsWith("/") ? 1 : 0; start <= path.length; index++) {
+    const slash = path.indexOf("/", start);
+    const end = slash === -1 ? path.length : slash;
+    if (
+      end > start &&
+      (holds || (end - start >= 16 && !dashedLikeUuid(path, start, end) && looksSecret(path.slice(start, end), OPAQUE_SEGMENT)))
+    ) {
+      out += `${path.slice(copied, start)}${REDACTED}`;
+      copied = end;
+    }
+    holds =
+      (index === 0 && segmentIs(path, start, end, "interview")) ||
+      segmentIs(path, start, end, "integration-by-token") ||
+      (segmentIs(path, start, end, "link") && previous >= 0 && segmentIs(path, previous, start - 1, "connect"));
+    previous = start;
+    start = end + 1;
+  }
+  return copied === 0 ? path : out + path.slice(copied);
+}
+
 /** The path with every raw segment that holds a secret replaced. */
 function redactPath(path: string): string {
+  if (!NEEDS_NORMALISING.test(path)) return redactPlainPath(path);
   const raw = path.split("/");
-  let secret: Set<number>;
-  if (NEEDS_NORMALISING.test(path)) {
-    const parts = normalisedParts(raw);
-    secret = parts.secret;
-    markHeldTokens(parts.resolved, secret);
-    markHeldTokens(parts.listed, secret);
-  } else {
-    secret = new Set();
-    const parts: Part[] = [];
-    raw.forEach((name, i) => {
-      if (name === "") return;
-      if (looksSecret(name, OPAQUE_SEGMENT)) secret.add(i);
-      parts.push({ name, raw: i });
-    });
-    markHeldTokens(parts, secret);
-  }
+  const parts = normalisedParts(raw);
+  const secret = parts.secret;
+  markHeldTokens(parts.resolved, secret);
+  markHeldTokens(parts.listed, secret);
   if (secret.size === 0) return path;
   return raw.map((segment, i) => (secret.has(i) ? REDACTED : segment)).join("/");
 }
 
+/** Whether a query parameter's value is a credential, by its name or its shape. */
+const secretParam = (key: string, value: string) => {
+  if (value === "") return false;
+  const lower = key.toLowerCase();
+  return SECRET_NAMES.has(lower) || SECRET_NAME_PART.test(lower) || looksSecret(value, OPAQUE_VALUE);
+};
+
 /** A query string with credential values (by name or by shape) replaced; unchanged when it has none. */
 function redactQuery(query: string, depth: number): string {
-  const params = new URLSearchParams(query);
-  const out = new URLSearchParams();
-  let changed = false;
-  for (const [key, value] of params) {
+  const params = [...new URLSearchParams(query)];
+  const kept = params.map(([key, value]) => {
     const name = looksSecret(key, OPAQUE_VALUE) ? REDACTED : key;
-    const lower = key.toLowerCase();
-    let kept = value;
-    if (value !== "" && (SECRET_NAMES.has(lower) || SECRET_NAME_PART.test(lower) || looksSecret(value, OPAQUE_VALUE))) kept = REDACTED;
-    else if (depth < 2 && URL_LIKE.test(value)) kept = redactAt(value, depth + 1);
-    if (kept !== value || name !== key) changed = true;
-    out.append(name, kept);
-  }
-  return changed ? out.toString() : query;
+    if (secretParam(key, value)) return [name, REDACTED];
+    return [name, depth < 2 && URL_LIKE.test(value) ? redactAt(value, depth + 1) : value];
+  });
+  const changed = kept.some(([name, value], i) => name !== params[i]![0] || value !== params[i]![1]);
+  return changed ? new URLSearchParams(kept).toString() : query;
 }
 
 function redactAt(url: string, depth: number): string {

@@ -7,6 +7,7 @@ import { DEFAULT_RETRY_POLICY } from "./core/retry.js";
 import { globalFetch, type FetchLike } from "./core/transport.js";
 import { requireSecureBaseUrl } from "./core/url.js";
 import { ActivityResource } from "./proxy/activity.js";
+import { AssessmentResource } from "./proxy/assessment.js";
 import { AtsResource } from "./proxy/ats.js";
 import { ConnectResource } from "./proxy/connect.js";
 import type { ProxyContext } from "./proxy/context.js";
@@ -81,6 +82,8 @@ export class Hirebridge {
   readonly general: GeneralResource;
   readonly integrations: IntegrationsResource;
   readonly ats: AtsResource;
+  /** The upstream's assessment channel of an integration: its packages and the orders placed in its ATS. */
+  readonly assessment: AssessmentResource;
   readonly connect: ConnectResource;
   /** Hirebridge's sync of an integration into positions and candidates. */
   readonly sync: SyncResource;
@@ -130,6 +133,7 @@ export class Hirebridge {
     this.general = new GeneralResource(proxy);
     this.integrations = new IntegrationsResource(proxy);
     this.ats = new AtsResource(proxy);
+    this.assessment = new AssessmentResource(proxy);
     this.connect = new ConnectResource(proxy);
     this.sync = new SyncResource(proxy);
     this.activity = new ActivityResource(proxy);

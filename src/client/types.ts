@@ -67,6 +67,20 @@ export type {
 } from "../contracts/proxy/webhook-events.js";
 export type { Application, Candidate as AtsCandidate, CreatedApplication } from "../contracts/upstream/ats-application-records.js";
 export type { Job } from "../contracts/upstream/ats-records.js";
+export type { AssessmentOrder, AssessmentPackage } from "../contracts/upstream/assessment.js";
+export type {
+  AssessmentAttachment,
+  AssessmentAttribute,
+  AssessmentOrdersQuery,
+  AssessmentPackageInput,
+  AssessmentResult,
+} from "../contracts/proxy/assessment.js";
+export type {
+  AssessmentOrder as ReceivedAssessmentOrder,
+  AssessmentOrderListQuery as ReceivedAssessmentOrderQuery,
+  AssessmentOrderPage as ReceivedAssessmentOrderPage,
+} from "../contracts/proxy/assessment-orders.js";
+export type { AssessmentSettings, PublishPackagesResult } from "./proxy/assessment.js";
 export type {
   ApplicationStage,
   Attachment,

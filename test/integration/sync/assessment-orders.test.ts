@@ -189,12 +189,15 @@ describeEachDatabase("assessment orders", (getDb) => {
   });
 
   test("an inline order is answered with the interview link as assessment_url", async () => {
+    const started = performance.now();
     const placed = await placeOrder(integrationId, {
       application_id: applicationsOf(integrationId)[2],
       package_id: template.id,
       inline: true,
     });
     assert.equal(placed.body.receiver.state, "accepted");
+    // The career page waits for this answer: within 2 s, the sandbox's own work included.
+    assert.ok(performance.now() - started < 2000, "answered within 2 s");
     const { interview } = await candidateOfOrder(placed.body.id);
     assert.equal(placed.body.assessment_url, interview.interview_link);
   });
@@ -318,6 +321,42 @@ describeEachDatabase("assessment orders", (getDb) => {
       body,
     });
     assert.equal(unsigned.status, 401);
+    // Signed but malformed: the contract's 422, naming the field.
+    const bad = JSON.stringify({ ...JSON.parse(body), id: "evt-bad", data: { ...JSON.parse(body).data, package_id: undefined } });
+    const malformed = await fetch(`${stack.proxyUrl}/webhooks/upstream/assessment-order-received`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-kombo-signature": signWebhookBody(bad, stack.sandbox.webhookSecret) },
+      body: bad,
+    });
+    assert.equal(malformed.status, 422);
+    const detail = ((await malformed.json()) as { detail: { loc: (string | number)[] }[] }).detail;
+    assert.ok(
+      detail.some((d) => d.loc.join(".") === "body.data.package_id"),
+      JSON.stringify(detail),
+    );
+  });
+
+  test("the order listing pages newest first", async () => {
+    const all = (await hirebridgeOrders()).items;
+    assert.ok(all.length >= 3);
+    const url = `${stack.proxyUrl}/integrations/${encodeURIComponent(integrationId)}/assessment/orders`;
+    const seen: string[] = [];
+    let next: string | null = null;
+    do {
+      const page: { status: number; body: AssessmentOrderPage } = await call<AssessmentOrderPage>(
+        `${url}?limit=2${next ? `&after=${next}` : ""}`,
+        { token },
+      );
+      assert.equal(page.status, 200);
+      seen.push(...page.body.items.map((o) => o.id));
+      next = page.body.next;
+    } while (next);
+    assert.deepEqual(
+      seen,
+      all.map((o) => o.id),
+    );
+    assert.ok(all.every((o, i) => i === 0 || o.created_at <= all[i - 1]!.created_at));
+    assert.equal((await call(`${url}?after=nonsense`, { token })).status, 422);
   });
 
   test("an order from another organisation's integration creates nothing here and is rejected", async () => {

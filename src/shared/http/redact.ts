@@ -137,7 +137,7 @@ function redactPlainPath(path: string): string {
       copied = end;
     }
     holds =
-      (index === 0 && segmentIs(path, start, end, "interview")) ||
+      (index === 0 && (segmentIs(path, start, end, "interview") || segmentIs(path, start, end, "assessment-results"))) ||
       segmentIs(path, start, end, "integration-by-token") ||
       (segmentIs(path, start, end, "link") && previous >= 0 && segmentIs(path, previous, start - 1, "connect"));
     previous = start;

@@ -36,6 +36,55 @@ async function storedRows(opts: EventIntakeOptions, ids: string[]): Promise<Map<
 type Stored = { stored: Set<string>; refused: Map<string, AppError> };
 
 /**
+ * Stores the events each in its own statement, after their batch failed for one's content: the
+ * ones storage refuses for their content get their 422, the others are stored (or, when storage
+ * fails them otherwise, answered 503).
+ */
+async function storeOneByOne(
+  opts: EventIntakeOptions,
+  storeWithJobs: (events: NewWebhookEvent[]) => Promise<Set<string>>,
+  events: NewWebhookEvent[],
+): Promise<Stored> {
+  const result: Stored = { stored: new Set(), refused: new Map() };
+  for (const event of events) {
+    try {
+      for (const id of await storeWithJobs([event])) result.stored.add(id);
+    } catch (err) {
+      const content = isContentError(err);
+      opts.logger.warn(
+        { err, event_id: event.id, event_type: event.type },
+        content ? "webhook event refused: storage cannot hold it" : "webhook event not stored",
+      );
+      result.refused.set(event.id, content ? unstorableEvent(err) : storeUnavailable(err));
+    }
+  }
+  return result;
+}
+
+/**
+ * Each request's answer, in the batch's order: its refusal; stored (the first delivery of an id);
+ * or a repeated delivery, with the row stored first.
+ */
+async function answers(opts: EventIntakeOptions, events: NewWebhookEvent[], result: Stored): Promise<Settled<IntakeOutcome>[]> {
+  const outcomes: (Settled<IntakeOutcome> | undefined)[] = [];
+  const answered = new Set<string>();
+  const repeats: number[] = [];
+  events.forEach((event, i) => {
+    const refused = result.refused.get(event.id);
+    if (refused) outcomes[i] = { ok: false, error: refused };
+    else if (result.stored.has(event.id) && !answered.has(event.id)) {
+      answered.add(event.id);
+      outcomes[i] = { ok: true, value: { stored: true } };
+    } else repeats.push(i);
+  });
+  if (repeats.length > 0) {
+    const rows = await storedRows(opts, [...new Set(repeats.map((i) => events[i]!.id))]);
+    for (const i of repeats) outcomes[i] = { ok: true, value: { stored: false, row: rows.get(events[i]!.id) ?? null } };
+  }
+  return outcomes as Settled<IntakeOutcome>[];
+}
+
+/**
  * Group commit for the webhook receivers (shared/db/group-commit.ts): each commit stores every
  * event waiting for it with one multi-row insert deduplicating on the event id, and queues their
  * jobs, in one statement (no transaction around it). Every request is answered after the commit
@@ -54,51 +103,16 @@ export function createEventIntake(opts: EventIntakeOptions) {
     try {
       result = { stored: await storeWithJobs([...first.values()]), refused: new Map() };
     } catch (err) {
-      if (!isContentError(err) || first.size === 1) {
+      if (!isContentError(err)) {
         opts.logger.error({ err, events: events.length }, "webhook events not stored: their commit failed");
-        throw isContentError(err) ? unstorableEvent(err) : storeUnavailable(err);
+        throw storeUnavailable(err);
       }
-      opts.logger.warn({ err, events: first.size }, "a webhook event's content failed its commit: storing the events one by one");
-      result = await storeOneByOne([...first.values()]);
+      // One event alone is refused as it is; several are tried one by one to find which.
+      opts.logger.warn({ err, events: first.size }, "a webhook event's content failed its commit");
+      if (first.size === 1) throw unstorableEvent(err);
+      result = await storeOneByOne(opts, storeWithJobs, [...first.values()]);
     }
-    const outcomes: (Settled<IntakeOutcome> | undefined)[] = [];
-    const answered = new Set<string>();
-    const repeats: number[] = [];
-    events.forEach((event, i) => {
-      const refused = result.refused.get(event.id);
-      if (refused) outcomes[i] = { ok: false, error: refused };
-      else if (result.stored.has(event.id) && !answered.has(event.id)) {
-        answered.add(event.id);
-        outcomes[i] = { ok: true, value: { stored: true } };
-      } else repeats.push(i);
-    });
-    if (repeats.length > 0) {
-      const rows = await storedRows(opts, [...new Set(repeats.map((i) => events[i]!.id))]);
-      for (const i of repeats) outcomes[i] = { ok: true, value: { stored: false, row: rows.get(events[i]!.id) ?? null } };
-    }
-    return outcomes as Settled<IntakeOutcome>[];
-  }
-
-  /**
-   * Stores the events each in its own statement, after their batch failed for one's content: the
-   * ones storage refuses for their content get their 422, the others are stored (or, when storage
-   * fails them otherwise, answered 503).
-   */
-  async function storeOneByOne(events: NewWebhookEvent[]): Promise<Stored> {
-    const result: Stored = { stored: new Set(), refused: new Map() };
-    for (const event of events) {
-      try {
-        for (const id of await storeWithJobs([event])) result.stored.add(id);
-      } catch (err) {
-        const content = isContentError(err);
-        opts.logger.warn(
-          { err, event_id: event.id, event_type: event.type },
-          content ? "webhook event refused: storage cannot hold it" : "webhook event not stored",
-        );
-        result.refused.set(event.id, content ? unstorableEvent(err) : storeUnavailable(err));
-      }
-    }
-    return result;
+    return answers(opts, events, result);
   }
 
   /**

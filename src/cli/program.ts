@@ -19,6 +19,10 @@ export const COMMAND_MODULES: readonly { commands: readonly string[]; load: () =
   },
   { commands: ["integrations"], load: async () => [(await import("./commands/integrations.commands.js")).registerIntegrationCommands] },
   { commands: ["ats"], load: async () => [(await import("./commands/ats.commands.js")).registerAtsCommands] },
+  {
+    commands: ["assessment"],
+    load: async () => [(await import("./commands/assessment.commands.js")).registerAssessmentCommands],
+  },
   { commands: ["sync"], load: async () => [(await import("./commands/sync.commands.js")).registerSyncCommands] },
   { commands: ["webhooks"], load: async () => [(await import("./commands/webhooks.commands.js")).registerWebhookCommands] },
   { commands: ["activity"], load: async () => [(await import("./commands/activity.commands.js")).registerActivityCommands] },

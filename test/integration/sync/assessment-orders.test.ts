@@ -336,6 +336,51 @@ describeEachDatabase("assessment orders", (getDb) => {
     );
   });
 
+  test("a burst of orders for one job, each delivered twice at once, becomes one candidate each", async () => {
+    const n = 60;
+    const bodies = Array.from({ length: n }, (_, i) =>
+      JSON.stringify({
+        id: `evt-burst-${i}`,
+        type: "assessment:order-received",
+        data: {
+          id: `order-burst-${i}`,
+          package_id: template.id,
+          status: "OPEN",
+          integration_id: integrationId,
+          candidate: {
+            remote_id: `cand-burst-${i}`,
+            email: `burst-${i}@example.test`,
+            first_name: "Burst",
+            last_name: `${i}`,
+            phone: null,
+          },
+          application: { remote_id: `app-burst-${i}` },
+          job: { remote_id: "job-burst", name: "Burst engineer", job_code: null, description: null, location: null, hiring_team: [] },
+        },
+      }),
+    );
+    const send = (body: string) =>
+      fetch(`${stack.proxyUrl}/webhooks/upstream/assessment-order-received`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-kombo-signature": signWebhookBody(body, stack.sandbox.webhookSecret) },
+        body,
+      }).then((r) => r.status);
+    const statuses = await Promise.all([...bodies, ...bodies].map(send));
+    assert.deepEqual(new Set(statuses), new Set([200]));
+    const orders = [];
+    let after: string | null = null;
+    do {
+      const url: string = `${stack.proxyUrl}/integrations/${encodeURIComponent(integrationId)}/assessment/orders?limit=200${after ? `&after=${after}` : ""}`;
+      const page: AssessmentOrderPage = (await call<AssessmentOrderPage>(url, { token })).body;
+      orders.push(...page.items.filter((o) => o.order_id.startsWith("order-burst-")));
+      after = page.next;
+    } while (after);
+    assert.equal(orders.length, n);
+    assert.equal(new Set(orders.map((o) => o.position_id)).size, 1, "one position for the job");
+    const candidates = (await call<Candidate[]>(`${stack.apiUrl}/org/${orgId}/positions/${orders[0]!.position_id}/`, { token })).body;
+    assert.equal(candidates.filter((c) => c.email.startsWith("burst-")).length, n);
+  });
+
   test("the order listing pages newest first", async () => {
     const all = (await hirebridgeOrders()).items;
     assert.ok(all.length >= 3);
@@ -351,10 +396,13 @@ describeEachDatabase("assessment orders", (getDb) => {
       seen.push(...page.body.items.map((o) => o.id));
       next = page.body.next;
     } while (next);
+    // The default page (50) is the start of the whole list; the pages repeat and skip nothing.
     assert.deepEqual(
-      seen,
+      seen.slice(0, all.length),
       all.map((o) => o.id),
     );
+    assert.equal(new Set(seen).size, seen.length);
+    assert.ok(seen.length > all.length, "more than one default page after the burst");
     assert.ok(all.every((o, i) => i === 0 || o.created_at <= all[i - 1]!.created_at));
     assert.equal((await call(`${url}?after=nonsense`, { token })).status, 422);
   });

@@ -79,8 +79,9 @@ export type {
   AssessmentOrder as ReceivedAssessmentOrder,
   AssessmentOrderListQuery as ReceivedAssessmentOrderQuery,
   AssessmentOrderPage as ReceivedAssessmentOrderPage,
+  AssessmentSettings,
+  PublishPackagesResult,
 } from "../contracts/proxy/assessment-orders.js";
-export type { AssessmentSettings, PublishPackagesResult } from "./proxy/assessment.js";
 export type {
   ApplicationStage,
   Attachment,

@@ -1,4 +1,3 @@
-import type { Static } from "@sinclair/typebox";
 import type {
   AssessmentOrderParams,
   AssessmentOrdersQuery,
@@ -8,8 +7,8 @@ import type {
 import type {
   AssessmentOrderListQuery,
   AssessmentOrderPage,
-  AssessmentSettingsSchema,
-  PublishPackagesResultSchema,
+  AssessmentSettings,
+  PublishPackagesResult,
 } from "../../contracts/proxy/assessment-orders.js";
 import type { AssessmentOrder, AssessmentPackage } from "../../contracts/upstream/assessment.js";
 import type { UpstreamActionSuccess, UpstreamSuccess } from "../../contracts/upstream/envelopes.js";
@@ -20,8 +19,6 @@ import type { ProxyContext } from "./context.js";
 import { ListResource } from "./list-resource.js";
 
 type Empty = Record<string, never>;
-export type AssessmentSettings = Static<typeof AssessmentSettingsSchema>;
-export type PublishPackagesResult = Static<typeof PublishPackagesResultSchema>;
 
 /**
  * The packages an integration's ATS offers its recruiters: what Hirebridge published there (its

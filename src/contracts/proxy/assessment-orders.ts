@@ -138,6 +138,7 @@ export const PublishPackagesResultSchema = Type.Object(
   },
   { title: "PublishPackagesResult" },
 );
+export type PublishPackagesResult = Static<typeof PublishPackagesResultSchema>;
 
 /** Whether an integration takes orders (always, for category ASSESSMENT). */
 export const AssessmentSettingsSchema = Type.Object(
@@ -148,6 +149,7 @@ export const AssessmentSettingsSchema = Type.Object(
   },
   { title: "AssessmentSettings" },
 );
+export type AssessmentSettings = Static<typeof AssessmentSettingsSchema>;
 export const AssessmentSettingsUpdateSchema = Type.Object(
   { takes_orders: Type.Boolean({ description: "Take orders (ignored for ASSESSMENT integrations, which always do)." }) },
   { additionalProperties: false, title: "AssessmentSettingsUpdate" },

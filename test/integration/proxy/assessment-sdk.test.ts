@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
 import { Kombo } from "@kombo-api/sdk";
+import { KomboAtsError } from "@kombo-api/sdk/models/errors";
 import { describeEachDatabase } from "../../helpers/db.js";
 import { sandboxGet, startProxyHarness, upstreamCalls, type ProxyHarness } from "./proxy-harness.js";
 
@@ -171,6 +172,34 @@ describeEachDatabase("proxy: the official SDK's assessment calls through the pro
     assert.equal(view.attachments[0]!.size, pdf.length);
     const file = await fetch(view.attachments[0]!.download_url!);
     assert.ok(Buffer.from(await file.arrayBuffer()).equals(pdf), "the bytes arrived whole");
+  });
+
+  test("the upstream's own refusals pass through in its envelope, as the SDK's typed error", async () => {
+    const kombo = sdk(h.demo.accessToken);
+    await assert.rejects(
+      kombo.assessment.updateOrderResult({
+        assessment_order_id: "no-such-order",
+        body: { status: "COMPLETED", result_url: "https://hirebridge.example/r", completed_at: new Date() },
+      }),
+      (err: unknown) => {
+        assert.ok(err instanceof KomboAtsError, String(err));
+        assert.equal(err.statusCode, 404);
+        return true;
+      },
+    );
+    // A result can change the status only while the order is OPEN: the upstream refuses, the proxy passes it on.
+    const order = await placeOrder("culture");
+    const cancel = { status: "CANCELLED" as const, result_url: "https://hirebridge.example/r", completed_at: new Date() };
+    await kombo.assessment.updateOrderResult({ assessment_order_id: order.id, body: cancel });
+    await assert.rejects(
+      kombo.assessment.updateOrderResult({ assessment_order_id: order.id, body: { ...cancel, status: "COMPLETED" } }),
+      (err: unknown) => {
+        assert.ok(err instanceof KomboAtsError, String(err));
+        assert.ok(err.statusCode >= 400 && err.statusCode < 500, String(err.statusCode));
+        return true;
+      },
+    );
+    assert.equal((await sandboxGet<OrderView>(h.sandbox, admin(`/assessment-orders/${order.id}`))).status, "CANCELLED");
   });
 
   test("another organisation's JWT: 404 from the proxy for all four, and nothing changes upstream", async () => {

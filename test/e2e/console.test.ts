@@ -165,7 +165,13 @@ after(async () => {
  * are skipped rather than failing for its reason. Add steps where they belong in the walk.
  */
 type Target = { positionId: string; candidateId: string; candidateName: string; applicationId: string; name: string };
-const run: { hb?: Hirebridge; integrationId?: string; target?: Target } = {};
+const run: {
+  hb?: Hirebridge;
+  integrationId?: string;
+  target?: Target;
+  template?: { id: string; name: string };
+  order?: { integrationId: string; candidateName: string; orderId: string };
+} = {};
 let failedStep: string | undefined;
 
 function step(name: string, body: () => Promise<void>, timeout = 120_000): void {
@@ -449,6 +455,121 @@ step("the candidate's own history, on its row of the position's page", async () 
   await history.locator('tr[data-kind="write_back"][data-status="done"]', { hasText: "to stage Offer" }).waitFor();
   await accessible("a candidate's history");
   await shot("candidate-history");
+});
+
+/** The sandbox's admin surface (no auth): JSON in, status and JSON out. */
+async function sandboxAdmin<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  const res = await fetch(`${origin(ports.sandbox)}${path}`, {
+    method,
+    ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: (await res.json()) as T };
+}
+
+/** Elements of `selector` whose content is cut off (wider or taller than their box, with the overflow hidden or scrolled). */
+async function clipped(selector: string): Promise<string[]> {
+  return page.evaluate((sel) => {
+    const out: string[] = [];
+    if (document.documentElement.scrollWidth > window.innerWidth)
+      out.push(`the page scrolls sideways (${document.documentElement.scrollWidth}px)`);
+    for (const el of Array.from(document.querySelectorAll<HTMLElement>(`${sel}, ${sel} *`))) {
+      const style = getComputedStyle(el);
+      const wide = el.scrollWidth > el.clientWidth + 1 && style.overflowX !== "visible";
+      const tall = el.scrollHeight > el.clientHeight + 1 && style.overflowY !== "visible";
+      // Visually hidden on purpose (a table's caption for screen readers) is not clipped content.
+      if (el.closest(".sr-only")) continue;
+      if (el.clientWidth > 0 && (wide || tall)) out.push(`${el.tagName.toLowerCase()}.${el.className}: ${el.textContent?.slice(0, 60)}`);
+    }
+    return out;
+  }, selector);
+}
+
+type SandboxOrder = { id: string; candidate: { first_name: string | null; last_name: string | null }; receiver: { state: string } };
+
+step("an ATS integration takes assessment orders when turned on: its packages are published to it", async () => {
+  const integrationId = need(run.integrationId, "an integration");
+  const hb = need(run.hb, "an API client");
+  run.template = await hb.positions.create({
+    name: "Video screen: support engineer",
+    state: "template",
+    role_description: "Troubleshooting a customer's problem, explained in plain words.",
+    min_score: 55,
+  });
+  await page.goto(`${consoleUrl()}/integrations/${encodeURIComponent(integrationId)}?tab=assessment`);
+  const toggle = page.getByLabel(/Take assessment orders from this ATS/);
+  await toggle.waitFor();
+  assert.equal(await toggle.isChecked(), false);
+  await toggle.check();
+  await page.locator(`tr[data-package="${run.template.id}"]`, { hasText: run.template.name }).waitFor();
+  assert.equal((await hb.assessment.settings(integrationId)).takes_orders, true);
+  await accessible("assessment orders turned on for an ATS");
+  await toggle.uncheck();
+  await page.locator(`tr[data-package]`).first().waitFor({ state: "detached" });
+  assert.equal((await hb.assessment.settings(integrationId)).takes_orders, false);
+});
+
+step("an assessment integration: the package republished from the console, an order placed in its ATS, seen by name", async () => {
+  const hb = need(run.hb, "an API client");
+  const template = need(run.template, "a template position");
+  const created = await sandboxAdmin<{ id: string }>("POST", "/sandbox/integrations", { category: "ASSESSMENT", org_id: await hb.orgId() });
+  assert.equal(created.status, 201);
+  const assessmentId = created.body.id;
+  // Recorded from its integration-created webhook; an assessment integration opens on its orders.
+  await page.getByRole("link", { name: "Integrations", exact: true }).click();
+  await page.locator(`tr[data-integration="${assessmentId}"] a`).click({ timeout: 30_000 });
+  await page.getByRole("tab", { name: "Assessment orders", selected: true }).waitFor();
+  await page.getByText("always takes orders").waitFor();
+  await page.getByRole("button", { name: "Republish packages" }).click();
+  await page.getByText(/Published \d+ packages? at/).waitFor();
+  const row = page.locator(`tr[data-package="${template.id}"]`);
+  await row.waitFor();
+  assert.match((await row.textContent()) ?? "", new RegExp(`^${template.name}video interview\\d`));
+
+  const apps = await sandboxAdmin<{ applications: { id: string }[] }>(
+    "GET",
+    `/sandbox/integrations/${encodeURIComponent(assessmentId)}/applications?limit=1`,
+  );
+  const placed = await sandboxAdmin<SandboxOrder>("POST", `/sandbox/integrations/${encodeURIComponent(assessmentId)}/assessment-orders`, {
+    application_id: apps.body.applications[0]!.id,
+    package_id: template.id,
+  });
+  assert.equal(placed.status, 201);
+  assert.equal(placed.body.receiver.state, "accepted");
+  const candidateName = [placed.body.candidate.first_name, placed.body.candidate.last_name].filter(Boolean).join(" ");
+  // The newest page follows orders as they come (no reload).
+  const order = page.locator(`tr[data-order="${placed.body.id}"][data-status="accepted"][data-result="OPEN"]`);
+  await order.waitFor({ timeout: 20_000 });
+  assert.equal(await order.getByRole("link").textContent(), candidateName);
+  assert.ok((await order.textContent())?.includes(template.name), "the package by name");
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.locator("#panel-assessment").screenshot({ path: join(SHOTS, "assessment-section.png") });
+  await shot("assessment-orders");
+  assert.deepEqual(await clipped("#panel-assessment"), [], "nothing clipped at 1280x800");
+  await accessible("assessment orders");
+  await page.setViewportSize({ width: 1280, height: 900 });
+  run.order = { integrationId: assessmentId, candidateName, orderId: placed.body.id };
+});
+
+step("the order in the Activity tab by name; its candidate's link opens the candidate's row with its history", async () => {
+  const order = need(run.order, "an order");
+  const template = need(run.template, "a template position");
+  await page.getByRole("tab", { name: "Activity" }).click();
+  await page.getByLabel("Show").selectOption({ label: "Assessment orders" });
+  await page
+    .locator('tr[data-kind="assessment_order"][data-status="accepted"]', {
+      hasText: `Assessment order received: ${order.candidateName} for package ${template.name}; interview created`,
+    })
+    .waitFor();
+  await accessible("an order in the activity");
+  await shot("activity-assessment-order");
+  await page.getByRole("tab", { name: "Assessment orders" }).click();
+  await page.locator(`tr[data-order="${order.orderId}"]`).getByRole("link", { name: order.candidateName }).click();
+  const history = page.locator("tr.history");
+  await history.locator('tr[data-kind="assessment_order"]', { hasText: order.candidateName }).waitFor();
+  // Its position's job is an assessment integration's: no stages to map (and none asked of the ATS).
+  await page.getByText("there is nothing to map").waitFor();
+  await accessible("the ordered candidate's row");
+  await shot("ordered-candidate");
 });
 
 step("reconnect it through the same embedded flow (relink), then delete another one after typing its id", async () => {

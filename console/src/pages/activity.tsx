@@ -8,13 +8,15 @@ const KINDS = [
   ["sync_run", "Sync runs"],
   ["write_back", "Write-backs"],
   ["upstream_call", "Failed upstream calls"],
+  ["assessment_order", "Assessment orders"],
 ] as const;
-const STATUSES = ["", "failed", "done", "succeeded", "processed", "pending", "queued", "running", "cancelled", "ignored", "paused"];
+const STATUSES = ["", "failed", "done", "succeeded", "processed", "pending", "queued", "running", "cancelled", "ignored", "paused", "accepted", "rejected"];
 const KIND_LABEL: Record<ActivityItem["kind"], string> = {
   event: "event",
   sync_run: "sync run",
   write_back: "write-back",
   upstream_call: "upstream call",
+  assessment_order: "assessment order",
 };
 
 /** Which kinds and states to show (the Activity tab's filters). */

@@ -2,6 +2,7 @@ import type { Hirebridge, IntegrationSummary, SyncRun, SyncRunEntry, WriteBack }
 import { useState } from "preact/hooks";
 import { BarChart, DataTable, ErrorNote, HealthNote, Link, StateBadge, fmtDate, fmtMs, useLoad } from "../ui.js";
 import { ActivityTable } from "./activity.js";
+import { AssessmentPanel } from "./assessment.js";
 
 const LIVE = new Set(["queued", "running"]);
 const TYPES = [
@@ -26,13 +27,14 @@ const TABS = [
   ["runs", "Sync runs"],
   ["write-backs", "Write-backs"],
   ["activity", "Activity"],
+  ["assessment", "Assessment orders"],
 ] as const;
 type Tab = (typeof TABS)[number][0];
 
-/** The tab a deep link names (`?tab=activity`), else the sync runs. */
-const tabOf = (search: string): Tab => {
+/** The tab a deep link names (`?tab=activity`); null when it names none. */
+const tabOf = (search: string): Tab | null => {
   const asked = new URLSearchParams(search).get("tab");
-  return TABS.some(([t]) => t === asked) ? (asked as Tab) : "runs";
+  return TABS.some(([t]) => t === asked) ? (asked as Tab) : null;
 };
 
 /** The integration's name, health and the name's editor. */
@@ -120,7 +122,10 @@ function RunsPanel(props: { runs: SyncRunEntry[]; loaded: boolean }) {
               <BarChart title="Records synced per run (created + updated), oldest first" bars={recent.map((r, i) => ({ label: `${r.model === "jobs" ? "J" : "A"}${i + 1}`, value: r.created + r.updated }))} />
               <BarChart
                 title="Duration per run, oldest first"
-                bars={recent.map((r, i) => ({ label: `${r.model === "jobs" ? "J" : "A"}${i + 1}`, value: r.duration_ms ?? 0, tone: "alt" }))}
+                // A run still under way has no duration yet: it gets no bar rather than a 0.
+                bars={recent.flatMap((r, i) =>
+                  r.duration_ms === null ? [] : [{ label: `${r.model === "jobs" ? "J" : "A"}${i + 1}`, value: r.duration_ms, tone: "alt" }],
+                )}
                 // Milliseconds under a second (a quick run is not 0), seconds above: as the table reads.
                 format={fmtMs}
               />
@@ -187,7 +192,9 @@ function WriteBacksPanel(props: { writeBacks: WriteBack[] | undefined }) {
 export function IntegrationPage(props: { hb: Hirebridge; id: string }) {
   const { hb, id } = props;
   const summary = useLoad(() => hb.integrations.summary(id), [id], 10000);
-  const [tab, setTab] = useState<Tab>(() => tabOf(location.search));
+  const [asked, setTab] = useState<Tab | null>(() => tabOf(location.search));
+  // An assessment integration has no sync to show: its orders come first.
+  const tab = asked ?? (summary.value?.category === "ASSESSMENT" ? "assessment" : "runs");
   const show = (t: Tab) => {
     setTab(t);
     history.replaceState(null, "", t === "runs" ? location.pathname : `${location.pathname}?tab=${t}`);
@@ -241,10 +248,11 @@ export function IntegrationPage(props: { hb: Hirebridge; id: string }) {
       {tab === "activity" && (
         <section aria-labelledby="activity-title" role="tabpanel" id="panel-activity">
           <h2 id="activity-title">Activity</h2>
-          <p class="muted">Webhook events, sync runs, write-backs and failed calls to the ATS, newest first.</p>
+          <p class="muted">Webhook events, sync runs, write-backs, failed calls to the ATS and assessment orders, newest first.</p>
           <ActivityTable hb={hb} integrationId={id} />
         </section>
       )}
+      {tab === "assessment" && <AssessmentPanel hb={hb} id={id} />}
     </>
   );
 }

@@ -1,6 +1,6 @@
 import type { Candidate, Hirebridge, Interview, Position, PositionUpdate } from "hirebridge/client";
 import { PositionUpdateSchema } from "../../../src/contracts/recruiting/positions.js";
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { ActivityTable } from "./activity.js";
 import { describeError } from "../errors.js";
 import { validateBody } from "../validate.js";
@@ -303,9 +303,23 @@ export function PositionPage(props: { hb: Hirebridge; id: string }) {
   const [saved, setSaved] = useState<Position | null>(null);
   const rows = useLoad(() => candidatesWithInterviews(hb, id), [id], 10000);
   const names = useIntegrationNames(hb);
-  const [open, setOpen] = useState<string | null>(null);
+  // `?candidate={id}` (an assessment order's link) opens that candidate's history on its row.
+  const [open, setOpen] = useState<string | null>(() => new URLSearchParams(location.search).get("candidate"));
   const p = saved ?? position.value;
   const integrationId = p?.upstream_job_id_id ? p.upstream_integration_id : null;
+  // An assessment integration's jobs have no stages to map (results go on the order): its category decides.
+  // (Answered with the id it is about: the last good value is kept while another id loads.)
+  const linked = useLoad(
+    async () => ({ id: integrationId, category: integrationId ? (await hb.integrations.summary(integrationId)).category : null }),
+    [integrationId],
+  );
+  const categoryKnown = linked.value?.id === integrationId || linked.error !== null;
+  const category = { value: categoryKnown ? linked.value?.category : undefined };
+  const [asked] = useState(open);
+  const loaded = rows.value !== undefined;
+  useEffect(() => {
+    if (loaded && asked) document.querySelector(`tr[data-candidate="${CSS.escape(asked)}"]`)?.scrollIntoView({ block: "center" });
+  }, [loaded]);
   return (
     <>
       <p>
@@ -327,8 +341,13 @@ export function PositionPage(props: { hb: Hirebridge; id: string }) {
           </p>
           <section aria-labelledby="mapping-title" class="panel">
             <h2 id="mapping-title">Stage mapping</h2>
-            {p.upstream_job_id_id && p.upstream_integration_id ? (
-              <StageMapping hb={hb} position={p} onSaved={setSaved} key={p.id} />
+            {category.value === "ASSESSMENT" ? (
+              <p>
+                Its candidates come from assessment orders placed in the ATS: their results go back on the order, not to a stage, so
+                there is nothing to map.
+              </p>
+            ) : p.upstream_job_id_id && p.upstream_integration_id ? (
+              categoryKnown && <StageMapping hb={hb} position={p} onSaved={setSaved} key={p.id} />
             ) : (
               <p>Only a position linked to an ATS job has stages to map.</p>
             )}

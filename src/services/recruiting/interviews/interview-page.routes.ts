@@ -1,13 +1,10 @@
-import { eq, inArray } from "drizzle-orm";
 import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsync } from "fastify";
 import type { InterviewStatus } from "../../../contracts/recruiting/interviews.js";
 import { notFound } from "../../../shared/errors.js";
-import { candidates } from "../candidates/candidates.tables.js";
 import type { RecruitingContext } from "../context.js";
-import { positions } from "../positions/positions.tables.js";
 import { interviewNotFoundPage, interviewPage, type InterviewPageData } from "./interview-page.js";
-import { interviews } from "./interviews.tables.js";
+import { findInterviewPageRow } from "./token-pages.repository.js";
 
 /** What newInterviewLink issues: 24 random bytes, base64url. Anything else cannot be a link. */
 export const TOKEN = /^[A-Za-z0-9_-]{32}$/;
@@ -46,21 +43,7 @@ export const interviewPageRoutes: FastifyPluginAsync<InterviewPageOptions> = asy
     };
     if (!TOKEN.test(token)) return nowhere();
     const links = [...new Set([`${ownBase}/${token}`, `${ctx.interviewBaseUrl.replace(/\/+$/, "")}/${token}`])];
-    const [row] = await ctx.db
-      .select({
-        status: interviews.status,
-        candidateName: candidates.name,
-        name: positions.name,
-        department: positions.department,
-        location: positions.location,
-        roleDescription: positions.roleDescription,
-        acceptedLanguages: positions.acceptedLanguages,
-      })
-      .from(interviews)
-      .innerJoin(candidates, eq(candidates.id, interviews.candidateId))
-      .innerJoin(positions, eq(positions.id, candidates.positionId))
-      .where(inArray(interviews.interviewLink, links))
-      .limit(1);
+    const row = await findInterviewPageRow(ctx.db, links);
     if (!row) return nowhere();
     reply.headers(TOKEN_PAGE_HEADERS);
     if (redirectBase) return reply.redirect(`${redirectBase}/${token}`, 302);

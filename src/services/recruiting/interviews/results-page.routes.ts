@@ -1,13 +1,10 @@
 import { Type } from "@sinclair/typebox";
-import { eq } from "drizzle-orm";
 import type { FastifyPluginAsync } from "fastify";
 import { notFound } from "../../../shared/errors.js";
-import { candidates } from "../candidates/candidates.tables.js";
 import type { RecruitingContext } from "../context.js";
-import { positions } from "../positions/positions.tables.js";
 import { TOKEN, TOKEN_PAGE_HEADERS } from "./interview-page.routes.js";
 import { resultsNotFoundPage, resultsPage } from "./results-page.js";
-import { interviews } from "./interviews.tables.js";
+import { findResultsPageRow } from "./token-pages.repository.js";
 
 /**
  * GET /assessment-results/{token}: the recruiter's page behind an assessment order's `result_url`
@@ -26,22 +23,7 @@ export const resultsPageRoutes: FastifyPluginAsync<{ ctx: RecruitingContext }> =
         return reply.status(404).headers(TOKEN_PAGE_HEADERS).type("text/html; charset=utf-8").send(resultsNotFoundPage());
       };
       if (!TOKEN.test(token)) return nowhere();
-      const [row] = await ctx.db
-        .select({
-          candidateName: candidates.name,
-          positionName: positions.name,
-          status: interviews.status,
-          score: interviews.score,
-          feedback: interviews.feedback,
-          transcript: interviews.interviewTranscript,
-          endTime: interviews.endTime,
-          gradedAt: interviews.gradedAt,
-        })
-        .from(candidates)
-        .innerJoin(positions, eq(positions.id, candidates.positionId))
-        .innerJoin(interviews, eq(interviews.candidateId, candidates.id))
-        .where(eq(candidates.resultsToken, token))
-        .limit(1);
+      const row = await findResultsPageRow(ctx.db, token);
       if (!row) return nowhere();
       const page = resultsPage({ ...row, completedAt: row.endTime ?? row.gradedAt });
       return reply.headers(TOKEN_PAGE_HEADERS).type("text/html; charset=utf-8").send(page);

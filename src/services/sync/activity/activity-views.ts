@@ -1,10 +1,10 @@
 import type { ActivityItem } from "../../../contracts/proxy/activity.js";
-import type { AssessmentOrder } from "../../../contracts/proxy/assessment-orders.js";
 import type { AssessmentOrderRow } from "../assessments/assessments.tables.js";
 import type { SyncRunRow, UpstreamCallFailureRow, WebhookEventRow, WriteBackRow } from "../sync.tables.js";
 import type { QuietRunsRow } from "../sync-runs.repository.js";
 import { iso, toSyncRunEntry, toWriteBack } from "../sync-views.js";
 import { isUuid } from "../assessments/assessment-orders.repository.js";
+import { toAssessmentOrder, type OrderNames } from "../assessments/order-view.js";
 import type { ActivityKey, ActivityRows } from "./activity.repository.js";
 
 /** Trail entries as the API shows them: the common fields, a line for people with names, the kind's details. */
@@ -92,35 +92,12 @@ function runItem(r: SyncRunRow, quiet: QuietRunsRow | undefined): ActivityItem {
   };
 }
 
-/** The names of the orders' packages and candidates (positions and candidates of the organisation), by id. */
-export type OrderNames = Map<string, string>;
-
-/** An order as the listing shows it, with its package's and candidate's names. */
-function toOrder(o: AssessmentOrderRow, names: OrderNames): AssessmentOrder {
-  return {
-    id: o.id,
-    order_id: o.orderId,
-    integration_id: o.integrationId,
-    package_id: o.packageId,
-    package_name: names.get(o.packageId) ?? null,
-    position_id: o.positionId,
-    candidate_id: o.candidateId,
-    candidate_name: o.candidateId ? (names.get(o.candidateId) ?? null) : null,
-    inline: o.inline,
-    status: o.status,
-    result_status: o.resultStatus,
-    message: o.message,
-    created_at: o.createdAt.toISOString(),
-    updated_at: o.updatedAt.toISOString(),
-  };
-}
-
 const packageOf = (o: AssessmentOrderRow | undefined, names: OrderNames) =>
   o ? `package ${names.get(o.packageId) ?? o.packageId}` : "its package";
 
 /** An order received: accepted (a candidate with an interview) or rejected with the recruiter's message. */
 function orderItem(o: AssessmentOrderRow, names: OrderNames): ActivityItem {
-  const order = toOrder(o, names);
+  const order = toAssessmentOrder(o, names);
   const inline = o.inline ? " from the career page" : "";
   const summary =
     o.status === "accepted"
@@ -163,7 +140,7 @@ function writeBackItem(w: WriteBackRow, order: AssessmentOrderRow | undefined, n
     candidate: named(w.candidateId, w.candidateName),
     position: named(w.positionId, w.positionName),
     write_back: toWriteBack(w),
-    ...(order ? { assessment_order: toOrder(order, names) } : {}),
+    ...(order ? { assessment_order: toAssessmentOrder(order, names) } : {}),
   };
 }
 

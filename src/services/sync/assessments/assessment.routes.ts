@@ -14,10 +14,11 @@ import { AppError, notFound, validationError } from "../../../shared/errors.js";
 import type { App } from "../../../shared/http/create-app.js";
 import type { OwnedIntegration } from "../../../shared/ports/integrations.js";
 import { isPermanentUpstreamError, isRetryableUpstreamError } from "../ats-reader.js";
-import { decodeOrderCursor, findSettings, listOrders, setTakesOrders } from "./assessment-orders.repository.js";
+import { decodeOrderCursor, findSettings, isUuid, listOrders, setTakesOrders } from "./assessment-orders.repository.js";
+import { toAssessmentOrder } from "./order-view.js";
 import type { AssessmentRecruiting } from "../../../shared/ports/assessment-orders.js";
 import type { Queryable, Tx } from "../../../shared/db/database.js";
-import { ASSESSMENT_CATEGORY, publishTo, type PackagesDeps } from "./packages.js";
+import { publishTo, takesOrders, type PackagesDeps } from "./packages.js";
 import type { AssessmentOrderRow } from "./assessments.tables.js";
 
 const errors = {
@@ -37,28 +38,13 @@ function upstreamFailure(err: unknown): never {
 
 /** The listing's rows with the names of their packages, positions and candidates (the organisation's own only). */
 async function toPage(recruiting: AssessmentRecruiting<Tx, Queryable>, deps: PackagesDeps, orgId: string, rows: AssessmentOrderRow[]) {
-  const positions = [...new Set(rows.flatMap((r) => [r.positionId, /^[0-9a-f-]{36}$/i.test(r.packageId) ? r.packageId : null]))];
+  const positions = [...new Set(rows.flatMap((r) => [r.positionId, isUuid(r.packageId) ? r.packageId : null]))];
   const candidates = [...new Set(rows.map((r) => r.candidateId))];
   const names = await recruiting.names(deps.db, orgId, {
     positions: positions.filter((p): p is string => p !== null),
     candidates: candidates.filter((c): c is string => c !== null),
   });
-  return rows.map((r) => ({
-    id: r.id,
-    order_id: r.orderId,
-    integration_id: r.integrationId,
-    package_id: r.packageId,
-    package_name: names.get(r.packageId) ?? null,
-    position_id: r.positionId,
-    candidate_id: r.candidateId,
-    candidate_name: r.candidateId ? (names.get(r.candidateId) ?? null) : null,
-    inline: r.inline,
-    status: r.status,
-    result_status: r.resultStatus,
-    message: r.message,
-    created_at: r.createdAt.toISOString(),
-    updated_at: r.updatedAt.toISOString(),
-  }));
+  return rows.map((r) => toAssessmentOrder(r, names));
 }
 
 type Owned = (integrationId: string, orgId: string, requestId: string) => Promise<OwnedIntegration>;
@@ -116,7 +102,7 @@ function registerSettings(app: App, deps: PackagesDeps, owned: Owned): void {
   const settings = async (integration: OwnedIntegration) => {
     const row = await findSettings(deps.db, integration.id);
     return {
-      takes_orders: integration.category === ASSESSMENT_CATEGORY || row?.takesOrders === true,
+      takes_orders: takesOrders(integration.category, row),
       category: integration.category,
       published_at: row?.publishedAt?.toISOString() ?? null,
     };

@@ -259,6 +259,60 @@ describeEachDatabase("assessment orders", (getDb) => {
     assert.equal(candidate.upstream_assessment_order_id, placed.body.id);
   });
 
+  test("an ATS integration with orders off rejects an order with a message and creates nothing", async () => {
+    const other = await stack.login(stack.sandbox.demoOrgId);
+    const demo = stack.sandbox.demoIntegrationId;
+    const settingsUrl = `${stack.proxyUrl}/integrations/${encodeURIComponent(demo)}/assessment/settings`;
+    assert.equal((await call<{ takes_orders: boolean }>(settingsUrl, { token: other.accessToken })).body.takes_orders, false);
+    // A package of its own organisation: only the switch can be why the order is refused.
+    const pkg = await call<Position>(`${stack.apiUrl}/org/${stack.sandbox.demoOrgId}/position`, {
+      method: "POST",
+      token: other.accessToken,
+      body: { name: "Switched-off interview", state: "template", role_description: "Off" },
+    });
+    assert.equal(pkg.status, 200);
+    const positionsUrl = `${stack.apiUrl}/org/${stack.sandbox.demoOrgId}/position`;
+    const before = (await call(positionsUrl, { token: other.accessToken })).body;
+    // The ATS offers it (as a list left from when the switch was on would): the sandbox orders only offered packages.
+    const demoKombo = new Kombo({ api_key: stack.sandbox.apiKey, integration_id: demo, server_url: stack.sandbox.url });
+    await demoKombo.assessment.setPackages({ packages: [{ id: pkg.body.id, type: "VIDEO_INTERVIEW", name: "x", description: "x" }] });
+    const placed = await placeOrder(demo, { application_id: applicationsOf(demo)[0], package_id: pkg.body.id });
+    assert.equal(placed.status, 201);
+    assert.equal(placed.body.status, "REJECTED");
+    assert.equal(placed.body.receiver.last_status, 422);
+    assert.match(placed.body.rejection_message ?? "", /not set up for Hirebridge interview orders.*turn on assessment orders/);
+    // The receiver itself: 422 {message}, as the upstream expects.
+    const body = JSON.stringify({
+      id: "evt-switched-off",
+      type: "assessment:order-received",
+      data: {
+        id: "order-switched-off",
+        package_id: pkg.body.id,
+        status: "OPEN",
+        integration_id: demo,
+        candidate: { remote_id: "cand-off", email: "off@example.test", first_name: "Off", last_name: "Switch", phone: null },
+        application: { remote_id: "app-off" },
+        job: { remote_id: "job-off", name: "Switched-off job", job_code: null, description: null, location: null, hiring_team: [] },
+      },
+    });
+    const direct = await fetch(`${stack.proxyUrl}/webhooks/upstream/assessment-order-received`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-kombo-signature": signWebhookBody(body, stack.sandbox.webhookSecret) },
+      body,
+    });
+    assert.equal(direct.status, 422);
+    const answer = (await direct.json()) as { message: string };
+    assert.deepEqual(Object.keys(answer), ["message"]);
+    assert.match(answer.message, /not set up for Hirebridge interview orders/);
+    // Nothing written: no order recorded, no position, no candidate.
+    const recorded = await call<AssessmentOrderPage>(`${stack.proxyUrl}/integrations/${encodeURIComponent(demo)}/assessment/orders`, {
+      token: other.accessToken,
+    });
+    assert.equal(recorded.status, 200);
+    assert.deepEqual(recorded.body.items, []);
+    assert.deepEqual((await call(positionsUrl, { token: other.accessToken })).body, before);
+  });
+
   test("an ATS integration takes orders once its organisation turns it on", async () => {
     const other = await stack.login(stack.sandbox.demoOrgId);
     const demo = stack.sandbox.demoIntegrationId;
@@ -282,6 +336,15 @@ describeEachDatabase("assessment orders", (getDb) => {
     assert.ok(data.packages.some((p) => p.id === created.body.id && p.name === "Demo interview"));
     // Another organisation can neither read nor change it.
     assert.equal((await call(settingsUrl, { method: "PUT", token, body: { takes_orders: false } })).status, 404);
+    // Turned on, an order is taken.
+    const placed = await placeOrder(demo, { application_id: applicationsOf(demo)[1], package_id: created.body.id });
+    assert.equal(placed.body.receiver.last_status, 200);
+    const orders = await call<AssessmentOrderPage>(`${stack.proxyUrl}/integrations/${encodeURIComponent(demo)}/assessment/orders`, {
+      token: other.accessToken,
+    });
+    const row = orders.body.items.find((o) => o.order_id === placed.body.id);
+    assert.equal(row?.status, "accepted");
+    assert.ok(row.candidate_id);
   });
 
   test("the same order webhook three times gives one order and one candidate", async () => {
@@ -377,6 +440,13 @@ describeEachDatabase("assessment orders", (getDb) => {
     } while (after);
     assert.equal(orders.length, n);
     assert.equal(new Set(orders.map((o) => o.position_id)).size, 1, "one position for the job");
+    // And no second position for the job was made beside it (one whose order went elsewhere).
+    const listed = (await call<Position[] | { items: Position[] }>(`${stack.apiUrl}/org/${orgId}/position`, { token })).body;
+    const all = Array.isArray(listed) ? listed : listed.items;
+    assert.deepEqual(
+      all.filter((p) => p.upstream_job_id_id === "job-burst").map((p) => p.id),
+      [orders[0]!.position_id],
+    );
     const candidates = (await call<Candidate[]>(`${stack.apiUrl}/org/${orgId}/positions/${orders[0]!.position_id}/`, { token })).body;
     assert.equal(candidates.filter((c) => c.email.startsWith("burst-")).length, n);
   });

@@ -7,10 +7,11 @@ import type { IntegrationLookup } from "../../../shared/ports/integrations.js";
 import { cut } from "../../../shared/text.js";
 import { findOrder, isUuid, lockOrderKey, recordOrder } from "./assessment-orders.repository.js";
 import type { AssessmentOrderRow } from "./assessments.tables.js";
+import { integrationTakesOrders } from "./packages.js";
 
 export type OrderIntakeDeps = {
   db: Db;
-  integrations: Pick<IntegrationLookup, "find">;
+  integrations: Pick<IntegrationLookup, "find" | "findOwned">;
   recruiting: AssessmentRecruiting<Tx, Queryable>;
   events: EventsOut<Queryable>;
   logger: Logger;
@@ -22,6 +23,8 @@ export type OrderDecision =
   | { accepted: false; message: string };
 
 const UNKNOWN_INTEGRATION = "This ATS connection is not set up with Hirebridge: connect it in Hirebridge before ordering interviews.";
+const NOT_TAKING_ORDERS =
+  "This ATS connection is not set up for Hirebridge interview orders. An administrator of your organisation can turn on assessment orders for it in Hirebridge (the connection's Assessment orders tab), then order again.";
 const UNKNOWN_PACKAGE = "This interview package is no longer offered. Refresh the list of packages and order again.";
 
 /** An order's event data: ids and status only, never the candidate's personal data. */
@@ -68,8 +71,10 @@ function intakeOf(orgId: string, data: AssessmentOrderWebhook["data"]): OrderInt
 
 /**
  * Decides an order synchronously, as the upstream expects (2xx accepts it, 422 rejects it with
- * the message the ATS shows): the integration must be known here, and its organisation (never
- * the payload's word) owns the package, a position in state `template`. An accepted order's
+ * the message the ATS shows): the integration must be known here and take orders (the rule of
+ * packages.ts; an integration that does not is refused before anything is written, as no package
+ * was offered through it), and its organisation (never the payload's word) owns the package, a
+ * position in state `template`. An accepted order's
  * position, candidate, interview, record and `assessment_order.received` event commit together;
  * a rejected one is recorded too (the organisation's listing shows it). A repeated delivery is
  * answered as the first was and creates nothing.
@@ -78,6 +83,13 @@ export async function takeOrder(deps: OrderIntakeDeps, data: AssessmentOrderWebh
   const integration = await deps.integrations.find(data.integration_id);
   if (!integration || integration.deletedAt) return { accepted: false, message: UNKNOWN_INTEGRATION };
   const orgId = integration.orgId;
+  if (!(await integrationTakesOrders(deps, data.integration_id, orgId))) {
+    deps.logger.info(
+      { integration_id: data.integration_id, order_id: data.id, inline },
+      "assessment order rejected: the integration does not take orders",
+    );
+    return { accepted: false, message: NOT_TAKING_ORDERS };
+  }
   const intake = intakeOf(orgId, data);
   const decision = await deps.db.transaction(async (tx): Promise<OrderDecision> => {
     await lockOrderKey(tx, data.integration_id, data.id);

@@ -5,7 +5,7 @@ import type { TemplatesChangedHook } from "../../../shared/ports/assessment-orde
 import type { IntegrationLookup } from "../../../shared/ports/integrations.js";
 import { findOrder, findSettings, latestOrderAt } from "./assessment-orders.repository.js";
 import { takeOrder, type OrderIntakeDeps } from "./order-intake.js";
-import { ASSESSMENT_CATEGORY, publishAll, type PackagesDeps } from "./packages.js";
+import { integrationTakesOrders, publishAll, type PackagesDeps } from "./packages.js";
 
 /** How long after a template's change its organisation's packages go out: changes meanwhile coalesce. */
 const DEBOUNCE_SECONDS = 2;
@@ -46,9 +46,8 @@ type UpstreamOrder = Omit<AssessmentOrderWebhook["data"], "integration_id">;
 export async function afterSync(deps: ChannelDeps, integrationId: string): Promise<void> {
   const integration = await deps.integrations.find(integrationId);
   if (!integration || integration.deletedAt) return;
-  const owned = await deps.integrations.findOwned(integrationId, integration.orgId);
+  if (!(await integrationTakesOrders(deps, integrationId, integration.orgId))) return;
   const settings = await findSettings(deps.db, integrationId);
-  if (owned?.category !== ASSESSMENT_CATEGORY && !settings?.takesOrders) return;
   if (!settings?.publishedAt)
     await deps.queue.send(QUEUES.assessmentPackages, { orgId: integration.orgId }, { singletonKey: integration.orgId });
   const latest = await latestOrderAt(deps.db, integrationId);

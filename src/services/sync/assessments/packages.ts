@@ -4,7 +4,7 @@ import type { AssessmentRecruiting } from "../../../shared/ports/assessment-orde
 import type { IntegrationLookup } from "../../../shared/ports/integrations.js";
 import { cut } from "../../../shared/text.js";
 import type { AtsReader } from "../ats-reader.js";
-import { integrationsTakingOrders, markPublished } from "./assessment-orders.repository.js";
+import { findSettings, integrationsTakingOrders, markPublished } from "./assessment-orders.repository.js";
 
 export type PackagesDeps = {
   db: Db;
@@ -15,6 +15,26 @@ export type PackagesDeps = {
 
 /** The upstream's category of integrations that take orders by nature. */
 export const ASSESSMENT_CATEGORY = "ASSESSMENT";
+
+/**
+ * The one rule for whether an integration takes orders: its category is ASSESSMENT, or its
+ * organisation turned orders on for it (`PUT …/assessment/settings`). The settings answer, the
+ * order receivers and the listing fallback all decide by it, so an order is never taken where
+ * the organisation is told the integration does not take orders.
+ */
+export function takesOrders(category: string | null | undefined, settings: { takesOrders: boolean } | null | undefined): boolean {
+  return category === ASSESSMENT_CATEGORY || settings?.takesOrders === true;
+}
+
+/** Whether a live integration of `orgId` takes orders (false when it is deleted or another organisation's). */
+export async function integrationTakesOrders(
+  deps: { db: Queryable; integrations: Pick<IntegrationLookup, "findOwned"> },
+  integrationId: string,
+  orgId: string,
+): Promise<boolean> {
+  const owned = await deps.integrations.findOwned(integrationId, orgId);
+  return owned !== null && takesOrders(owned.category, await findSettings(deps.db, integrationId));
+}
 
 /** The organisation's templates as the upstream's packages: id, VIDEO_INTERVIEW, name, role description. */
 export async function packagesOf(deps: Pick<PackagesDeps, "db" | "recruiting">, orgId: string): Promise<AssessmentPackage[]> {

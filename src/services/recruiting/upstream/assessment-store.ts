@@ -25,29 +25,40 @@ async function findTemplate(q: Queryable, orgId: string, id: string): Promise<Po
 /** The language a new candidate gets: the package's first accepted language, else English. */
 const languageOf = (template: PositionRow) => template.acceptedLanguages[0] ?? "en";
 
+/** The organisation's position linked to the job for the integration, if any. */
+async function linkedPosition(q: Queryable, order: OrderIntake, jobId: string): Promise<string | null> {
+  const [found] = await q
+    .select({ id: positions.id })
+    .from(positions)
+    .where(
+      and(
+        eq(positions.organizationId, order.orgId),
+        eq(positions.upstreamIntegrationId, order.integrationId),
+        eq(positions.upstreamJobIdId, jobId),
+      ),
+    );
+  return found?.id ?? null;
+}
+
 /**
  * The order's position: the one linked to the order's job for the integration, else a new one
  * made from the package (its agent, minimum score, role description, languages and stage
  * mapping). The new one is `active`, linked to the job, and has no candidate stage and no stage
  * moves: its candidates come from orders and their results go to the orders, so the stage-based
- * sync must not pull the job's applications into it too. Locked on (integration, job) so two
- * orders for one job at once make one position.
+ * sync must not pull the job's applications into it too. Double-checked: the usual case (the
+ * job's position exists) takes no lock, so orders for one job run in parallel; only a miss
+ * takes the (integration, job) advisory lock, held to commit, and looks again under it, so two
+ * first orders for one job at once make one position (the second sees the first's, committed
+ * before its lock was granted: each statement reads anew under read committed).
  */
 async function positionFor(tx: Tx, events: EventsOut<Queryable>, order: OrderIntake, template: PositionRow): Promise<string> {
   const jobId = order.job.remoteId;
   if (jobId) {
+    const existing = await linkedPosition(tx, order, jobId);
+    if (existing) return existing;
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`assessment-job:${order.integrationId}:${jobId}`}))`);
-    const [found] = await tx
-      .select({ id: positions.id })
-      .from(positions)
-      .where(
-        and(
-          eq(positions.organizationId, order.orgId),
-          eq(positions.upstreamIntegrationId, order.integrationId),
-          eq(positions.upstreamJobIdId, jobId),
-        ),
-      );
-    if (found) return found.id;
+    const madeMeanwhile = await linkedPosition(tx, order, jobId);
+    if (madeMeanwhile) return madeMeanwhile;
   }
   const created = await createPositionIn(tx, events, order.orgId, {
     name: cut(order.job.name?.trim() || template.name, 100),

@@ -160,6 +160,7 @@ describeEachDatabase("recruiting API interviews", (getDb) => {
           autoUpdateStages: false,
           integrationId: null,
           applicationId: null,
+          assessmentOrderId: null,
           minScore: null,
           passedStage: null,
           rejectedStage: null,

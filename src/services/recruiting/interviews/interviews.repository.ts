@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Interview, InterviewStatus, InterviewUpdate } from "../../../contracts/recruiting/interviews.js";
 import type { Queryable, Tx } from "../../../shared/db/database.js";
 import { candidates } from "../candidates/candidates.tables.js";
@@ -75,16 +75,14 @@ export async function findInterview(
     .select({ interview: interviews })
     .from(interviews)
     .innerJoin(candidates, eq(candidates.id, interviews.candidateId))
-    .where(
-      and(
-        eq(interviews.organizationId, orgId),
-        eq(candidates.organizationId, orgId),
-        eq(candidates.positionId, positionId),
-        eq(interviews.candidateId, candidateId),
-      ),
-    );
+    .where(ofPositionCandidates(orgId, positionId, eq(interviews.candidateId, candidateId)));
   const [found] = forUpdate ? await query.for("update", { of: interviews }) : await query;
   return found?.interview ?? null;
+}
+
+/** The org's interviews of candidates of its position `positionId`, narrowed by `which` (candidates joined). */
+function ofPositionCandidates(orgId: string, positionId: string, which: SQL) {
+  return and(eq(interviews.organizationId, orgId), eq(candidates.organizationId, orgId), eq(candidates.positionId, positionId), which);
 }
 
 export async function updateInterviewColumns(q: Queryable, id: string, columns: Partial<InterviewInsert>): Promise<InterviewRow> {
@@ -113,14 +111,7 @@ export async function lockInterviewStatuses(
     .select({ candidateId: interviews.candidateId, status: interviews.status })
     .from(interviews)
     .innerJoin(candidates, eq(candidates.id, interviews.candidateId))
-    .where(
-      and(
-        eq(interviews.organizationId, orgId),
-        eq(candidates.organizationId, orgId),
-        eq(candidates.positionId, positionId),
-        inArray(interviews.candidateId, candidateIds),
-      ),
-    )
+    .where(ofPositionCandidates(orgId, positionId, inArray(interviews.candidateId, candidateIds)))
     .orderBy(asc(interviews.candidateId))
     .for("update", { of: interviews });
   return new Map(rows.map((r) => [r.candidateId, r.status as InterviewStatus]));

@@ -274,7 +274,10 @@ describe("CLI: integrations, ATS reads, sync", () => {
     assert.ok(json.every((i) => i.kind === "sync_run"));
     const bad = await cli.run(["activity", integration, "--kind", "syncs"]);
     assert.equal(bad.code, 2);
-    assert.equal(oneLineError(bad), "hirebridge: --kind takes event, sync_run, write_back, upstream_call, assessment_order (comma-separated); not syncs");
+    assert.equal(
+      oneLineError(bad),
+      "hirebridge: --kind takes event, sync_run, write_back, upstream_call, assessment_order (comma-separated); not syncs",
+    );
     const unknown = await cli.run(["activity", "retry", "00000000-0000-4000-8000-000000000000", integration]);
     assert.equal(unknown.code, 4);
     oneLineError(unknown);

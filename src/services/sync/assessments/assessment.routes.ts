@@ -113,6 +113,8 @@ function registerSettings(app: App, deps: PackagesDeps, owned: Owned): void {
       schema: {
         tags: ["Assessment"],
         summary: "Whether the integration takes assessment orders",
+        description:
+          "`takes_orders` is always true for an integration of category ASSESSMENT; any other takes orders only when the organisation turns it on. `published_at`: when the packages were last published to it.",
         params: IntegrationParamsSchema,
         response: { 200: AssessmentSettingsSchema, ...errors },
       },

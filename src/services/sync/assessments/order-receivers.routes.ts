@@ -1,5 +1,5 @@
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyReply } from "fastify";
 import {
   ASSESSMENT_ORDER_KINDS,
   AssessmentOrderAcceptedSchema,
@@ -13,8 +13,8 @@ import { WebhookQuerySchema } from "../../../contracts/proxy/webhooks.js";
 import { ErrorDetailSchema, HTTPValidationErrorSchema } from "../../../contracts/common.js";
 import { AppError, validationError } from "../../../shared/errors.js";
 import { AddressBucket } from "../../../shared/http/address-bucket.js";
-import { nestedDeeperThan, TOO_DEEP_MESSAGE } from "../../../shared/http/json-depth.js";
-import { unstorableIssues, utf8Text } from "../../../shared/http/storable-input.js";
+import { unstorableIssues } from "../../../shared/http/storable-input.js";
+import { firstHeader, parseWebhookJson } from "../webhooks/webhook-json.js";
 import type { App } from "../../../shared/http/create-app.js";
 import type { SyncDeps } from "../sync-routes.deps.js";
 import { isAuthentic } from "../webhooks/verify-signature.js";
@@ -22,21 +22,9 @@ import { takeOrder, type OrderIntakeDeps } from "./order-intake.js";
 
 const orderCheck = TypeCompiler.Compile(AssessmentOrderWebhookSchema);
 
-function header(request: FastifyRequest, name: string): string | undefined {
-  const v = request.headers[name];
-  return Array.isArray(v) ? v[0] : v;
-}
-
 /** The order webhook, parsed and checked against its contract; 422 `{detail}` naming each bad field. */
 function parseOrder(raw: Buffer, type: string): AssessmentOrderWebhook {
-  const text = utf8Text(raw);
-  if (nestedDeeperThan(text)) throw validationError([{ loc: ["body"], msg: TOO_DEEP_MESSAGE, type: "value_error" }]);
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw validationError([{ loc: ["body", 0], msg: "JSON decode error", type: "json_invalid" }]);
-  }
+  const body = parseWebhookJson(raw);
   const issues = [...orderCheck.Errors(body)].slice(0, 20).map((e) => ({
     loc: ["body", ...e.path.split("/").filter(Boolean)] as (string | number)[],
     msg: e.message,
@@ -89,7 +77,7 @@ export function orderReceiverRoutes(deps: SyncDeps, intake: OrderIntakeDeps) {
       const { type, inline } = ASSESSMENT_ORDER_KINDS[receiver];
       app.post(`/webhooks/upstream/${receiver}`, receiverOptions(receiver), async (request, reply: FastifyReply) => {
         const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-        const signature = header(request, "x-upstream-signature") ?? header(request, "x-kombo-signature");
+        const signature = firstHeader(request, "x-upstream-signature") ?? firstHeader(request, "x-kombo-signature");
         const querySecret = (request.query as { webhook_secret?: string | null }).webhook_secret ?? undefined;
         if (!isAuthentic(raw, { signature, querySecret }, deps.config.UPSTREAM_WEBHOOK_SECRET)) {
           const wait = unauthentic.hit(request.ip);

@@ -1,4 +1,3 @@
-import type { FastifyRequest } from "fastify";
 import {
   WEBHOOK_KINDS,
   WebhookQuerySchema,
@@ -10,20 +9,15 @@ import { ErrorDetailSchema, HTTPValidationErrorSchema } from "../../../contracts
 import { WEBHOOK_ENVELOPE_BOUNDS, webhookEventJsonSchema } from "../../../contracts/proxy/webhook-bounds.js";
 import { AppError, notFound, validationError } from "../../../shared/errors.js";
 import { AddressBucket } from "../../../shared/http/address-bucket.js";
-import { unstorableIssues, utf8Text } from "../../../shared/http/storable-input.js";
+import { unstorableIssues } from "../../../shared/http/storable-input.js";
 import type { SyncDeps, SyncRoutes } from "../sync-routes.deps.js";
 import { orgOf, WEBHOOK_HANDLERS } from "./webhook-handlers.js";
 import { findWebhookEvent, isProcessed } from "./webhook-events.repository.js";
 import { createEventIntake } from "./event-intake.js";
 import { boundIssues, eventDataIssues } from "./event-data.js";
-import { nestedDeeperThan, TOO_DEEP_MESSAGE } from "../../../shared/http/json-depth.js";
+import { firstHeader, parseWebhookJson } from "./webhook-json.js";
 import { isAuthentic } from "./verify-signature.js";
 import type { WebhookEventRow } from "../sync.tables.js";
-
-function header(request: FastifyRequest, name: string): string | undefined {
-  const v = request.headers[name];
-  return Array.isArray(v) ? v[0] : v;
-}
 
 /**
  * `{id, type, data}` with `type` equal to the receiver's kind, in UTF-8, nested at most
@@ -34,14 +28,7 @@ function header(request: FastifyRequest, name: string): string | undefined {
  * group commit, so it never fails the commit of the others.
  */
 function parseEvent(raw: Buffer, kind: WebhookKind): { id: string; data: Record<string, unknown>; body: object } {
-  let body: unknown;
-  const text = utf8Text(raw);
-  if (nestedDeeperThan(text)) throw validationError([{ loc: ["body"], msg: TOO_DEEP_MESSAGE, type: "value_error" }]);
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw validationError([{ loc: ["body", 0], msg: "JSON decode error", type: "json_invalid" }]);
-  }
+  const body = parseWebhookJson(raw);
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw validationError([{ loc: ["body"], msg: "Input should be a valid dictionary or object", type: "model_type" }]);
   }
@@ -132,7 +119,7 @@ export const webhookRoutes: SyncRoutes = async (app, { deps }) => {
     app.post(`/webhooks/upstream/${kind}`, receiverOptions(kind), async (request): Promise<WebhookResponse> => {
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const { webhook_secret } = request.query;
-      const signature = header(request, "x-upstream-signature") ?? header(request, "x-kombo-signature");
+      const signature = firstHeader(request, "x-upstream-signature") ?? firstHeader(request, "x-kombo-signature");
       if (!isAuthentic(raw, { signature, querySecret: webhook_secret ?? undefined }, deps.config.UPSTREAM_WEBHOOK_SECRET)) {
         const wait = unauthentic.hit(request.ip);
         if (wait)

@@ -46,25 +46,46 @@ function valueIssue(b: FieldBound, v: unknown): Omit<ValidationIssue, "loc"> | n
   }
 }
 
-/** Checks one value at `at` against its rule, and what it holds against theirs. */
-function check(b: FieldBound, v: unknown, at: (string | number)[], out: ValidationIssue[]): void {
+/**
+ * The path being checked is one array, pushed and popped as the walk goes, and copied only into
+ * an issue: an event within its bounds (nearly all of them, on the intake's hot path) allocates
+ * nothing per field.
+ */
+type Walk = { path: (string | number)[]; out: ValidationIssue[] };
+
+/** Checks one value (its key already on the path) against its rule, and what it holds against theirs. */
+function check(b: FieldBound, v: unknown, w: Walk): void {
   if (v === undefined || v === null) {
-    if (b.required) out.push({ loc: at, msg: "Field required", type: "missing" });
+    if (b.required) w.out.push({ loc: [...w.path], msg: "Field required", type: "missing" });
     return;
   }
   const issue = valueIssue(b, v);
-  if (issue) out.push({ loc: at, ...issue });
-  else if (b.type === "object") walk(b.fields, v as Record<string, unknown>, at, out);
+  if (issue) w.out.push({ loc: [...w.path], ...issue });
+  else if (b.type === "object") walk(b.fields, v as Record<string, unknown>, w);
   else if (b.type === "array") {
     const items = v as unknown[];
-    for (let i = 0; i < items.length && out.length < MAX_ISSUES; i++) check(b.items, items[i], [...at, i], out);
+    for (let i = 0; i < items.length && w.out.length < MAX_ISSUES; i++) {
+      w.path.push(i);
+      check(b.items, items[i], w);
+      w.path.pop();
+    }
   }
 }
 
-function walk(bounds: FieldBounds, value: Record<string, unknown>, loc: (string | number)[], out: ValidationIssue[]): void {
-  for (const [key, b] of Object.entries(bounds)) {
-    if (out.length >= MAX_ISSUES) return;
-    check(b, value[key], [...loc, key], out);
+/** Each table's entries, listed once (the tables are constants). */
+const entriesOf = new WeakMap<FieldBounds, [string, FieldBound][]>();
+
+function walk(bounds: FieldBounds, value: Record<string, unknown>, w: Walk): void {
+  let entries = entriesOf.get(bounds);
+  if (!entries) {
+    entries = Object.entries(bounds);
+    entriesOf.set(bounds, entries);
+  }
+  for (const [key, b] of entries) {
+    if (w.out.length >= MAX_ISSUES) return;
+    w.path.push(key);
+    check(b, value[key], w);
+    w.path.pop();
   }
 }
 
@@ -75,9 +96,9 @@ function walk(bounds: FieldBounds, value: Record<string, unknown>, loc: (string 
  * table (the assessment orders' too).
  */
 export function boundIssues(bounds: FieldBounds, value: Record<string, unknown>, loc: (string | number)[]): ValidationIssue[] {
-  const out: ValidationIssue[] = [];
-  walk(bounds, value, loc, out);
-  return out;
+  const w: Walk = { path: [...loc], out: [] };
+  walk(bounds, value, w);
+  return w.out;
 }
 
 /** Where an event's `data` breaks its kind's bounds (WEBHOOK_DATA_BOUNDS), rooted at `["body", "data"]`. */

@@ -117,24 +117,6 @@ export const WEBHOOK_DATA_SCHEMAS = {
 
 export type WebhookDataByType = { [K in WebhookEventType]: Static<(typeof WEBHOOK_DATA_SCHEMAS)[K]> };
 
-const Id = () => Type.String({ minLength: 1 });
-/** An ISO 8601 date-time, as far as `new Date()` must be able to read it. */
-const When = () => Type.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}" });
-/**
- * What Hirebridge's receivers require of each event type's `data`: the fields its work reads, with
- * their types. An event without them could never be processed, so it is refused at intake (422)
- * rather than stored and failed later; the rest of WEBHOOK_DATA_SCHEMAS is not enforced (an
- * upstream may add fields, or leave out ones Hirebridge does not read).
- */
-export const WEBHOOK_REQUIRED_DATA = {
-  "data-changed": Type.Object({ integration_id: Id(), changed_models: Type.Array(Type.Object({ name: Type.String() })) }),
-  "sync-finished": Type.Object({ integration_id: Id(), sync_state: Type.String() }),
-  "integration-created": Type.Object({ id: Id(), tool: Type.String() }),
-  "integration-deleted": Type.Object({ id: Id(), deleted_at: When() }),
-  "connection-flow-failed": Type.Object({}),
-  "integration-state-changed": Type.Object({ integration_id: Id(), state: Type.String(), updated_at: When() }),
-} as const satisfies Record<WebhookEventType, TSchema>;
-
 /** The schema of one event of type `type` as delivered. */
 export const WebhookEventSchema = <K extends WebhookEventType>(type: K) =>
   Type.Object({ id: Type.String(), type: Type.Literal(type), data: WEBHOOK_DATA_SCHEMAS[type] });

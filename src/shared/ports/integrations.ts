@@ -8,7 +8,7 @@ import type { KeysetCursor } from "../db/keyset-cursor.js";
 import type { IntegrationOwnership } from "./integration-ownership.js";
 
 /** An integration as the sync module reads it (as the proxy records it). */
-export type IntegrationView = { id: string; orgId: string; status: string | null; deletedAt: Date | null };
+export type IntegrationView = { id: string; orgId: string; status: string | null; category: string | null; deletedAt: Date | null };
 
 /** An integration as the organisation's list shows it. */
 export type OwnedIntegration = {

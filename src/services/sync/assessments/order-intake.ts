@@ -5,13 +5,13 @@ import type { AssessmentRecruiting, OrderIntake } from "../../../shared/ports/as
 import type { EventsOut, OutboundEvent } from "../../../shared/ports/events-out.js";
 import type { IntegrationLookup } from "../../../shared/ports/integrations.js";
 import { cut } from "../../../shared/text.js";
-import { findOrder, isUuid, lockOrderKey, recordOrder } from "./assessment-orders.repository.js";
+import { findOrder, findSettings, isUuid, lockOrderKey, recordOrder } from "./assessment-orders.repository.js";
 import type { AssessmentOrderRow } from "./assessments.tables.js";
-import { integrationTakesOrders } from "./packages.js";
+import { takesOrders } from "./packages.js";
 
 export type OrderIntakeDeps = {
   db: Db;
-  integrations: Pick<IntegrationLookup, "find" | "findOwned">;
+  integrations: Pick<IntegrationLookup, "find">;
   recruiting: AssessmentRecruiting<Tx, Queryable>;
   events: EventsOut<Queryable>;
   logger: Logger;
@@ -83,7 +83,8 @@ export async function takeOrder(deps: OrderIntakeDeps, data: AssessmentOrderWebh
   const integration = await deps.integrations.find(data.integration_id);
   if (!integration || integration.deletedAt) return { accepted: false, message: UNKNOWN_INTEGRATION };
   const orgId = integration.orgId;
-  if (!(await integrationTakesOrders(deps, data.integration_id, orgId))) {
+  // The row just read is the organisation's own and live: the rule needs no second read of it.
+  if (!takesOrders(integration.category, await findSettings(deps.db, data.integration_id))) {
     deps.logger.info(
       { integration_id: data.integration_id, order_id: data.id, inline },
       "assessment order rejected: the integration does not take orders",

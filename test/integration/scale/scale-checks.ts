@@ -113,25 +113,3 @@ export function watchConcurrentSyncs(cluster: Cluster, everyMs = 100): { stop():
     },
   };
 }
-
-/**
- * Which proxy process is running a sync right now: caught in the act by sampling pg_stat_activity
- * for a statement on sync runs or candidates in flight (each process connects as `scale-<name>`).
- * Statements are short next to the upstream calls between them, hence the tight sampling. Names
- * are matched quoted or not: Drizzle quotes them, the sync's one-statement page writes do not.
- */
-export async function syncWorker(cluster: Cluster, timeoutMs = 15_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const rows = await cluster.sql<{ application_name: string }>(
-      `select application_name from pg_stat_activity
-        where datname = current_database() and application_name like 'scale-proxy-%' and state <> 'idle'
-          and (query ilike '%sync_runs%' or query ilike '%candidates%')`,
-    );
-    const names = [...new Set(rows.map((r) => r.application_name.replace(/^scale-/, "")))];
-    if (names.length === 1) return names[0]!;
-    if (names.length > 1) throw new Error(`two proxies are working on syncs at once: ${names.join(", ")}`);
-    await sleep(5);
-  }
-  throw new Error(`no proxy was seen working on a sync within ${timeoutMs} ms`);
-}

@@ -12,7 +12,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { eventually } from "../../helpers/stack.js";
 import { Balancer } from "./balancer.js";
 import { startCluster, stopInstance, type CapturedWebhook, type Cluster, type Instance } from "./cluster.js";
-import { eventJobs, overlaps, storedEvents, syncJobs, syncRuns, syncsSettled, syncWorker, watchConcurrentSyncs } from "./scale-checks.js";
+import { eventJobs, overlaps, storedEvents, syncJobs, syncRuns, syncsSettled, watchConcurrentSyncs } from "./scale-checks.js";
 import {
   createIntegration,
   DEMO_ORG_ID,
@@ -244,8 +244,12 @@ describe("scale-out: two proxies and two recruiting APIs on one Postgres and Red
         async () => (await syncRuns(cluster, [id])).find((r) => r.model === "applications" && r.state === "running" && r.pages >= 2),
         60_000,
       );
-      const writer = await syncWorker(cluster);
-      const victim = proxies.find((p) => p.name === writer)!;
+      // The proxy that started the run is the one working on it (its log names the run).
+      const victim = await eventually(
+        `a proxy to log the start of run ${run.id}`,
+        async () => proxies.find((p) => p.work.some((w) => w.sync_run === run.id && w.msg === "sync run started")),
+        10_000,
+      );
       const survivor = proxies.find((p) => p !== victim)!;
       victim.child.kill("SIGKILL");
       const killedAt = new Date();

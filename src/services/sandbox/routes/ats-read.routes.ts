@@ -137,6 +137,29 @@ function cacheFor<T extends BaseRow, S extends TSchema>(
   return cache;
 }
 
+/** One list endpoint: its collection, filters and renderer, answered from the serialized-record cache. */
+function listRoute<T extends BaseRow, S extends TSchema>(
+  app: App,
+  path: string,
+  record: S,
+  collection: (d: Dataset) => Collection<T>,
+  filters: (d: Dataset, q: RawQuery) => FilterSpec<T>,
+  render: (d: Dataset) => (row: T) => Static<S>,
+): void {
+  app.get(path, { schema, config }, async (request, reply) => {
+    const data = integrationOf(request).data;
+    const query = request.query as RawQuery;
+    const page = pageRows(collection(data), query, filters(data, query));
+    const cache = cacheFor(data, path, render(data), record);
+    return reply.type("application/json; charset=utf-8").send(
+      listEnvelope(
+        page.next,
+        page.rows.map((row) => cache.json(row)),
+      ),
+    );
+  });
+}
+
 export function registerAtsReadRoutes(app: App, _ctx: SandboxContext): void {
   const list = <T extends BaseRow, S extends TSchema>(
     path: string,
@@ -144,19 +167,7 @@ export function registerAtsReadRoutes(app: App, _ctx: SandboxContext): void {
     collection: (d: Dataset) => Collection<T>,
     filters: (d: Dataset, q: RawQuery) => FilterSpec<T>,
     render: (d: Dataset) => (row: T) => Static<S>,
-  ) =>
-    app.get(path, { schema, config }, async (request, reply) => {
-      const data = integrationOf(request).data;
-      const query = request.query as RawQuery;
-      const page = pageRows(collection(data), query, filters(data, query));
-      const cache = cacheFor(data, path, render(data), record);
-      return reply.type("application/json; charset=utf-8").send(
-        listEnvelope(
-          page.next,
-          page.rows.map((row) => cache.json(row)),
-        ),
-      );
-    });
+  ) => listRoute(app, path, record, collection, filters, render);
 
   list(
     "/ats/applications",

@@ -33,7 +33,7 @@ import { dirname, join } from "node:path";
 import { buildProxyWithSync } from "../src/runtime/wiring.js";
 import { recordIntegration } from "../src/services/proxy/integrations/integrations.repository.js";
 import { advanceCheckpoint } from "../src/services/sync/sync-runs.repository.js";
-import { signWebhookBody } from "../src/services/sync/webhooks/verify-signature.js";
+import { signWebhookBody } from "../src/shared/upstream/webhook-signature.js";
 import { createVerifier } from "../src/shared/auth/verify-jwt.js";
 import { loadConfig } from "../src/shared/config.js";
 import { ConfigSchema } from "../src/runtime/config.js";

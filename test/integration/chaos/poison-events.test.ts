@@ -5,7 +5,7 @@ import type { WebhookEventList, WebhookEventRecord } from "../../../src/contract
 import { createAtsReader } from "../../../src/services/sync/ats-reader.js";
 import { createSyncEngine } from "../../../src/services/sync/sync-engine.js";
 import { createSyncStore, writeBackSource } from "../../../src/services/recruiting/upstream/index.js";
-import { signWebhookBody } from "../../../src/services/sync/webhooks/verify-signature.js";
+import { signWebhookBody } from "../../../src/shared/upstream/webhook-signature.js";
 import { processWebhookEvents } from "../../../src/services/sync/webhooks/webhook-worker.js";
 import { createWriteBack } from "../../../src/services/sync/write-back.js";
 import { QUEUES } from "../../../src/shared/jobs/queue.js";

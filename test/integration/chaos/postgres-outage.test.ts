@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { signWebhookBody } from "../../../src/services/sync/webhooks/verify-signature.js";
+import { signWebhookBody } from "../../../src/shared/upstream/webhook-signature.js";
 import { openDatabase, type Database } from "../../../src/shared/db/database.js";
 import { migrate } from "../../../src/shared/db/migrate.js";
 import { eventually, startTestStack, type TestStack } from "../../helpers/stack.js";

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import { signWebhookBody } from "../../../src/services/sync/webhooks/verify-signature.js";
+import { signWebhookBody } from "../../../src/shared/upstream/webhook-signature.js";
 import { dropSchemas, jobQueueSchema } from "../../../src/shared/db/pg-schemas.js";
 import { startTestIdentity } from "../../helpers/auth.js";
 import { freshDatabase, TEST_DATABASE_URL } from "../../helpers/db.js";

@@ -10,7 +10,7 @@ import {
   IntegrationStateChangedWebhookPayload$inboundSchema,
   SyncFinishedWebhookPayload$inboundSchema,
 } from "@kombo-api/sdk/models";
-import { signWebhookBody } from "../../../src/services/sandbox/webhooks/sign.js";
+import { signWebhookBody } from "../../../src/shared/upstream/webhook-signature.js";
 import { startSandbox } from "../../helpers/sandbox.js";
 import { sandboxWithReceiver } from "./receiver.js";
 import { admin, sdkFor } from "./sdk.js";

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { Kombo } from "@kombo-api/sdk";
 import type { AssessmentOrderPage } from "../../../src/contracts/proxy/assessment-orders.js";
-import { signWebhookBody } from "../../../src/services/sync/webhooks/verify-signature.js";
+import { signWebhookBody } from "../../../src/shared/upstream/webhook-signature.js";
 import { describeEachDatabase } from "../../helpers/db.js";
 import { call, eventually, startTestStack, type TestStack } from "../../helpers/stack.js";
 

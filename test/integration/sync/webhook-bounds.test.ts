@@ -9,7 +9,7 @@ import {
   type FieldBound,
 } from "../../../src/contracts/proxy/webhook-bounds.js";
 import type { WebhookKind } from "../../../src/contracts/proxy/webhooks.js";
-import { signWebhookBody } from "../../../src/services/sync/webhooks/verify-signature.js";
+import { signWebhookBody } from "../../../src/shared/upstream/webhook-signature.js";
 import { QUEUES } from "../../../src/shared/jobs/queue.js";
 import { describeEachDatabase } from "../../helpers/db.js";
 import { call, eventually, startTestStack, type TestStack } from "../../helpers/stack.js";

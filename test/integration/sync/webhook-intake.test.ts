@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, test } from "node:test";
 import { createEventIntake, type EventIntake, type IntakeOutcome } from "../../../src/services/sync/webhooks/event-intake.js";
-import { signWebhookBody } from "../../../src/services/sync/webhooks/verify-signature.js";
+import { signWebhookBody } from "../../../src/shared/upstream/webhook-signature.js";
 import { openJobQueue, QUEUES, type JobQueue } from "../../../src/shared/jobs/queue.js";
 import type { Database } from "../../../src/shared/db/database.js";
 import { isAppError } from "../../../src/shared/errors.js";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, test } from "node:test";
 import type { IntegrationSyncs, WebhookResponse } from "../../../src/contracts/proxy/webhooks.js";
-import { signWebhookBody } from "../../../src/services/sync/webhooks/verify-signature.js";
+import { signWebhookBody } from "../../../src/shared/upstream/webhook-signature.js";
 import { describeEachDatabase } from "../../helpers/db.js";
 import { call, eventually, startTestStack, type TestStack } from "../../helpers/stack.js";
 

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { isAuthentic, signWebhookBody } from "../../../src/services/sync/webhooks/verify-signature.js";
+import { signWebhookBody } from "../../../src/shared/upstream/webhook-signature.js";
+import { isAuthentic } from "../../../src/services/sync/webhooks/verify-signature.js";
 
 // The reference's known vector (shared/reference/upstream-kombo.md, section 5).
 const BODY = JSON.stringify({

@@ -23,7 +23,7 @@ import {
 } from "../../../contracts/upstream/index.js";
 import { serializerOf } from "../http/json-cache.js";
 import { newId } from "../data/random.js";
-import { signWebhookBody } from "./sign.js";
+import { signWebhookBody } from "../../../shared/upstream/webhook-signature.js";
 
 /** `rejected`: the receiver refused the event on purpose (an order answered 422); not retried. */
 export type DeliveryState = "pending" | "retrying" | "delivered" | "rejected" | "failed" | "not_sent";

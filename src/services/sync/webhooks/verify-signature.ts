@@ -1,9 +1,5 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
-
-/** HMAC-SHA256 of the raw body, base64url without padding: the upstream's `X-Kombo-Signature`. */
-export function signWebhookBody(rawBody: Buffer | string, secret: string): string {
-  return createHmac("sha256", secret).update(rawBody).digest("base64url");
-}
+import { timingSafeEqual } from "node:crypto";
+import { signWebhookBody } from "../../../shared/upstream/webhook-signature.js";
 
 function constantTimeEqual(a: string, b: string): boolean {
   const x = Buffer.from(a);

@@ -4,7 +4,7 @@
  * endpoint refusals are `AuthenticationError`. Messages carry the method, path and server detail,
  * never credentials, tokens or query strings.
  */
-import { parseRetryAfter } from "./retry.js";
+import { parseRetryAfter } from "../../contracts/retry-after.js";
 
 export type ValidationIssue = { loc: (string | number)[]; msg: string; type: string };
 

@@ -1,6 +1,7 @@
 import type { Clock } from "./clock.js";
 import { AbortedError, ApiError, ConnectionError, TimeoutError } from "./errors.js";
-import { backoffDelay, IDEMPOTENT_METHODS, isRetryableStatus, parseRetryAfter, type RetryPolicy } from "./retry.js";
+import { parseRetryAfter } from "../../contracts/retry-after.js";
+import { backoffDelay, IDEMPOTENT_METHODS, isRetryableStatus, type RetryPolicy } from "./retry.js";
 import { exchange, type FetchLike } from "./transport.js";
 import { buildUrl, type Query } from "./url.js";
 

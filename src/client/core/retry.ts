@@ -37,16 +37,6 @@ export function isRetryableStatus(status: number, idempotent: boolean): boolean 
   return status === HTTP_STATUS.REQUEST_TIMEOUT || (status >= 500 && status !== 501);
 }
 
-/** `Retry-After` as milliseconds from `nowMs`, or null when absent or unparseable. Never negative. */
-export function parseRetryAfter(value: string | null, nowMs: number): number | null {
-  if (value === null) return null;
-  const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return null;
-  return Math.max(0, date - nowMs);
-}
-
 /** Full-jitter exponential back-off for retry number `attempt` (0-based). */
 export function backoffDelay(attempt: number, policy: RetryPolicy, random: () => number = Math.random): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);

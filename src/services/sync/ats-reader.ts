@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { UpstreamPage } from "../../contracts/upstream/index.js";
-import { parseRetryAfter } from "../../shared/upstream/retry-policy.js";
+import { parseRetryAfter } from "../../contracts/retry-after.js";
 import { isUpstreamCallError } from "../../shared/upstream/upstream-errors.js";
 import type { UpstreamClient } from "../../shared/upstream/upstream-client.js";
 
@@ -94,7 +94,7 @@ export function createAtsReader(upstream: UpstreamClient, logger: Logger, onFail
     if (res.status === 200) return res.body;
     const message = `upstream answered ${res.status} (${upstreamMessage(res.body)})`;
     if (res.status === 429 || res.status >= 500) {
-      throw failed(res.status, new RetryableUpstreamError(message, parseRetryAfter(res.headers["retry-after"])));
+      throw failed(res.status, new RetryableUpstreamError(message, parseRetryAfter(res.headers["retry-after"], Date.now()) ?? undefined));
     }
     throw failed(res.status, new PermanentUpstreamError(message, res.status));
   }

@@ -1,3 +1,4 @@
+import { parseRetryAfter } from "../../contracts/retry-after.js";
 /**
  * The retry schedule (WEBHOOK_RETRY_SCHEDULE): the delay before each attempt of a delivery, the
  * first counted from the event and each next one from the failure before it. The default is
@@ -30,10 +31,8 @@ export function nextAttemptAt(schedule: readonly number[], made: number, now: nu
   return new Date(now + Math.max(delay + jitter(delay), retryAfterMs ?? 0));
 }
 
-/** `Retry-After` as milliseconds (seconds, or an HTTP date), capped at a day; null when absent or unreadable. */
+/** A receiver's `Retry-After` as milliseconds, capped at a day; null when absent, unreadable or zero. */
 export function retryAfterMs(header: string | string[] | undefined, now: number): number | null {
-  const value = Array.isArray(header) ? header[0] : header;
-  if (!value) return null;
-  const seconds = /^\d+$/.test(value.trim()) ? Number(value) * 1000 : Date.parse(value) - now;
-  return Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, 86_400_000) : null;
+  const ms = parseRetryAfter(header, now);
+  return ms ? Math.min(ms, 86_400_000) : null;
 }

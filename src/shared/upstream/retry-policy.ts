@@ -44,15 +44,6 @@ export function isConnectionError(err: unknown): boolean {
   return code !== undefined && (NEVER_SENT.has(code) || CONNECTION_LOST.has(code));
 }
 
-/** `Retry-After` in milliseconds: delta-seconds or an HTTP date; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
-  const text = Array.isArray(value) ? value[0] : value;
-  if (text === undefined || text.trim() === "") return undefined;
-  if (/^\s*\d+(\.\d+)?\s*$/.test(text)) return Math.round(Number(text) * 1000);
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
-
 /** Wait before retry number `retry` (1-based): equal jitter over an exponential step, at least `retryAfterMs`. */
 export function retryDelay(policy: RetryPolicy, retry: number, retryAfterMs?: number, random = Math.random): number {
   const step = policy.baseDelayMs * 2 ** (retry - 1);

@@ -14,7 +14,8 @@ import {
   type StreamState,
 } from "./upstream-answer.js";
 import type { Deliver, Log, UpstreamClient, UpstreamClientOptions, UpstreamRequest, UpstreamResponse } from "./upstream-types.js";
-import { isConnectionError, isRetryableStatus, neverReachedUpstream, parseRetryAfter, retryDelay } from "./retry-policy.js";
+import { parseRetryAfter } from "../../contracts/retry-after.js";
+import { isConnectionError, isRetryableStatus, neverReachedUpstream, retryDelay } from "./retry-policy.js";
 import {
   isTimeout,
   upstreamAuthFailed,
@@ -231,7 +232,7 @@ async function afterAnswer(
     throw upstreamAuthFailed(status);
   }
   if (req.read && isRetryableStatus(status)) {
-    const waitMs = retryDelay(client.opts.retry, attemptNo, parseRetryAfter(res.headers["retry-after"]));
+    const waitMs = retryDelay(client.opts.retry, attemptNo, parseRetryAfter(res.headers["retry-after"], Date.now()) ?? undefined);
     if (canRetry(client, attemptNo, waited, waitMs, deadline)) {
       await res.body.dump();
       return { waitMs };

@@ -3,7 +3,8 @@ import { describe, test } from "node:test";
 import { ConnectCreateLinkRequestSchema, JobApplicationCreateSchema } from "../../../src/contracts/proxy/index.js";
 import { OPERATIONS } from "../../../src/services/proxy/operations/operations.table.js";
 import { shapeBody, toUpstreamRequest } from "../../../src/services/proxy/operations/upstream-request.js";
-import { parseRetryAfter, retryDelay } from "../../../src/shared/upstream/retry-policy.js";
+import { parseRetryAfter } from "../../../src/contracts/retry-after.js";
+import { retryDelay } from "../../../src/shared/upstream/retry-policy.js";
 
 describe("proxy: mapping a validated request onto the upstream", () => {
   test("path ids are percent-encoded, integration_id becomes X-Integration-Id, names are translated, empties dropped", () => {
@@ -73,10 +74,11 @@ describe("proxy: mapping a validated request onto the upstream", () => {
   });
 
   test("Retry-After is read as seconds or an HTTP date; waits grow, are jittered and never shorter than it", () => {
-    assert.equal(parseRetryAfter("2"), 2000);
+    assert.equal(parseRetryAfter("2", 0), 2000);
+    assert.equal(parseRetryAfter(["3", "9"], 0), 3000);
     assert.equal(parseRetryAfter(new Date(Date.UTC(2030, 0, 1, 0, 0, 10)).toUTCString(), Date.UTC(2030, 0, 1)), 10_000);
-    assert.equal(parseRetryAfter("soon"), undefined);
-    assert.equal(parseRetryAfter(undefined), undefined);
+    assert.equal(parseRetryAfter("soon", 0), null);
+    assert.equal(parseRetryAfter(undefined, 0), null);
     const policy = { retries: 3, baseDelayMs: 100, maxTotalWaitMs: 10_000 };
     assert.equal(
       retryDelay(policy, 1, undefined, () => 0),

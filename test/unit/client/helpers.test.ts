@@ -4,7 +4,8 @@ import { Hirebridge } from "../../../src/client/index.js";
 import { ConfigurationError, HirebridgeError } from "../../../src/client/core/errors.js";
 import { decodeJwtPayload } from "../../../src/client/core/jwt.js";
 import { paginate } from "../../../src/client/core/paginate.js";
-import { backoffDelay, DEFAULT_RETRY_POLICY, isRetryableStatus, parseRetryAfter } from "../../../src/client/core/retry.js";
+import { backoffDelay, DEFAULT_RETRY_POLICY, isRetryableStatus } from "../../../src/client/core/retry.js";
+import { parseRetryAfter } from "../../../src/contracts/retry-after.js";
 import { buildUrl, isLoopbackHost, path, requireSecureBaseUrl } from "../../../src/client/core/url.js";
 import { jwt } from "./fakes.js";
 

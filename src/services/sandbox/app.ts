@@ -8,6 +8,7 @@ import type { FastifyInstance } from "fastify";
 import { createApp, type App } from "../../shared/http/create-app.js";
 import { createSandboxContextParts, type SandboxContext, type SandboxDeps } from "./context.js";
 import { registerAdminRoutes } from "./admin/admin.routes.js";
+import { registerAtsPageRoutes } from "./ats-page/ats-page.routes.js";
 import { registerConnectPageRoutes } from "./connect/connect-page.routes.js";
 import { installUpstreamErrorHandler } from "./errors.js";
 import { installUpstreamGuards } from "./http/upstream-guards.js";
@@ -78,6 +79,7 @@ export function buildSandboxApp(deps: SandboxDeps): SandboxApp {
   );
   registerConnectPageRoutes(app, context);
   registerAdminRoutes(app, context);
+  registerAtsPageRoutes(app, context);
   if (persistence) {
     // Every successful write (upstream API, connect page, admin) changes the state; reads never do.
     app.addHook("onResponse", (request, reply, done) => {

@@ -41,6 +41,7 @@ export const createSandboxService: ServiceFactory<SandboxConfig> = async ({ conf
         "Upstream sandbox",
         `${urls.sandbox}  (API key ${bannerSecret(config.UPSTREAM_API_KEY, "sandbox-api-key", "UPSTREAM_API_KEY")}; admin ${urls.sandboxOrigin}/sandbox/integrations)`,
       ),
+      bannerLine("ATS page", `${urls.sandboxOrigin}/sandbox/ats  (the sandbox as the customer's ATS shows it)`),
       bannerLine(
         "Demo integration",
         `${demoIntegrationId}  (${context.store.get(demoIntegrationId)?.data.applications.size ?? 0} applications; webhooks → ${urls.webhookReceiver}/<kind>)`,

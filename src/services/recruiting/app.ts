@@ -6,6 +6,7 @@ import { type BaseConfig, corsOriginsOf, serviceUrls } from "../../shared/config
 import { createCandidateIntake } from "./candidates/candidate-intake.js";
 import { NO_EVENTS_OUT } from "../../shared/no-events-out.js";
 import type { Database, Queryable } from "../../shared/db/database.js";
+import type { AuditLog } from "../../shared/ports/audit-log.js";
 import type { EventsOut } from "../../shared/ports/events-out.js";
 import type { IntegrationOwnership } from "../../shared/ports/integration-ownership.js";
 import { createApp, type App } from "../../shared/http/create-app.js";
@@ -43,6 +44,8 @@ export type RecruitingDeps = {
   candidateListCacheBytes?: number;
   /** Where the events of changes are recorded (outbound webhooks); none recorded without it. */
   events?: EventsOut<Queryable>;
+  /** The organisations' audit log (src/runtime/wiring.ts): each change records its entry in its own transaction. */
+  audit?: AuditLog<Queryable>;
   /** Route groups of other modules served here (outbound webhooks' endpoints), wired in src/runtime/wiring.ts. */
   modules?: HostedRoutes[];
   /**
@@ -106,6 +109,7 @@ export async function buildRecruitingApp(deps: RecruitingDeps): Promise<App> {
     events: deps.events ?? NO_EVENTS_OUT,
     ownership: deps.ownership ?? NO_INTEGRATIONS,
     idempotent: idempotentCreate(forRequests.db),
+    ...(deps.audit ? { audit: deps.audit } : {}),
   };
   const purging = setInterval(() => {
     purgeExpiredKeys(deps.database.db).catch((err: unknown) => app.log.warn({ err }, "purging expired idempotency keys failed"));

@@ -1,4 +1,5 @@
 import type { Db, Queryable } from "../../shared/db/database.js";
+import type { AuditLog } from "../../shared/ports/audit-log.js";
 import type { EventsOut } from "../../shared/ports/events-out.js";
 import type { IntegrationOwnership } from "../../shared/ports/integration-ownership.js";
 import type { CandidateIntake } from "./candidates/candidate-intake.js";
@@ -20,6 +21,8 @@ export type RecruitingContext = {
   events: EventsOut<Queryable>;
   /** Whether an integration belongs to the caller's organisation, before an upstream link is stored. */
   ownership: IntegrationOwnership;
+  /** Where each change is recorded for the organisation's audit log (in the change's transaction); none without it. */
+  audit?: AuditLog<Queryable>;
   /** Runs a create under its Idempotency-Key, when the request has one. */
   idempotent: IdempotentCreate;
 };

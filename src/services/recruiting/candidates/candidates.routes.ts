@@ -9,12 +9,13 @@ import {
 import { IdempotencyKeyHeadersSchema, responses } from "../../../contracts/recruiting/fields.js";
 import { CandidateParamsSchema, PositionParamsSchema } from "../../../contracts/recruiting/org.js";
 import { notFound } from "../../../shared/errors.js";
+import { auditedOf } from "../audit-trail.js";
 import type { RecruitingContext } from "../context.js";
 import { sendJsonText } from "../http/raw-json.js";
 import { tenantOf } from "../org/tenant-guard.js";
 import { applicationLinkLocs, checkApplicationLinks } from "../upstream/upstream-links.js";
 import { findCandidate, toCandidate } from "./candidates.repository.js";
-import { bulkUpdateCandidates, createCandidate, createCandidateIn, updateCandidate } from "./candidates.service.js";
+import { bulkUpdateCandidates, createCandidate, createCandidateAudited, createCandidateIn, updateCandidate } from "./candidates.service.js";
 
 const common = { tags: ["candidates"], security: [{ bearer: [] }] };
 
@@ -66,10 +67,17 @@ function registerPositionCandidates(app: RouteApp, ctx: RecruitingContext): void
         position_id,
         applicationLinkLocs([request.body], () => ["body"]),
       );
+      const audited = auditedOf(ctx.audit, request);
       return ctx.idempotent(request, reply, orgId, {
-        plain: async () => toCandidate(await createCandidate(ctx.candidateIntake, ctx.interviewBaseUrl, orgId, position_id, request.body)),
+        // With the audit log, its entry commits with the candidate: one transaction, outside the group commit.
+        plain: async () =>
+          toCandidate(
+            audited
+              ? await createCandidateAudited(ctx, orgId, position_id, request.body, audited)
+              : await createCandidate(ctx.candidateIntake, ctx.interviewBaseUrl, orgId, position_id, request.body),
+          ),
         keyed: async (tx) => {
-          const row = await createCandidateIn(tx, ctx.events, ctx.interviewBaseUrl, orgId, position_id, request.body);
+          const row = await createCandidateIn(tx, ctx.events, ctx.interviewBaseUrl, orgId, position_id, request.body, audited);
           return { body: toCandidate(row), committed: () => ctx.events.committed([orgId]) };
         },
       });
@@ -102,7 +110,7 @@ function registerCandidatesUpdate(app: RouteApp, ctx: RecruitingContext): void {
         position_id,
         applicationLinkLocs(request.body, (i) => ["body", i]),
       );
-      const rows = await bulkUpdateCandidates(ctx.db, ctx.events, orgId, position_id, request.body);
+      const rows = await bulkUpdateCandidates(ctx.db, ctx.events, orgId, position_id, request.body, auditedOf(ctx.audit, request));
       return rows.map(toCandidate);
     },
   );
@@ -152,7 +160,7 @@ function registerCandidateRecord(app: RouteApp, ctx: RecruitingContext): void {
         position_id,
         applicationLinkLocs([request.body], () => ["body"]),
       );
-      const row = await updateCandidate(ctx.db, ctx.events, orgId, position_id, candidate_id, request.body);
+      const row = await updateCandidate(ctx.db, ctx.events, orgId, position_id, candidate_id, request.body, auditedOf(ctx.audit, request));
       if (!row) throw notFound("Candidate not found");
       return toCandidate(row);
     },

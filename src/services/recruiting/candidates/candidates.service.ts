@@ -2,6 +2,7 @@ import type { CandidateBulkUpdateItem, CandidateCreate, CandidateUpdate } from "
 import type { Db, Queryable, Tx } from "../../../shared/db/database.js";
 import type { EventsOut } from "../../../shared/ports/events-out.js";
 import { notFound, validationError } from "../../../shared/errors.js";
+import { recordAudit, type AuditChange, type Audited } from "../audit-trail.js";
 import { withConflicts } from "../http/db-errors.js";
 import { newInterviewLink } from "../interviews/interview-link.js";
 import { positionExists } from "../positions/positions.repository.js";
@@ -26,6 +27,19 @@ export function createCandidate(
   body: CandidateCreate,
 ): Promise<CandidateRow> {
   return intake.create(orgId, positionId, newCandidateOf(body), newInterviewLink(interviewBaseUrl));
+}
+
+/** A creation and its audit entry in one transaction (the app keeps an audit log); the events go out once committed. */
+export async function createCandidateAudited(
+  ctx: { db: Db; events: EventsOut<Queryable>; interviewBaseUrl: string },
+  orgId: string,
+  positionId: string,
+  body: CandidateCreate,
+  audited: Audited,
+): Promise<CandidateRow> {
+  const row = await ctx.db.transaction((tx) => createCandidateIn(tx, ctx.events, ctx.interviewBaseUrl, orgId, positionId, body, audited));
+  ctx.events.committed([orgId]);
+  return row;
 }
 
 /** The creation body's columns, defaults applied. */
@@ -53,6 +67,7 @@ export async function createCandidateIn(
   orgId: string,
   positionId: string,
   body: CandidateCreate,
+  audited?: Audited,
 ): Promise<CandidateRow> {
   if (!(await positionExists(tx, orgId, positionId, true))) throw notFound("Position not found");
   const v = newCandidateOf(body);
@@ -67,8 +82,22 @@ export async function createCandidateIn(
     return created!;
   });
   await events.record(tx, [{ orgId, type: "candidate.created", data: toCandidate(row) }]);
+  await recordAudit(tx, audited, [{ orgId, action: "candidate.created", resourceType: "candidate", resourceIds: [row.id, positionId] }]);
   return row;
 }
+
+/** A candidate's update as the audit log records it: ids, and the score before and after when the update sets it. */
+const candidateUpdated = (
+  row: CandidateRow,
+  scoreBefore: number | null | undefined,
+  columns: { score?: number | null | undefined },
+): AuditChange => ({
+  orgId: row.organizationId,
+  action: "candidate.updated",
+  resourceType: "candidate",
+  resourceIds: [row.id, row.positionId],
+  ...(columns.score !== undefined && scoreBefore !== undefined ? { scoreBefore, scoreAfter: row.score } : {}),
+});
 
 /**
  * A partial update in one statement (with its event); null when the candidate is not in this org's
@@ -82,17 +111,25 @@ export async function updateCandidate(
   positionId: string,
   candidateId: string,
   body: CandidateUpdate,
+  audited?: Audited,
 ): Promise<CandidateRow | null> {
   const columns = candidateColumns(body);
+  const withResults = resultFieldsIn(body).length > 0;
   const row = await asConflict("Candidate not updated", () =>
-    resultFieldsIn(body).length === 0
+    !withResults && !audited
       ? updateCandidateColumns(db, orgId, positionId, candidateId, columns, events)
       : db.transaction(async (tx) => {
-          const status = (await lockInterviewStatuses(tx, orgId, positionId, [candidateId])).get(candidateId);
-          const held = (await lockCandidates(tx, orgId, positionId, [candidateId])).get(candidateId);
-          if (!held) return null;
-          assertResultsKept(status, held, body, columns);
-          return updateCandidateColumns(tx, orgId, positionId, candidateId, columns, events);
+          let before: number | null | undefined;
+          if (withResults) {
+            const status = (await lockInterviewStatuses(tx, orgId, positionId, [candidateId])).get(candidateId);
+            const held = (await lockCandidates(tx, orgId, positionId, [candidateId])).get(candidateId);
+            if (!held) return null;
+            assertResultsKept(status, held, body, columns);
+            before = held.score;
+          }
+          const updated = await updateCandidateColumns(tx, orgId, positionId, candidateId, columns, events);
+          if (updated) await recordAudit(tx, audited, [candidateUpdated(updated, before, columns)]);
+          return updated;
         }),
   );
   events.committed([orgId]);
@@ -109,6 +146,7 @@ export async function bulkUpdateCandidates(
   orgId: string,
   positionId: string,
   items: CandidateBulkUpdateItem[],
+  audited?: Audited,
 ): Promise<CandidateRow[]> {
   const seen = new Map<string, number>();
   items.forEach((item, i) => {
@@ -138,6 +176,11 @@ export async function bulkUpdateCandidates(
       );
       updated.push(row!); // locked above, so still there
     }
+    await recordAudit(
+      tx,
+      audited,
+      updated.map((row, i) => candidateUpdated(row, found.get(row.id)?.score, columns[i]!)),
+    );
     return updated;
   });
   events.committed([orgId]);

@@ -3,6 +3,7 @@ import { responses } from "../../../contracts/recruiting/fields.js";
 import { InterviewCorrectionSchema, InterviewSchema, InterviewUpdateSchema } from "../../../contracts/recruiting/interviews.js";
 import { CandidateParamsSchema } from "../../../contracts/recruiting/org.js";
 import { notFound } from "../../../shared/errors.js";
+import { auditedOf } from "../audit-trail.js";
 import type { RecruitingContext } from "../context.js";
 import { tenantOf } from "../org/tenant-guard.js";
 import { findInterview, toInterview } from "./interviews.repository.js";
@@ -48,7 +49,7 @@ export const interviewRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext
     async (request) => {
       const { position_id, candidate_id } = request.params;
       const ref = { orgId: tenantOf(request), positionId: position_id, candidateId: candidate_id };
-      return toInterview(await reportInterview(ctx.db, ctx.hooks, ctx.events, ref, request.body));
+      return toInterview(await reportInterview(ctx.db, ctx.hooks, ctx.events, ref, request.body, auditedOf(ctx.audit, request)));
     },
   );
 
@@ -68,7 +69,7 @@ export const interviewRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext
     async (request) => {
       const { position_id, candidate_id } = request.params;
       const ref = { orgId: tenantOf(request), positionId: position_id, candidateId: candidate_id };
-      return toInterview(await correctInterview(ctx.db, ctx.hooks, ctx.events, ref, request.body));
+      return toInterview(await correctInterview(ctx.db, ctx.hooks, ctx.events, ref, request.body, auditedOf(ctx.audit, request)));
     },
   );
 };

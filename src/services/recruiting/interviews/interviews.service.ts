@@ -4,6 +4,7 @@ import type { EventsOut } from "../../../shared/ports/events-out.js";
 import { conflict, notFound, validationError } from "../../../shared/errors.js";
 import type { InterviewEnded, InterviewEndedHook } from "../../../shared/ports/recruiting-sync.js";
 import type { TemplatesChangedHook } from "../../../shared/ports/assessment-orders.js";
+import { recordAudit, type AuditChange, type Audited } from "../audit-trail.js";
 import { updateCandidateColumns } from "../candidates/candidates.repository.js";
 import { writeBackTargetOf } from "../upstream/write-back-source.repository.js";
 import { assertTransition, finalMessage, isEnded, isFinal } from "./interview-transitions.js";
@@ -22,6 +23,15 @@ export type RecruitingHooks = {
 
 export type CandidateRef = { orgId: string; positionId: string; candidateId: string };
 
+/** An interview's change as the audit log records it: its ids and, for a grading or correction, the score before and after. */
+const interviewChange = (ref: CandidateRef, action: string, row: InterviewRow, scoreBefore: number | null): AuditChange => ({
+  orgId: ref.orgId,
+  action,
+  resourceType: "interview",
+  resourceIds: [row.id, ref.candidateId, ref.positionId],
+  ...(action === "interview.updated" && scoreBefore === row.score ? {} : { scoreBefore, scoreAfter: row.score }),
+});
+
 /**
  * Applies the runner's report under a row lock: checks the transition, stores the fields sent, and
  * when the interview is graded makes the candidate's score, feedback and completed_at follow it.
@@ -32,6 +42,7 @@ export async function reportInterview(
   events: EventsOut<Queryable>,
   ref: CandidateRef,
   body: InterviewUpdate,
+  audited?: Audited,
 ): Promise<InterviewRow> {
   const reported = await db.transaction(async (tx) => {
     const current = await findInterview(tx, ref.orgId, ref.positionId, ref.candidateId, true);
@@ -56,6 +67,8 @@ export async function reportInterview(
     }
     const row = await updateInterviewColumns(tx, current.id, columns);
     await events.record(tx, [{ orgId: ref.orgId, type: "interview.updated", data: { ...toInterview(row), position_id: ref.positionId } }]);
+    const action = to === "graded" ? "interview.graded" : "interview.updated";
+    await recordAudit(tx, audited, [interviewChange(ref, action, row, current.score)]);
 
     if (row.status === "graded") {
       const candidate = { score: row.score, feedback: row.feedback, completedAt: row.endTime ?? row.gradedAt };
@@ -113,6 +126,7 @@ export async function correctInterview(
   events: EventsOut<Queryable>,
   ref: CandidateRef,
   body: InterviewCorrection,
+  audited?: Audited,
 ): Promise<InterviewRow> {
   const corrected = await db.transaction(async (tx) => {
     const current = await findInterview(tx, ref.orgId, ref.positionId, ref.candidateId, true);
@@ -125,6 +139,7 @@ export async function correctInterview(
     await updateCandidateColumns(tx, ref.orgId, ref.positionId, ref.candidateId, candidate, events);
     const correction = { reason: body.reason, at: new Date().toISOString() };
     await tellWriteBack(tx, hooks, ref, row, { from: "graded", to: "graded", correction });
+    await recordAudit(tx, audited, [interviewChange(ref, "interview.corrected", row, current.score)]);
     return row;
   });
   events.committed([ref.orgId]);

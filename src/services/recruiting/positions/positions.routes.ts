@@ -11,6 +11,7 @@ import {
 } from "../../../contracts/recruiting/positions.js";
 import { notFound, validationError } from "../../../shared/errors.js";
 import { withConflicts } from "../http/db-errors.js";
+import { auditedOf } from "../audit-trail.js";
 import type { RecruitingContext } from "../context.js";
 import { tenantOf } from "../org/tenant-guard.js";
 import { checkPositionLink } from "../upstream/upstream-links.js";
@@ -71,12 +72,12 @@ function registerPositionCollection(app: RouteApp, ctx: RecruitingContext): void
         plain: async () =>
           toPosition(
             await withConflicts(UPSTREAM_JOB_TAKEN, () =>
-              createPositionWithEvent(ctx.db, ctx.events, orgId, request.body, ctx.hooks.onTemplatesChanged),
+              createPositionWithEvent(ctx.db, ctx.events, orgId, request.body, ctx.hooks.onTemplatesChanged, auditedOf(ctx.audit, request)),
             ),
           ),
         keyed: async (tx) => {
           const row = await withConflicts(UPSTREAM_JOB_TAKEN, () =>
-            createPositionIn(tx, ctx.events, orgId, request.body, ctx.hooks.onTemplatesChanged),
+            createPositionIn(tx, ctx.events, orgId, request.body, ctx.hooks.onTemplatesChanged, auditedOf(ctx.audit, request)),
           );
           return { body: toPosition(row), committed: () => ctx.events.committed([orgId]) };
         },
@@ -122,7 +123,15 @@ function registerPositionRecord(app: RouteApp, ctx: RecruitingContext): void {
       const orgId = tenantOf(request);
       await checkPositionLink(ctx.ownership, orgId, request.body);
       const row = await withConflicts(UPSTREAM_JOB_TAKEN, () =>
-        updatePositionWithEvent(ctx.db, ctx.events, orgId, position_id, request.body, ctx.hooks.onTemplatesChanged),
+        updatePositionWithEvent(
+          ctx.db,
+          ctx.events,
+          orgId,
+          position_id,
+          request.body,
+          ctx.hooks.onTemplatesChanged,
+          auditedOf(ctx.audit, request),
+        ),
       );
       if (!row) throw notFound("Position not found");
       return toPosition(row);

@@ -2,6 +2,7 @@ import type { PositionCreate, PositionUpdate } from "../../../contracts/recruiti
 import type { Db, Queryable, Tx } from "../../../shared/db/database.js";
 import type { TemplatesChangedHook } from "../../../shared/ports/assessment-orders.js";
 import type { EventsOut } from "../../../shared/ports/events-out.js";
+import { recordAudit, type Audited } from "../audit-trail.js";
 import { createPosition, toPosition, updatePosition } from "./positions.repository.js";
 import type { PositionRow } from "./positions.tables.js";
 
@@ -12,8 +13,9 @@ export async function createPositionWithEvent(
   orgId: string,
   body: PositionCreate,
   onTemplates?: TemplatesChangedHook<Tx>,
+  audited?: Audited,
 ): Promise<PositionRow> {
-  const row = await db.transaction((tx) => createPositionIn(tx, events, orgId, body, onTemplates));
+  const row = await db.transaction((tx) => createPositionIn(tx, events, orgId, body, onTemplates, audited));
   events.committed([orgId]);
   return row;
 }
@@ -25,9 +27,11 @@ export async function createPositionIn(
   orgId: string,
   body: PositionCreate,
   onTemplates?: TemplatesChangedHook<Tx>,
+  audited?: Audited,
 ): Promise<PositionRow> {
   const created = await createPosition(tx, orgId, body);
   await events.record(tx, [{ orgId, type: "position.created", data: toPosition(created) }]);
+  await recordAudit(tx, audited, [{ orgId, action: "position.created", resourceType: "position", resourceIds: [created.id] }]);
   if (created.state === "template") await onTemplates?.(orgId, tx);
   return created;
 }
@@ -44,10 +48,13 @@ export async function updatePositionWithEvent(
   id: string,
   body: PositionUpdate,
   onTemplates?: TemplatesChangedHook<Tx>,
+  audited?: Audited,
 ): Promise<PositionRow | null> {
   const row = await db.transaction(async (tx) => {
     const updated = await updatePosition(tx, orgId, id, body);
     if (updated) await events.record(tx, [{ orgId, type: "position.updated", data: toPosition(updated) }]);
+    if (updated)
+      await recordAudit(tx, audited, [{ orgId, action: "position.updated", resourceType: "position", resourceIds: [updated.id] }]);
     if (updated && touchesPackages(body, updated)) await onTemplates?.(orgId, tx);
     return updated;
   });

@@ -27,8 +27,13 @@ export type HirebridgeOptions = {
   apiUrl?: string | undefined;
   /** The integration proxy's base URL, e.g. `https://proxy.example.com/api/v1`. */
   proxyUrl?: string | undefined;
-  /** Public OAuth client id. Default `hirebridge`. */
+  /** OAuth client id: the public client's (default `hirebridge`), or a service account's with `clientSecret`. */
   clientId?: string | undefined;
+  /**
+   * A service account's secret: the client then obtains its tokens with the client credentials grant
+   * (no username or password) and obtains a new one on its own ahead of each token's expiry.
+   */
+  clientSecret?: string | undefined;
   /** Username and password (or a function that supplies them when needed). */
   credentials?: CredentialsSource | undefined;
   /** A saved session (or tokens obtained elsewhere) to resume instead of logging in. */
@@ -70,6 +75,9 @@ const DEFAULT_TIMEOUT_MS = 30_000;
  *   credentials: { username: "demo", password: "demo-password" },
  * });
  * const position = await hb.positions.create({ name: "Backend Engineer" });
+ *
+ * // A machine: a service account's credentials (docs/token-service.md, Service accounts).
+ * const bot = new Hirebridge({ authUrl, apiUrl, clientId: "sa-…", clientSecret: process.env.HB_CLIENT_SECRET });
  */
 export class Hirebridge {
   /** Token lifecycle: login, refresh, rotation. Shared by every call of this client. */
@@ -104,7 +112,13 @@ export class Hirebridge {
     if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new ConfigurationError("maxRetries must be a whole number >= 0");
 
     this.auth = new TokenManager({
-      endpoint: { ...endpointsFor(authUrl), clientId: options.clientId ?? "hirebridge", fetch, timeoutMs },
+      endpoint: {
+        ...endpointsFor(authUrl),
+        clientId: options.clientId ?? "hirebridge",
+        clientSecret: options.clientSecret,
+        fetch,
+        timeoutMs,
+      },
       clock,
       credentials: options.credentials,
       session: options.session,

@@ -56,6 +56,30 @@ export const TokenResponseSchema = Type.Object(
 );
 export type TokenResponse = Static<typeof TokenResponseSchema>;
 
+/**
+ * The answer to `grant_type=client_credentials` (a service account), as Keycloak's by default: an
+ * access token only, no refresh token (`refresh_expires_in` 0) and no session; the client asks again.
+ */
+export const ClientCredentialsTokenResponseSchema = Type.Object(
+  {
+    access_token: TokenResponseSchema.properties.access_token,
+    expires_in: TokenResponseSchema.properties.expires_in,
+    refresh_expires_in: Type.Literal(0, { description: "No refresh token: ask for a new token with the client credentials." }),
+    token_type: Type.Literal("Bearer"),
+    "not-before-policy": Type.Integer(),
+    scope: Type.String({ description: "The service account's limits (`read`, `recruiting`); empty: none." }),
+  },
+  { $id: "ClientCredentialsTokenResponse" },
+);
+export type ClientCredentialsTokenResponse = Static<typeof ClientCredentialsTokenResponseSchema>;
+
+/** What the token endpoint answers: a user's token set, or a service account's access token (no refresh or session fields). */
+export const TokenEndpointResponseSchema = Type.Object({
+  ...TokenResponseSchema.properties,
+  refresh_token: Type.Optional(TokenResponseSchema.properties.refresh_token),
+  session_state: Type.Optional(TokenResponseSchema.properties.session_state),
+});
+
 /** RFC 6749 error body; Keycloak always sends a description. */
 export const OAuthErrorSchema = Type.Object(
   { error: Type.String(), error_description: Type.Optional(Type.String()) },

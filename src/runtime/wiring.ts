@@ -12,6 +12,9 @@ import { bannerLine, type ServiceContext, type ServiceFactory } from "../shared/
 import type { ConfigOf } from "./config.js";
 import type { IntegrationOwnership } from "../shared/ports/integration-ownership.js";
 import { integrationOwnersOf } from "../services/proxy/integrations/integration-owners.js";
+import { createAuditLog, purgeExpired } from "../services/audit/audit-log.js";
+import { createRetention } from "../services/retention/module.js";
+import { serviceAccountRoutes } from "../services/token/service-accounts/service-accounts.routes.js";
 
 /**
  * The one place the services meet, through the interfaces of src/shared/ports/. The sync module
@@ -115,14 +118,36 @@ const recruitingExtensions = async (ctx: ServiceContext<ConfigOf<"api">>) => {
   const { module, release } = await acquireWebhooksOut({ config: ctx.config, database: ctx.database!, logger: ctx.logger });
   return {
     events: module.events,
-    modules: [module.routes],
+    // Service accounts live in the embedded token service's storage: managed here only when the APIs trust it.
+    modules: [module.routes, ...(ctx.config.AUTH_ISSUER ? [] : [serviceAccountRoutes(ctx.database!, { realm: ctx.config.AUTH_REALM })])],
     bannerLines: [bannerLine("Webhooks out", module.banner())],
     close: release,
     ownership: recruitingOwnership(ctx.database!),
   };
 };
 
+/**
+ * Data retention on the recruiting API (services/retention): the policy's routes, and with WORKERS the
+ * retention job's worker and schedule on the process's queue. It purges the audit log past its
+ * retention too (services/audit's purgeExpired).
+ */
+const withRetention =
+  (extensions: typeof recruitingExtensions) =>
+  async (ctx: ServiceContext<ConfigOf<"api">>): Promise<Awaited<ReturnType<typeof recruitingExtensions>>> => {
+    const ext = await extensions(ctx);
+    const database = ctx.database!;
+    const retention = createRetention({
+      config: ctx.config,
+      database,
+      logger: ctx.logger,
+      audit: createAuditLog(),
+      extraPurges: { audit_log: (now) => purgeExpired(database.db, now) },
+    });
+    if (ctx.config.WORKERS) await retention.startJob(await ctx.jobQueue());
+    return { ...ext, modules: [...ext.modules, retention.routes] };
+  };
+
 export const recruitingServiceWithWriteBack: ServiceFactory<ConfigOf<"api">> = createRecruitingService(
   recruitingHooks,
-  recruitingExtensions,
+  withRetention(recruitingExtensions),
 );

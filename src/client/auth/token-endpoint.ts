@@ -32,6 +32,8 @@ export type TokenEndpoint = {
   tokenUrl: string;
   logoutUrl: string;
   clientId: string;
+  /** A service account's secret (confidential client): then tokens come from the client credentials grant. */
+  clientSecret?: string | undefined;
   fetch: FetchLike;
   timeoutMs: number;
 };
@@ -68,7 +70,11 @@ export async function requestGrant(endpoint: TokenEndpoint, form: Record<string,
       method: "POST",
       url: endpoint.tokenUrl,
       headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
-      body: new URLSearchParams({ ...form, client_id: endpoint.clientId }).toString(),
+      body: new URLSearchParams({
+        ...form,
+        client_id: endpoint.clientId,
+        ...(endpoint.clientSecret ? { client_secret: endpoint.clientSecret } : {}),
+      }).toString(),
     },
     { timeoutMs: endpoint.timeoutMs },
   );
@@ -102,16 +108,23 @@ export async function revokeSession(endpoint: TokenEndpoint, refreshToken: strin
 
 function toSession(body: Record<string, unknown> | null, sentAt: number): Session {
   const accessToken = body?.["access_token"];
-  const refreshToken = body?.["refresh_token"];
-  if (typeof accessToken !== "string" || typeof refreshToken !== "string" || !accessToken || !refreshToken) {
+  // A client credentials answer has no refresh token (Keycloak's default): the session then ends
+  // with its access token, and the client credentials obtain the next one.
+  const clientCredentials = body?.["refresh_token"] === undefined && body?.["refresh_expires_in"] === 0;
+  const refreshToken = clientCredentials ? "" : body?.["refresh_token"];
+  if (typeof accessToken !== "string" || typeof refreshToken !== "string" || !accessToken || (!refreshToken && !clientCredentials)) {
     throw new AuthenticationError("token_endpoint_error", "The token endpoint's answer has no access and refresh token");
   }
   const accessExpiresAt = expiryOf(accessToken, body?.["expires_in"], sentAt);
   if (accessExpiresAt === null) {
     throw new AuthenticationError("token_endpoint_error", "The token endpoint's answer does not say when the token expires");
   }
-  // refresh_expires_in 0 is Keycloak's "no limit" (offline sessions).
-  const refreshExpiresAt = body?.["refresh_expires_in"] === 0 ? null : expiryOf(refreshToken, body?.["refresh_expires_in"], sentAt);
+  // refresh_expires_in 0 is Keycloak's "no limit" (offline sessions); without a refresh token, spent already.
+  const refreshExpiresAt = clientCredentials
+    ? sentAt
+    : body?.["refresh_expires_in"] === 0
+      ? null
+      : expiryOf(refreshToken, body?.["refresh_expires_in"], sentAt);
   return { accessToken, refreshToken, accessExpiresAt, refreshExpiresAt, issuedAt: sentAt };
 }
 

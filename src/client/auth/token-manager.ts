@@ -119,7 +119,7 @@ export class TokenManager {
     await this.inflight?.catch(() => undefined); // log out the newest refresh token, not a spent one
     const s = this.session;
     await this.setSession(null);
-    if (s) await revokeSession(this.opts.endpoint, s.refreshToken);
+    if (s?.refreshToken) await revokeSession(this.opts.endpoint, s.refreshToken);
   }
 
   private isFresh(s: Session): boolean {
@@ -181,7 +181,7 @@ export class TokenManager {
         refused = true;
       }
     }
-    if (!this.opts.credentials) {
+    if (!this.opts.credentials && !this.opts.endpoint.clientSecret) {
       this.session = null;
       await this.opts.onSession?.(null);
       throw s
@@ -196,10 +196,26 @@ export class TokenManager {
   }
 
   private refreshUsable(s: Session): boolean {
+    if (!s.refreshToken) return false;
     return s.refreshExpiresAt === null || this.opts.clock.now() < s.refreshExpiresAt - REFRESH_TOKEN_MARGIN_MS;
   }
 
+  /**
+   * A service account's token (grant_type=client_credentials with the endpoint's client secret): no
+   * refresh token comes with it, so each renewal asks again, ahead of `exp` as for a refresh.
+   */
+  private async clientCredentialsLogin(): Promise<Session> {
+    const form: Record<string, string> = { grant_type: "client_credentials" };
+    if (this.opts.scope) form["scope"] = this.opts.scope;
+    try {
+      return await requestGrant(this.opts.endpoint, form, this.opts.clock.now());
+    } catch (err) {
+      throw err instanceof OAuthError ? loginFailure(err) : err;
+    }
+  }
+
   private async passwordLogin(): Promise<Session> {
+    if (this.opts.endpoint.clientSecret) return this.clientCredentialsLogin();
     const source = this.opts.credentials;
     if (!source) throw new AuthenticationError("no_credentials", "No credentials were given: cannot log in");
     const { username, password } = typeof source === "function" ? await source() : source;

@@ -86,7 +86,7 @@ async function registerApi<C extends ProxyConfig>(
   });
   await app.register(
     async (api) => {
-      protectWithBearer(api, opts.verify);
+      protectWithBearer(api, opts.verify, "proxy");
       reportUpstreamFailures(
         api,
         modules.flatMap((m) => (m.onUpstreamFailure ? [m.onUpstreamFailure] : [])),

@@ -8,6 +8,7 @@ import { createKeyStore, type KeyStore } from "./signing-keys.js";
 import { authorizationCodesRepository, type AuthorizationCodesRepository } from "./storage/authorization-codes.repository.js";
 import { loginFailuresRepository, type LoginFailuresRepository } from "./storage/login-failures.repository.js";
 import { keysRepository } from "./storage/keys.repository.js";
+import { serviceAccountsRepository, type ServiceAccountsRepository } from "./storage/service-accounts.repository.js";
 import { sessionsRepository, type SessionsRepository } from "./storage/sessions.repository.js";
 import { ssoSessionsRepository, type SsoSessionsRepository } from "./storage/sso-sessions.repository.js";
 import { usersRepository, type UsersRepository } from "./storage/users.repository.js";
@@ -27,6 +28,8 @@ export type TokenContext = {
   sso: SsoSessionsRepository;
   failures: LoginFailuresRepository;
   codes: AuthorizationCodesRepository;
+  /** Organisations' confidential clients for machines (the client credentials grant). */
+  serviceAccounts: ServiceAccountsRepository;
   /** The service's clock in ms; tests move it to expire tokens and sessions. */
   now: () => number;
   /** argon2id cost of new password hashes (and of upgrades on login). */
@@ -90,6 +93,7 @@ export function createTokenContext(deps: TokenContextDeps): TokenContext {
     sso: ssoSessionsRepository(database.db),
     failures: loginFailuresRepository(database.db),
     codes: authorizationCodesRepository(database.db),
+    serviceAccounts: serviceAccountsRepository(database.db),
     now,
     hashParams,
     dummyHash: () => (dummy ??= dummyHash(hashParams)),

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { AppError, unauthorized } from "../errors.js";
+import { type ApiName, scopeRefusal } from "./token-scopes.js";
 import { TokenInvalidError, VerifierUnavailableError, type Principal, type Verify } from "./verify-jwt.js";
 
 declare module "fastify" {
@@ -44,7 +45,7 @@ function refusal(err: unknown): unknown {
  * Callback style: a token the verifier has verified before (`verify.peek`) passes without a promise
  * or a tick (a client sends the same token on every request until it refreshes it).
  */
-export function bearerAuth(verify: Verify) {
+export function bearerAuth(verify: Verify, api?: ApiName) {
   return function authenticate(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
     const header = request.headers.authorization;
     const token = header ? bearerToken(request, header) : undefined;
@@ -55,13 +56,13 @@ export function bearerAuth(verify: Verify) {
     const known = verify.peek?.(token);
     if (known) {
       request.principal = known;
-      done();
+      done(scopeRefusal(known, request.method, api));
       return;
     }
     verify(token).then(
       (principal) => {
         request.principal = principal;
-        done();
+        done(scopeRefusal(principal, request.method, api));
       },
       (err: unknown) => done(refusal(err) as Error),
     );
@@ -78,14 +79,15 @@ export function principalOf(request: FastifyRequest): Principal {
 export const BEARER_SECURITY = [{ bearer: [] }];
 
 /**
- * Puts a route group behind the bearer token: every request is authenticated (`bearerAuth`), and
+ * Puts a route group behind the bearer token: every request is authenticated (`bearerAuth`) and held
+ * to its token's limits on `api` (token-scopes.ts: `read`, `recruiting`), and
  * every route registered in the group, its plugins' included, declares the bearer security in the
  * OpenAPI document, so the docs page's "Try it out" sends the token. One call does both, so a route
  * added to a protected group cannot be protected without saying so.
  */
-export function protectWithBearer(scope: FastifyInstance, verify: Verify): void {
+export function protectWithBearer(scope: FastifyInstance, verify: Verify, api?: ApiName): void {
   scope.addHook("onRoute", (route) => {
     route.schema = { ...route.schema, security: route.schema?.security ?? BEARER_SECURITY };
   });
-  scope.addHook("onRequest", bearerAuth(verify));
+  scope.addHook("onRequest", bearerAuth(verify, api));
 }

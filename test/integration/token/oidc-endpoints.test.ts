@@ -36,7 +36,7 @@ describeEachDatabase("discovery, JWKS, userinfo, logout", (getDb) => {
     assert.equal(doc.jwks_uri, `${ISSUER}/protocol/openid-connect/certs`);
     assert.equal(doc.userinfo_endpoint, `${ISSUER}/protocol/openid-connect/userinfo`);
     assert.equal(doc.end_session_endpoint, `${ISSUER}/protocol/openid-connect/logout`);
-    assert.deepEqual(doc.grant_types_supported, ["authorization_code", "password", "refresh_token"]);
+    assert.deepEqual(doc.grant_types_supported, ["authorization_code", "client_credentials", "password", "refresh_token"]);
     assert.deepEqual(doc.code_challenge_methods_supported, ["S256"]);
     assert.deepEqual(doc.id_token_signing_alg_values_supported, ["RS256"]);
     const master = await h.app.inject({ url: "/realms/master/.well-known/openid-configuration" });

@@ -17,7 +17,7 @@ function discovery(realm: Realm, alg: string) {
     userinfo_endpoint: `${oidc}/userinfo`,
     end_session_endpoint: `${oidc}/logout`,
     jwks_uri: `${oidc}/certs`,
-    grant_types_supported: ["authorization_code", "password", "refresh_token"],
+    grant_types_supported: ["authorization_code", "client_credentials", "password", "refresh_token"],
     response_types_supported: ["code", "none"],
     response_modes_supported: ["query"],
     prompt_values_supported: ["none", "login"],

@@ -1,5 +1,6 @@
 import { type Static, type TObject, Type } from "@sinclair/typebox";
 import { ProxyConfigSchema } from "../services/proxy/config.js";
+import { RetentionConfigSchema } from "../services/retention/config.js";
 import { SandboxConfigSchema } from "../services/sandbox/config.js";
 import { SyncConfigSchema } from "../services/sync/config.js";
 import { TokenConfigSchema } from "../services/token/config.js";
@@ -17,8 +18,8 @@ import { SERVICE_ORDER, type ServiceName } from "../shared/service.js";
 export const SERVICE_CONFIG = {
   token: compose(BaseConfigSchema, TokenConfigSchema),
   sandbox: compose(BaseConfigSchema, SandboxConfigSchema),
-  api: compose(BaseConfigSchema, WebhooksOutConfigSchema),
-  proxy: compose(BaseConfigSchema, ProxyConfigSchema, SyncConfigSchema, WebhooksOutConfigSchema),
+  api: compose(BaseConfigSchema, WebhooksOutConfigSchema, RetentionConfigSchema),
+  proxy: compose(BaseConfigSchema, ProxyConfigSchema, SyncConfigSchema, WebhooksOutConfigSchema, RetentionConfigSchema),
   console: compose(BaseConfigSchema),
 } satisfies Record<ServiceName, TObject>;
 
@@ -35,6 +36,7 @@ export const CONFIG_SLICES: readonly { readBy: string; schema: TObject }[] = [
   { readBy: "proxy", schema: ProxyConfigSchema },
   { readBy: "proxy (sync)", schema: SyncConfigSchema },
   { readBy: "api, proxy (webhooks out)", schema: WebhooksOutConfigSchema },
+  { readBy: "api (retention job), proxy (job queue)", schema: RetentionConfigSchema },
   { readBy: "sandbox", schema: SandboxConfigSchema },
 ];
 
@@ -45,6 +47,7 @@ export const ConfigSchema = compose(
   ProxyConfigSchema,
   SyncConfigSchema,
   WebhooksOutConfigSchema,
+  RetentionConfigSchema,
   SandboxConfigSchema,
 );
 export type Config = Static<typeof ConfigSchema>;

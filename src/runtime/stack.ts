@@ -119,6 +119,7 @@ export async function startStack(
       openJobQueue(storage, logger.child({ component: "queue" }), {
         schedule: config.WORKERS,
         heartbeatSeconds: config.JOB_HEARTBEAT_SECONDS,
+        deleteAfterSeconds: config.JOB_RETENTION_DAYS * 86_400,
       }),
     );
     return queue;

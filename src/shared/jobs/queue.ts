@@ -34,6 +34,8 @@ export const QUEUES = {
    * changes meanwhile coalesce; one arriving while it runs queues the next.
    */
   assessmentPackages: "assessment-packages",
+  /** The retention job (services/retention): candidates due erased, operational data purged; hourly by cron. */
+  retention: "data-retention",
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
@@ -65,6 +67,8 @@ const QUEUE_OPTIONS: Record<QueueName, QueueOptions & { policy?: string; notify?
     expireInSeconds: 300,
     notify: true,
   },
+  // `singleton`: one run at a time across the instances; a cron tick while one runs adds none.
+  "data-retention": { policy: "singleton", retryLimit: 1, expireInSeconds: 3600 },
 };
 
 export type JobQueue = {
@@ -108,13 +112,19 @@ export type JobQueueOptions = {
    * worker that is alive but stuck.
    */
   heartbeatSeconds?: number;
+  /**
+   * JOB_RETENTION_DAYS as seconds: how long every queue keeps its completed and failed jobs before
+   * pg-boss's own maintenance deletes them (its `deleteAfterSeconds`; pg-boss's default, 7 days).
+   */
+  deleteAfterSeconds?: number;
 };
 
 const DEFAULT_HEARTBEAT_SECONDS = 60;
 
 /** Creates the queues of QUEUE_OPTIONS, or brings their options in step with the code. */
-async function declareQueues(boss: PgBoss, heartbeatSeconds: number): Promise<void> {
-  for (const [name, { policy, ...options }] of Object.entries(QUEUE_OPTIONS)) {
+async function declareQueues(boss: PgBoss, heartbeatSeconds: number, deleteAfterSeconds?: number): Promise<void> {
+  for (const [name, { policy, ...declared }] of Object.entries(QUEUE_OPTIONS)) {
+    const options = deleteAfterSeconds ? { ...declared, deleteAfterSeconds } : declared;
     // createQueue leaves an existing queue as it is; updateQueue keeps its options in step with the
     // code and the configuration (a policy cannot change once the queue exists).
     await boss.createQueue(name, { ...options, heartbeatSeconds, ...(policy ? { policy } : {}) } as never);
@@ -179,7 +189,7 @@ export async function openJobQueue(database: Database, logger: Logger, opts: Job
         });
   boss.on("error", (err) => logger.error({ err }, "job queue error"));
   await boss.start();
-  await declareQueues(boss, heartbeatSeconds);
+  await declareQueues(boss, heartbeatSeconds, opts.deleteAfterSeconds);
   const polling = opts.pollingIntervalSeconds ?? 1;
   // Notified queues still poll at the same pace: a retry or a delayed job coming due sends no NOTIFY.
   const pollingOptions = { pollingIntervalSeconds: polling, notifyPollingIntervalSeconds: polling };

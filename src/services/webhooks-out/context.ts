@@ -1,4 +1,5 @@
-import type { Database, Db } from "../../shared/db/database.js";
+import type { Database, Db, Queryable } from "../../shared/db/database.js";
+import type { AuditLog } from "../../shared/ports/audit-log.js";
 import type { Resolve, TargetPolicy } from "./targets.js";
 
 /** What the webhooks-out routes need, built once by createWebhooksOut. */
@@ -13,6 +14,8 @@ export type WebhooksOutContext = {
   maxEndpoints: number;
   /** An endpoint of `orgId` was saved or removed (the dispatcher's hint of who has endpoints). */
   endpointsChanged(orgId: string): void;
+  /** The organisations' audit log: endpoint and secret changes record their entry in their own transaction. */
+  audit: AuditLog<Queryable>;
   /** Deliveries became due now (a re-send): the dispatcher looks at once. */
   wake(): void;
 };

@@ -11,7 +11,10 @@ import {
   WebhookEndpointSchema,
   WebhookEndpointUpdateSchema,
 } from "../../contracts/webhooks-out/endpoints.js";
+import type { FastifyRequest } from "fastify";
+import { auditActorOf } from "../../shared/auth/audit-actor.js";
 import { callerOrg } from "../../shared/auth/caller-org.js";
+import type { Queryable } from "../../shared/db/database.js";
 import { notFound, validationError } from "../../shared/errors.js";
 import type { WebhooksOutContext } from "./context.js";
 import {
@@ -35,6 +38,10 @@ async function checkUrl(ctx: WebhooksOutContext, url: string): Promise<void> {
   const why = await refusedUrl(url, ctx.policy, ctx.resolve);
   if (why) throw validationError([{ loc: ["body", "url"], msg: why, type: "value_error.url" }]);
 }
+
+/** Records an endpoint's change in the audit log, in `tx` (the change's transaction): ids only, never its URL or secret. */
+const auditEndpoint = (ctx: WebhooksOutContext, tx: Queryable, request: FastifyRequest, org: string, action: string, id: string) =>
+  ctx.audit.record(tx, { orgId: org, actor: auditActorOf(request), action, resourceType: "webhook_endpoint", resourceIds: [id] });
 
 /** The app a Typebox plugin is given. */
 type RouteApp = Parameters<FastifyPluginAsyncTypebox>[0];
@@ -64,12 +71,17 @@ function registerEndpointCollection(app: RouteApp, ctx: WebhooksOutContext): voi
         ]);
       }
       const secret = newSecret();
-      const row = await insertEndpoint(ctx.db, org, {
+      const values = {
         url: body.url,
         description: body.description ?? "",
         eventTypes: body.event_types ?? [],
         disabled: body.disabled ?? false,
         secret,
+      };
+      const row = await ctx.db.transaction(async (tx) => {
+        const created = await insertEndpoint(tx, org, values);
+        await auditEndpoint(ctx, tx, request, org, "webhook_endpoint.created", created.id);
+        return created;
       });
       ctx.endpointsChanged(org);
       return { ...toEndpoint(row), secret };
@@ -106,7 +118,7 @@ function registerEndpointCollection(app: RouteApp, ctx: WebhooksOutContext): voi
   );
 }
 
-/** One endpoint: update, delete, rotate its secret. */
+/** One endpoint: update, delete. */
 function registerEndpointChanges(app: RouteApp, ctx: WebhooksOutContext): void {
   app.patch(
     `${PATH}/:endpoint_id`,
@@ -124,11 +136,16 @@ function registerEndpointChanges(app: RouteApp, ctx: WebhooksOutContext): void {
       const org = callerOrg(request);
       const { url, description, event_types, disabled } = request.body;
       if (url !== undefined) await checkUrl(ctx, url);
-      const row = await updateEndpoint(ctx.db, org, request.params.endpoint_id, {
+      const patch = {
         ...(url === undefined ? {} : { url }),
         ...(description === undefined ? {} : { description }),
         ...(event_types === undefined ? {} : { eventTypes: event_types }),
         ...(disabled === undefined ? {} : { disabled }),
+      };
+      const row = await ctx.db.transaction(async (tx) => {
+        const updated = await updateEndpoint(tx, org, request.params.endpoint_id, patch);
+        if (updated) await auditEndpoint(ctx, tx, request, org, "webhook_endpoint.updated", updated.id);
+        return updated;
       });
       if (!row) throw notFound("Webhook endpoint not found");
       ctx.endpointsChanged(org);
@@ -149,12 +166,20 @@ function registerEndpointChanges(app: RouteApp, ctx: WebhooksOutContext): void {
     },
     async (request, reply) => {
       const org = callerOrg(request);
-      const deleted = await ctx.db.transaction((tx) => deleteEndpoint(tx, org, request.params.endpoint_id));
+      const deleted = await ctx.db.transaction(async (tx) => {
+        const gone = await deleteEndpoint(tx, org, request.params.endpoint_id);
+        if (gone) await auditEndpoint(ctx, tx, request, org, "webhook_endpoint.deleted", request.params.endpoint_id);
+        return gone;
+      });
       if (!deleted) throw notFound("Webhook endpoint not found");
       ctx.endpointsChanged(org);
       return reply.code(204).send(null);
     },
   );
+}
+
+/** One endpoint's secret: rotate it. */
+function registerSecretRotation(app: RouteApp, ctx: WebhooksOutContext): void {
   app.post(
     `${PATH}/:endpoint_id/rotate-secret`,
     {
@@ -169,7 +194,12 @@ function registerEndpointChanges(app: RouteApp, ctx: WebhooksOutContext): void {
     },
     async (request) => {
       const secret = newSecret();
-      const row = await rotateSecret(ctx.db, callerOrg(request), request.params.endpoint_id, secret, ctx.secretOverlapSeconds);
+      const org = callerOrg(request);
+      const row = await ctx.db.transaction(async (tx) => {
+        const rotated = await rotateSecret(tx, org, request.params.endpoint_id, secret, ctx.secretOverlapSeconds);
+        if (rotated) await auditEndpoint(ctx, tx, request, org, "webhook_endpoint.secret_rotated", rotated.id);
+        return rotated;
+      });
       if (!row) throw notFound("Webhook endpoint not found");
       return { secret, previous_secret_expires_at: row.previousSecretExpiresAt!.toISOString() };
     },
@@ -180,4 +210,5 @@ function registerEndpointChanges(app: RouteApp, ctx: WebhooksOutContext): void {
 export const endpointRoutes: FastifyPluginAsyncTypebox<{ ctx: WebhooksOutContext }> = async (app, { ctx }) => {
   registerEndpointCollection(app, ctx);
   registerEndpointChanges(app, ctx);
+  registerSecretRotation(app, ctx);
 };

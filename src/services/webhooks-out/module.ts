@@ -2,7 +2,9 @@ import type { FastifyPluginAsync } from "fastify";
 import type { Logger } from "pino";
 import type { WebhooksOutConfig } from "./config.js";
 import type { Database, Queryable } from "../../shared/db/database.js";
+import type { AuditLog } from "../../shared/ports/audit-log.js";
 import type { EventsOut } from "../../shared/ports/events-out.js";
+import { NO_AUDIT_LOG } from "../../shared/no-audit-log.js";
 import type { WebhooksOutContext } from "./context.js";
 import { Dispatcher } from "./dispatcher.js";
 import { orgsWithEndpoints } from "./endpoints.repository.js";
@@ -24,6 +26,8 @@ export type WebhooksOutDeps = {
   deliver?: boolean;
   /** How often the dispatcher looks without a wake-up, ms (default 1000). */
   pollMs?: number;
+  /** Where endpoint and secret changes are recorded (src/runtime/wiring.ts); none without it. */
+  audit?: AuditLog<Queryable>;
 };
 
 /** Most endpoints one organisation may have (each event fans out to all of them). */
@@ -71,6 +75,7 @@ export function createWebhooksOut(deps: WebhooksOutDeps) {
       void refreshHint().catch((err) => log.warn({ err }, "reading which organisations have webhook endpoints failed"));
     },
     wake,
+    audit: deps.audit ?? NO_AUDIT_LOG,
   };
   const events: EventsOut<Queryable> = createOutbox({
     mayHaveEndpoints: (org) => hinted === null || hinted.has(org),

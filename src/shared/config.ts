@@ -160,6 +160,11 @@ export const BaseConfigSchema = Type.Object({
     default: true,
     description: "Run the durable job workers (webhook events, syncs, write-backs) in the proxy process.",
   }),
+  JOBS_FAIR: Type.Boolean({
+    default: true,
+    description:
+      "Fair job queues: interactive work (a connect's first sync, a force-sync, a write-back, a console retry) before webhooks before scheduled background work, and each organisation held to its share of a queue's workers (SYNC_ORG_CONCURRENCY, WRITE_BACK_ORG_CONCURRENCY, WEBHOOK_ORG_CONCURRENCY). false: first come, first served (for comparison only).",
+  }),
   JOB_HEARTBEAT_SECONDS: Type.Integer({
     minimum: 10,
     maximum: 3600,

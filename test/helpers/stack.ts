@@ -53,7 +53,7 @@ export async function startTestStack(
     ...opts.config,
   });
   const logger = silentLogger();
-  const queue = await openJobQueue(database, logger, { pollingIntervalSeconds: 0.5 });
+  const queue = await openJobQueue(database, logger, { pollingIntervalSeconds: 0.5, fair: config.JOBS_FAIR });
   // The process's outbound webhooks, as the launcher wires them: the API serves their endpoints.
   const webhooks = await acquireWebhooksOut({ config, database, logger });
   const recruiting = await buildRecruitingApp({

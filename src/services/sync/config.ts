@@ -25,5 +25,29 @@ export const SyncConfigSchema = Type.Object({
     default: "0 3 * * 0",
     description: "Cron (UTC) of the weekly full sync of every active integration, the safety net for lost webhooks.",
   }),
+  SYNC_WEEKLY_SPREAD_SECONDS: Type.Integer({
+    minimum: 0,
+    maximum: 604_800,
+    default: 604_800,
+    description:
+      "The weekly full sync of each integration starts at a stable offset within this many seconds after SYNC_WEEKLY_CRON (from a hash of its id), so the integrations do not all sync at once; 0 starts all at once.",
+  }),
+  SYNC_ORG_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    default: 1,
+    description:
+      "Sync jobs one organisation runs at once across all instances (JOBS_FAIR); its other syncs wait while other organisations' run.",
+  }),
+  WRITE_BACK_ORG_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    default: 2,
+    description: "Write-back jobs one organisation runs at once across all instances (JOBS_FAIR).",
+  }),
+  WEBHOOK_ORG_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    default: 200,
+    description:
+      "Stored webhook events of one organisation processed at once across all instances (JOBS_FAIR); one worker's batch is 200, so the default leaves the other workers to other organisations.",
+  }),
 });
 export type SyncConfig = BaseConfig & Static<typeof SyncConfigSchema>;

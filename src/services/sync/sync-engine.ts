@@ -24,6 +24,7 @@ import {
 import { matchStage } from "./stage-match.js";
 import { runFinished, type SyncEvents } from "./sync-events.js";
 import { NO_EVENTS_OUT } from "../../shared/no-events-out.js";
+import { PRIORITY } from "../../shared/jobs/queue.js";
 import { createPageReader, readAhead, type ReadPage } from "./upstream-pages.js";
 
 export type SyncRequest = {
@@ -43,7 +44,22 @@ export type SyncJobData = { integrationId: string; model: SyncModel };
 
 /** The job queue, as far as the engine sends jobs (inside the caller's transaction when `tx` is given). */
 export interface SyncQueue {
-  send(name: "sync", data: object, opts?: { singletonKey?: string; tx?: Queryable }): Promise<string | null>;
+  send(
+    name: "sync",
+    data: object,
+    opts?: { singletonKey?: string; priority?: number; orgId?: string; tx?: Queryable },
+  ): Promise<string | null>;
+}
+
+/** Triggers a person waits for: a connect's first sync (and its follow-up model), a user's sync-all (force sync). */
+const INTERACTIVE_TRIGGERS = new Set(["integration-created", "sync-all"]);
+/** Scheduled background work: the weekly safety net. */
+const BACKGROUND_TRIGGERS = new Set(["weekly"]);
+
+/** How soon a trigger's sync job runs among the ready ones (the upstream's webhooks in between). */
+export function syncPriority(trigger: string): number {
+  if (INTERACTIVE_TRIGGERS.has(trigger)) return PRIORITY.interactive;
+  return BACKGROUND_TRIGGERS.has(trigger) ? PRIORITY.background : PRIORITY.webhook;
 }
 
 export type SyncEngineDeps = {
@@ -99,7 +115,9 @@ async function start(ctx: Engine, req: SyncRequest): Promise<SyncRunRow> {
       followUp: then,
     });
     const data: SyncJobData = { integrationId: req.integrationId, model };
-    await ctx.queue.send("sync", data, { singletonKey: `${req.integrationId}:${model}`, tx });
+    // Filed under its organisation (its share of the sync workers) and its trigger's priority.
+    const priority = syncPriority(req.trigger);
+    await ctx.queue.send("sync", data, { singletonKey: `${req.integrationId}:${model}`, priority, orgId: req.orgId, tx });
     return run;
   });
 }

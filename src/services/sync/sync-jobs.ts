@@ -24,6 +24,8 @@ import { checkpointLags } from "./sync-runs.repository.js";
 import { processWebhookEvents } from "./webhooks/webhook-worker.js";
 import { healthChanged, type SyncEvents } from "./sync-events.js";
 import { failDeadLetteredEvents } from "./webhooks/webhook-events.repository.js";
+import { planWeeklySyncs, type WeeklyJob } from "./weekly-spread.js";
+import type { SyncModel } from "./sync.tables.js";
 import type { WebhookWorkContext } from "./webhooks/webhook-handlers.js";
 
 /** The sync module's durable work: the queue, the sync engine, write-back, and (optionally) their workers. */
@@ -80,7 +82,7 @@ const MAX_RETRY_AFTER_MS = 15 * 60_000;
 async function honouringRetryAfter(
   queue: JobQueue,
   name: QueueName,
-  data: object,
+  job: { data: object; priority: number; groupId?: string | null },
   singletonKey: string | undefined,
   work: () => Promise<void>,
 ) {
@@ -90,7 +92,9 @@ async function honouringRetryAfter(
     jobFailures.inc({ queue: name });
     if (!isRetryableUpstreamError(err) || err.retryAfterMs === undefined || err.retryAfterMs > MAX_RETRY_AFTER_MS) throw err;
     const seconds = Math.max(1, Math.ceil(err.retryAfterMs / 1000));
-    await queue.send(name, data, { ...(singletonKey ? { singletonKey } : {}), startAfter: seconds });
+    // Again with its priority and under its organisation.
+    const again = { priority: job.priority, ...(job.groupId ? { orgId: job.groupId } : {}), startAfter: seconds };
+    await queue.send(name, job.data, { ...(singletonKey ? { singletonKey } : {}), ...again });
   }
 }
 
@@ -177,7 +181,7 @@ export async function startSyncJobs(opts: SyncJobsDeps): Promise<SyncWork> {
  * batch failed on its last attempt, or its process died) come back through the dead letter queue
  * and their events are marked failed, listed and re-drivable, never left queued.
  */
-async function startWebhookWorkers(queue: JobQueue, ctx: WebhookWorkContext): Promise<void> {
+async function startWebhookWorkers(queue: JobQueue, ctx: WebhookWorkContext, perOrganisation: number): Promise<void> {
   await queue.workBatch<{ eventId: string }>(
     QUEUES.webhookEvents,
     async (jobs) => {
@@ -189,7 +193,7 @@ async function startWebhookWorkers(queue: JobQueue, ctx: WebhookWorkContext): Pr
       if (failures) jobFailures.inc({ queue: QUEUES.webhookEvents }, failures);
       return results;
     },
-    { concurrency: 2, batchSize: WEBHOOK_BATCH },
+    { concurrency: 2, batchSize: WEBHOOK_BATCH, perOrganisation },
   );
   await queue.workBatch<{ eventId: string }>(
     QUEUES.webhookEventsFailed,
@@ -215,14 +219,14 @@ async function startWorkers(opts: SyncJobsDeps, work: SyncWork): Promise<void> {
   const { config, database, logger, queue } = opts;
   const { engine, writeBack, store, health } = work;
   const ctx = { db: database.db, integrations: opts.integrations, engine, writeBack, store, logger, health };
-  await startWebhookWorkers(queue, ctx);
+  await startWebhookWorkers(queue, ctx, config.WEBHOOK_ORG_CONCURRENCY);
   const afterSync = opts.assessments ? await startAssessments(opts, work.reader, opts.assessments) : null;
   await queue.work<SyncJobData>(
     QUEUES.sync,
     async (job) => {
       try {
         await callContext.run({ source: "sync" }, () =>
-          honouringRetryAfter(queue, QUEUES.sync, job.data, `${job.data.integrationId}:${job.data.model}`, () =>
+          honouringRetryAfter(queue, QUEUES.sync, job, `${job.data.integrationId}:${job.data.model}`, () =>
             engine.run(job.data, { last: isLast(job) }),
           ),
         );
@@ -233,23 +237,38 @@ async function startWorkers(opts: SyncJobsDeps, work: SyncWork): Promise<void> {
         await afterSync?.(job.data.integrationId);
       }
     },
-    { concurrency: 2 },
+    { concurrency: 2, perOrganisation: config.SYNC_ORG_CONCURRENCY },
   );
   await queue.work<{ id: string }>(
     QUEUES.writeBack,
     (job) =>
       callContext.run({ source: "write-back", writeBackId: job.data.id }, () =>
-        honouringRetryAfter(queue, QUEUES.writeBack, job.data, undefined, () => writeBack.run(job.data.id, { last: isLast(job) })),
+        honouringRetryAfter(queue, QUEUES.writeBack, job, undefined, () => writeBack.run(job.data.id, { last: isLast(job) })),
       ),
-    { concurrency: 4 },
+    { concurrency: 4, perOrganisation: config.WRITE_BACK_ORG_CONCURRENCY },
   );
-  await queue.work(QUEUES.weeklySync, async () => {
-    // The safety net for lost webhooks: a full sync of every ATS integration that is not paused.
-    const rows = await opts.integrations.listSyncable();
-    for (const r of rows) {
-      await engine.start({ integrationId: r.id, orgId: r.orgId, models: ["jobs", "applications"], type: "FULL", trigger: "weekly" });
+  await startWeeklySync(opts, engine);
+}
+
+/**
+ * The safety net for lost webhooks: a full sync of every ATS integration that is not paused, once a
+ * week, spread over the week (weekly-spread.ts). The cron's job plans one job per integration for
+ * its own moment; each of those starts that integration's full sync when it comes due. The plan is
+ * in the queue, so a restart resumes it where it stopped.
+ */
+async function startWeeklySync(opts: SyncJobsDeps, engine: SyncEngine): Promise<void> {
+  const { config, logger, queue } = opts;
+  await queue.work<Partial<WeeklyJob>>(QUEUES.weeklySync, async (job) => {
+    const one = job.data;
+    if (one?.integrationId && one.orgId) {
+      const models: SyncModel[] = ["jobs", "applications"];
+      await engine.start({ integrationId: one.integrationId, orgId: one.orgId, models, type: "FULL", trigger: "weekly" });
+      return;
     }
-    logger.info({ integrations: rows.length }, "weekly full sync queued");
+    const rows = await opts.integrations.listSyncable();
+    // From the cron job's own creation: a retry of it plans the same moments.
+    const planned = await planWeeklySyncs(queue, rows, config.SYNC_WEEKLY_SPREAD_SECONDS, job.id, job.createdOn);
+    logger.info({ integrations: rows.length, planned }, "weekly full sync planned");
   });
   await queue.boss.schedule(QUEUES.weeklySync, config.SYNC_WEEKLY_CRON, null, { tz: "UTC" });
 }

@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../../shared/db/database.js";
 import { conflict, notFound } from "../../shared/errors.js";
-import { QUEUES, type JobQueue } from "../../shared/jobs/queue.js";
+import { PRIORITY, QUEUES, type JobQueue } from "../../shared/jobs/queue.js";
 import type { Queryable } from "../../shared/db/database.js";
 import type { WriteBackSource } from "../../shared/ports/recruiting-sync.js";
 import { writeBacks, type WriteBackRow } from "./sync.tables.js";
@@ -40,7 +40,7 @@ export async function retryWriteBack(deps: WriteBackRetryDeps, ref: WriteBackRef
       patch.targetStageName = null;
     }
     await updateWriteBack(tx, wb.id, patch, now());
-    await deps.queue.send(QUEUES.writeBack, { id: wb.id }, { tx });
+    await deps.queue.send(QUEUES.writeBack, { id: wb.id }, { tx, priority: PRIORITY.interactive, orgId: wb.orgId });
     return { ...wb, ...patch, updatedAt: now() };
   });
 }

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { Job } from "../../contracts/upstream/index.js";
 import type { Db, Queryable, Tx } from "../../shared/db/database.js";
-import { QUEUES, type JobQueue } from "../../shared/jobs/queue.js";
+import { PRIORITY, QUEUES, type JobQueue } from "../../shared/jobs/queue.js";
 import type { IntegrationLookup } from "../../shared/ports/integrations.js";
 import type {
   InterviewEnded,
@@ -94,7 +94,7 @@ export function writeBackHook(queue: JobQueue, now: () => Date = () => new Date(
       positionName: target.positionName,
       assessmentOrderId: order,
     });
-    if (id) await queue.send(QUEUES.writeBack, { id }, { tx });
+    if (id) await queue.send(QUEUES.writeBack, { id }, { tx, priority: PRIORITY.interactive, orgId: event.organizationId });
   }) satisfies InterviewEndedHook<Tx>;
 }
 

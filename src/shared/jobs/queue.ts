@@ -71,9 +71,31 @@ const QUEUE_OPTIONS: Record<QueueName, QueueOptions & { policy?: string; notify?
   "data-retention": { policy: "singleton", retryLimit: 1, expireInSeconds: 3600 },
 };
 
+/**
+ * How soon a job runs among the ready ones of its queue (pg-boss fetches by priority, then age):
+ * what a person waits for (a connect's first sync, a force-sync or sync-all, a write-back, a
+ * console retry) before the upstream's webhooks, before scheduled background work (the weekly
+ * full sync).
+ */
+export const PRIORITY = { interactive: 20, webhook: 10, background: 0 } as const;
+
+/** What `send` files a job under: its priority and its organisation (the group its fair share counts). */
+export type SendOptions = {
+  singletonKey?: string;
+  startAfter?: number | Date;
+  /** A stable id: a second send with it is dropped (pg-boss inserts on conflict do nothing). */
+  id?: string;
+  priority?: number;
+  /** The organisation the job works for: the queue's workers give it at most `perOrganisation` at once. */
+  orgId?: string;
+  tx?: Queryable;
+};
+
 export type JobQueue = {
   boss: PgBoss;
-  send(name: QueueName, data: object, opts?: { singletonKey?: string; startAfter?: number; tx?: Queryable }): Promise<string | null>;
+  /** Whether priorities and per-organisation shares apply (false: first come, first served, as before issue 43). */
+  fair: boolean;
+  send(name: QueueName, data: object, opts?: SendOptions): Promise<string | null>;
   /**
    * The text of ONE statement that runs a caller's own `with` items (`ctes`, an insert say) and then
    * queues the jobs that `jobs` makes of them: an SQL expression over those items answering a JSON
@@ -87,7 +109,7 @@ export type JobQueue = {
   work<T extends object>(
     name: QueueName,
     handler: (job: JobWithMetadata<T>) => Promise<void>,
-    opts?: { concurrency?: number },
+    opts?: { concurrency?: number; perOrganisation?: number },
   ): Promise<void>;
   /**
    * Runs `handler` on up to `batchSize` jobs at a time and settles each job as it answers (a job it
@@ -96,7 +118,7 @@ export type JobQueue = {
   workBatch<T extends object>(
     name: QueueName,
     handler: (jobs: JobWithMetadata<T>[]) => Promise<JobResult[]>,
-    opts: { concurrency?: number; batchSize: number },
+    opts: { concurrency?: number; batchSize: number; perOrganisation?: number },
   ): Promise<void>;
   stop(): Promise<void>;
 };
@@ -117,7 +139,35 @@ export type JobQueueOptions = {
    * pg-boss's own maintenance deletes them (its `deleteAfterSeconds`; pg-boss's default, 7 days).
    */
   deleteAfterSeconds?: number;
+  /**
+   * JOBS_FAIR: priorities and per-organisation shares (pg-boss's `priority` and `groupConcurrency`,
+   * the group being the organisation). Off: every job of a queue in the order it was queued,
+   * whoever it is for (the comparison the fairness test and the scale bench run).
+   */
+  fair?: boolean;
 };
+
+/**
+ * pg-boss's per-group limit, counted across every instance (from the active jobs in the database):
+ * a job of an organisation at its share stays queued while other organisations' jobs are fetched.
+ */
+const groupLimit = (fair: boolean, perOrganisation: number | undefined) =>
+  fair && perOrganisation ? { groupConcurrency: perOrganisation } : {};
+
+/** The job options of `send` that pg-boss takes (priority and group only when the queue is fair). */
+function jobOptions(fair: boolean, o: SendOptions) {
+  return {
+    ...(o.singletonKey ? { singletonKey: o.singletonKey } : {}),
+    ...(o.startAfter ? { startAfter: o.startAfter } : {}),
+    ...(o.id ? { id: o.id } : {}),
+    ...(fair && o.priority ? { priority: o.priority } : {}),
+    ...(fair && o.orgId ? { group: { id: o.orgId } } : {}),
+  };
+}
+
+/** Without fairness, the jobs an `insertJobsWith` expression makes lose their priority and group. */
+const unfairJobs = (jobs: string) =>
+  `select coalesce(json_agg(j::jsonb - 'priority' - 'groupId'), '[]'::json) from json_array_elements((${jobs})) j`;
 
 const DEFAULT_HEARTBEAT_SECONDS = 60;
 
@@ -194,16 +244,13 @@ export async function openJobQueue(database: Database, logger: Logger, opts: Job
   // Notified queues still poll at the same pace: a retry or a delayed job coming due sends no NOTIFY.
   const pollingOptions = { pollingIntervalSeconds: polling, notifyPollingIntervalSeconds: polling };
   const inTx = (tx: Queryable | undefined) => (tx ? { db: fromDrizzle(tx as never, sql as never) } : {});
+  const fair = opts.fair ?? true;
   return {
     boss,
-    send: (name, data, o = {}) =>
-      boss.send(name, data, {
-        ...(o.singletonKey ? { singletonKey: o.singletonKey } : {}),
-        ...(o.startAfter ? { startAfter: o.startAfter } : {}),
-        // Inside the caller's transaction: the job exists exactly when the caller's write commits.
-        ...inTx(o.tx),
-      }),
-    insertJobsWith: (name, ctes, jobs) => insertJobsStatement(boss, name, ctes, jobs),
+    fair,
+    // Inside the caller's transaction: the job exists exactly when the caller's write commits.
+    send: (name, data, o = {}) => boss.send(name, data, { ...jobOptions(fair, o), ...inTx(o.tx) }),
+    insertJobsWith: (name, ctes, jobs) => insertJobsStatement(boss, name, ctes, fair ? jobs : unfairJobs(jobs)),
     work: async (name, handler, o = {}) => {
       // With a backlog (more than one job ready, as the monitor last counted) each worker fetches
       // again at once instead of waiting out the poll.
@@ -213,6 +260,7 @@ export async function openJobQueue(database: Database, logger: Logger, opts: Job
         batchSize: 1,
         includeMetadata: true,
         burstWhenReadyExceeds: 1,
+        ...groupLimit(fair, o.perOrganisation),
       };
       await boss.work<object>(name, options, async (jobs) => {
         for (const job of jobs) await handler(job as JobWithMetadata<never>);
@@ -228,6 +276,7 @@ export async function openJobQueue(database: Database, logger: Logger, opts: Job
           burstWhenBatchFull: true,
           includeMetadata: true,
           perJobResults: true,
+          ...groupLimit(fair, o.perOrganisation),
         },
         (jobs) => handler(jobs as JobWithMetadata<never>[]),
       );

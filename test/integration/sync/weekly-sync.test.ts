@@ -12,7 +12,11 @@ describeEachDatabase("weekly full sync", (getDb) => {
   let token: string;
   let integrationId: string;
   before(async () => {
-    stack = await startTestStack(getDb(), { sandbox: { applications: 20, webhookUrl: undefined as never } });
+    // Spread 0: every planned weekly sync is due at once (the spread itself: test/unit/sync/weekly-spread.test.ts).
+    stack = await startTestStack(getDb(), {
+      sandbox: { applications: 20, webhookUrl: undefined as never },
+      config: { SYNC_WEEKLY_SPREAD_SECONDS: 0 },
+    });
     integrationId = stack.sandbox.demoIntegrationId;
     token = (await stack.login(stack.sandbox.demoOrgId)).accessToken;
     // The demo integration becomes the demo org's when first named by it (adopted from origin_id).

@@ -1,7 +1,7 @@
 import type { WebhookEventRecord } from "../../../contracts/proxy/webhook-events.js";
 import type { Db } from "../../../shared/db/database.js";
 import { conflict, notFound } from "../../../shared/errors.js";
-import { QUEUES, type JobQueue } from "../../../shared/jobs/queue.js";
+import { PRIORITY, QUEUES, type JobQueue } from "../../../shared/jobs/queue.js";
 import type { WebhookEventRow } from "../sync.tables.js";
 import { findOrgWebhookEvent, requeueFailedEvent } from "./webhook-events.repository.js";
 
@@ -35,7 +35,7 @@ export async function redriveWebhookEvent(deps: RedriveDeps, orgId: string, even
   return deps.db.transaction(async (tx) => {
     const row = await requeueFailedEvent(tx, orgId, eventId);
     if (row) {
-      await deps.queue.send(QUEUES.webhookEvents, { eventId: row.id }, { tx });
+      await deps.queue.send(QUEUES.webhookEvents, { eventId: row.id }, { tx, priority: PRIORITY.interactive, orgId });
       return row;
     }
     const existing = await findOrgWebhookEvent(tx, orgId, eventId);

@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Queryable } from "../../../shared/db/database.js";
 import { namedStatement, type NamedStatement } from "../../../shared/db/named-statement.js";
-import { QUEUES, type JobQueue } from "../../../shared/jobs/queue.js";
+import { PRIORITY, QUEUES, type JobQueue } from "../../../shared/jobs/queue.js";
 import { webhookEvents, type WebhookEventRow } from "../sync.tables.js";
 
 export type NewWebhookEvent = { id: string; type: string; integrationId: string | null; orgId: string | null; payload: unknown };
@@ -30,7 +30,13 @@ export async function storeWebhookEventsStatement(queue: Pick<JobQueue, "insertJ
        on conflict (id) do nothing
        returning id
      )`,
-    `select coalesce(json_agg(json_build_object('id', i.job, 'data', json_build_object('eventId', s.id))), '[]'::json)
+    // Each job counts against its organisation's share (its group; the integration's id while the
+    // event names no organisation yet); a connect's integration-created goes before the data events.
+    `select coalesce(json_agg(json_build_object(
+         'id', i.job, 'data', json_build_object('eventId', s.id),
+         'groupId', coalesce(i.org_id::text, i.integration_id),
+         'priority', case when i.type = 'integration-created' then ${PRIORITY.interactive} else ${PRIORITY.webhook} end
+       )), '[]'::json)
        from stored_events s join intake i on i.id = s.id`,
   );
   let statement = statements.get(text);

@@ -13,6 +13,7 @@ import type { ConfigOf } from "./config.js";
 import type { IntegrationOwnership } from "../shared/ports/integration-ownership.js";
 import { integrationOwnersOf } from "../services/proxy/integrations/integration-owners.js";
 import { createAuditLog, purgeExpired } from "../services/audit/audit-log.js";
+import { auditLogRoutes } from "../services/audit/index.js";
 import { createRetention } from "../services/retention/module.js";
 import { serviceAccountRoutes } from "../services/token/service-accounts/service-accounts.routes.js";
 
@@ -76,13 +77,16 @@ export const proxyServiceWithSync: ServiceFactory<ConfigOf<"proxy">> = async (ct
  * records its events through them, the sync module (proxy) records its own; the first service that
  * asks starts them (and their dispatcher), the last that lets go stops them.
  */
+/** The organisations' audit log (services/audit): the recruiting API and outbound webhooks record their changes in it. */
+const auditLog = createAuditLog();
+
 const webhooksOut = new WeakMap<Database, { module: Promise<WebhooksOut>; users: number }>();
 
 export async function acquireWebhooksOut(deps: WebhooksOutDeps): Promise<{ module: WebhooksOut; release(): Promise<void> }> {
   let entry = webhooksOut.get(deps.database);
   if (!entry) {
     const module = import("../services/webhooks-out/module.js").then(async ({ createWebhooksOut }) => {
-      const created = createWebhooksOut(deps);
+      const created = createWebhooksOut({ audit: auditLog, ...deps });
       await created.start();
       return created;
     });
@@ -119,10 +123,15 @@ const recruitingExtensions = async (ctx: ServiceContext<ConfigOf<"api">>) => {
   return {
     events: module.events,
     // Service accounts live in the embedded token service's storage: managed here only when the APIs trust it.
-    modules: [module.routes, ...(ctx.config.AUTH_ISSUER ? [] : [serviceAccountRoutes(ctx.database!, { realm: ctx.config.AUTH_REALM })])],
+    modules: [
+      module.routes,
+      auditLogRoutes(ctx.database!),
+      ...(ctx.config.AUTH_ISSUER ? [] : [serviceAccountRoutes(ctx.database!, { realm: ctx.config.AUTH_REALM })]),
+    ],
     bannerLines: [bannerLine("Webhooks out", module.banner())],
     close: release,
     ownership: recruitingOwnership(ctx.database!),
+    audit: auditLog,
   };
 };
 

@@ -3,6 +3,7 @@ import type { BaseConfig } from "../../shared/config.js";
 import { bannerLine, type ServiceContext, type ServiceFactory } from "../../shared/service.js";
 import type { Queryable } from "../../shared/db/database.js";
 import type { JobQueue } from "../../shared/jobs/queue.js";
+import type { AuditLog } from "../../shared/ports/audit-log.js";
 import type { EventsOut } from "../../shared/ports/events-out.js";
 import type { IntegrationOwnership } from "../../shared/ports/integration-ownership.js";
 import { buildRecruitingApp, type HostedRoutes } from "./app.js";
@@ -19,6 +20,8 @@ export type RecruitingExtensions = {
   close(): Promise<void>;
   /** Which integrations belong to which organisation (the proxy's integrations table). */
   ownership: IntegrationOwnership;
+  /** The organisations' audit log the API records its changes in. */
+  audit?: AuditLog<Queryable>;
 };
 
 /**
@@ -44,6 +47,7 @@ export const createRecruitingService =
       verify,
       hooks,
       ...(ext ? { events: ext.events, modules: ext.modules, ownership: ext.ownership } : {}),
+      ...(ext?.audit ? { audit: ext.audit } : {}),
     });
     const origin = urls.api.replace(/\/api\/v1$/, "");
     return {

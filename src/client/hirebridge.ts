@@ -17,6 +17,7 @@ import { SyncResource } from "./proxy/sync.js";
 import { WebhookEventsResource } from "./proxy/webhook-events.js";
 import { CandidatesResource, InterviewsResource } from "./recruiting/candidates.js";
 import { RecruitingContext } from "./recruiting/context.js";
+import { DataRetentionResource } from "./recruiting/data-retention.js";
 import { PositionsResource } from "./recruiting/positions.js";
 import { WebhookEndpointsResource } from "./recruiting/webhook-endpoints.js";
 
@@ -87,6 +88,8 @@ export class Hirebridge {
   readonly interviews: InterviewsResource;
   /** Where Hirebridge sends your organisation's events (outbound webhooks); verify deliveries with `verifyWebhook`. */
   readonly webhookEndpoints: WebhookEndpointsResource;
+  /** Your organisation's data retention policy: how long candidates are kept (docs/privacy.md). */
+  readonly dataRetention: DataRetentionResource;
   readonly general: GeneralResource;
   readonly integrations: IntegrationsResource;
   readonly ats: AtsResource;
@@ -135,6 +138,7 @@ export class Hirebridge {
     this.candidates = new CandidatesResource(this.recruiting);
     this.interviews = new InterviewsResource(this.recruiting);
     this.webhookEndpoints = new WebhookEndpointsResource(this.recruiting);
+    this.dataRetention = new DataRetentionResource(this.recruiting);
 
     const proxy: ProxyContext = {
       http,

@@ -4,3 +4,4 @@ export * from "./fields.js";
 export * from "./interviews.js";
 export * from "./org.js";
 export * from "./positions.js";
+export * from "./data-retention.js";

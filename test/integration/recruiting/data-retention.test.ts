@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { sql } from "drizzle-orm";
+import { Hirebridge } from "../../../src/client/index.js";
 import { recruitingOwnership } from "../../../src/runtime/wiring.js";
 import { buildRecruitingApp } from "../../../src/services/recruiting/app.js";
 import { createRetention, type Retention } from "../../../src/services/retention/module.js";
@@ -121,6 +122,21 @@ for (const kind of DB_KINDS) {
       assert.equal((await call(b, "PUT", "/data-retention", { candidate_days_after_hire: 0 }, a.orgId)).status, 403);
       assert.equal((await call(a, "GET", "/data-retention")).body["candidate_days_after_hire"], 365);
       assert.equal((await call(b, "GET", "/data-retention")).body["updated_at"], null);
+    });
+
+    test("the SDK: hb.dataRetention.get and put", async () => {
+      const user = await identity.login();
+      const hb = new Hirebridge({
+        authUrl: identity.authUrl,
+        apiUrl: api,
+        orgId: user.orgId,
+        credentials: { username: user.username, password: user.password },
+      });
+      assert.equal((await hb.dataRetention.get()).candidate_days_after_last_change, null);
+      const put = await hb.dataRetention.put({ candidate_days_after_last_change: 730 });
+      assert.equal(put.candidate_days_after_last_change, 730);
+      assert.deepEqual(await hb.dataRetention.get(), put);
+      await assert.rejects(hb.dataRetention.put({ deleted_application_days: -1 }), (err: { status?: number }) => err.status === 422);
     });
 
     test("a retention of 0 days erases the due candidates at the next run, and not others", async () => {

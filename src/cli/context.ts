@@ -81,12 +81,15 @@ export class CliContext {
     // A session belongs to the identity provider and client it came from.
     const sameIdp = stored && stored.authUrl === endpoints.authUrl && stored.clientId === endpoints.clientId;
     const session = sameIdp ? stored.session : null;
-    if (!session && !credentials)
+    // A service account: its secret saved by `login --client-secret-stdin`, or HIREBRIDGE_CLIENT_SECRET.
+    const clientSecret = (sameIdp && stored.clientSecret) || this.io.env["HIREBRIDGE_CLIENT_SECRET"] || undefined;
+    if (!session && !credentials && !clientSecret)
       throw new CliError("Not logged in: run `hirebridge login` (or set HIREBRIDGE_USERNAME and HIREBRIDGE_PASSWORD)", EXIT.AUTH);
     const persist = sameIdp ? stored : null;
     return new Hirebridge({
       ...endpoints,
       credentials,
+      clientSecret,
       session: session ?? undefined,
       orgId: (sameIdp && stored.orgId) || undefined,
       ...(persist

@@ -29,6 +29,10 @@ export const COMMAND_MODULES: readonly { commands: readonly string[]; load: () =
   { commands: ["retention"], load: async () => [(await import("./commands/retention.commands.js")).registerRetentionCommands] },
   { commands: ["admin"], load: async () => [(await import("./commands/admin.commands.js")).registerAdminCommands] },
   {
+    commands: ["service-accounts"],
+    load: async () => [(await import("./commands/service-accounts.commands.js")).registerServiceAccountCommands],
+  },
+  {
     commands: ["serve", "reset"],
     load: async () => {
       const m = await import("./commands/serve.commands.js");

@@ -12,6 +12,11 @@ export type StoredSession = {
   apiUrl: string;
   proxyUrl: string;
   clientId: string;
+  /**
+   * A service account's secret (`login --client-secret-stdin`): each new token is obtained with it,
+   * as there is no refresh token. Kept in this 0600 file like the tokens.
+   */
+  clientSecret?: string;
   username: string;
   orgId: string | null;
   /** Null once the session has ended (the URLs and username stay for the next login). */

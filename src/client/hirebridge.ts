@@ -19,6 +19,7 @@ import { CandidatesResource, InterviewsResource } from "./recruiting/candidates.
 import { RecruitingContext } from "./recruiting/context.js";
 import { DataRetentionResource } from "./recruiting/data-retention.js";
 import { PositionsResource } from "./recruiting/positions.js";
+import { ServiceAccountsResource } from "./recruiting/service-accounts.js";
 import { WebhookEndpointsResource } from "./recruiting/webhook-endpoints.js";
 
 export type HirebridgeOptions = {
@@ -90,6 +91,8 @@ export class Hirebridge {
   readonly webhookEndpoints: WebhookEndpointsResource;
   /** Your organisation's data retention policy: how long candidates are kept (docs/privacy.md). */
   readonly dataRetention: DataRetentionResource;
+  /** Your organisation's service accounts (confidential clients for machines): create, list, rotate, revoke. */
+  readonly serviceAccounts: ServiceAccountsResource;
   readonly general: GeneralResource;
   readonly integrations: IntegrationsResource;
   readonly ats: AtsResource;
@@ -139,6 +142,7 @@ export class Hirebridge {
     this.interviews = new InterviewsResource(this.recruiting);
     this.webhookEndpoints = new WebhookEndpointsResource(this.recruiting);
     this.dataRetention = new DataRetentionResource(this.recruiting);
+    this.serviceAccounts = new ServiceAccountsResource(this.recruiting);
 
     const proxy: ProxyContext = {
       http,

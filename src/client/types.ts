@@ -128,3 +128,10 @@ export type {
   WebhookMessage,
 } from "../contracts/webhooks-out/endpoints.js";
 export type { EventData, EventType, EventTypeCatalogue } from "../contracts/webhooks-out/events.js";
+export type {
+  ServiceAccount,
+  ServiceAccountCreate,
+  ServiceAccountCreated,
+  ServiceAccountList,
+  ServiceAccountScope,
+} from "../contracts/service-accounts/index.js";

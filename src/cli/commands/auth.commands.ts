@@ -18,14 +18,47 @@ async function loginPassword(ctx: CliContext, username: string, fromStdin: boole
   return ctx.io.env["HIREBRIDGE_PASSWORD"] || ctx.askSecret(`Password for ${username}: `);
 }
 
+/**
+ * `login --client-id <id> --client-secret-stdin`: a service account's client credentials grant. The
+ * secret is kept in the session file (0600) beside the token: with no refresh token, each new token
+ * is obtained with it.
+ */
+async function serviceAccountLogin(ctx: CliContext): Promise<void> {
+  const endpoints = ctx.endpoints(null);
+  if (!ctx.globals.clientId && !ctx.io.env["HIREBRIDGE_CLIENT_ID"]) {
+    throw new CliError("--client-secret-stdin needs --client-id <id> (the service account's client id)", EXIT.USAGE);
+  }
+  const clientSecret = await readStdin(ctx.io.stdin);
+  if (!clientSecret) throw new CliError("--client-secret-stdin: stdin was empty", EXIT.USAGE);
+  const session = await new Hirebridge({ ...endpoints, clientSecret }).login();
+  const claims = decodeJwtPayload(session.accessToken) ?? {};
+  const orgId = typeof claims.org_id === "string" ? claims.org_id : null;
+  const username = typeof claims["preferred_username"] === "string" ? claims["preferred_username"] : endpoints.clientId;
+  await writeStoredSession(ctx.file, { version: 1, ...endpoints, clientSecret, username, orgId, session });
+  const result = {
+    client_id: endpoints.clientId,
+    org_id: orgId,
+    auth_url: endpoints.authUrl,
+    session_file: ctx.file,
+    access_expires_at: iso(session.accessExpiresAt),
+  };
+  ctx.out.result(
+    result,
+    () =>
+      `Logged in to ${endpoints.authUrl} as service account ${endpoints.clientId}${orgId ? ` (organisation ${orgId})` : ""}.\nCredentials saved in ${ctx.file}.`,
+  );
+}
+
 export const registerAuthCommands: RegisterCommands = (program, run) => {
   const login = program
     .command("login")
     .description("Log in with username and password and keep the session (file mode 0600) in the config directory.")
     .option("-u, --username <name>", "username (env HIREBRIDGE_USERNAME; else the last one used, else asked)")
     .option("--password-stdin", "read the password from stdin (for scripts); else HIREBRIDGE_PASSWORD, else a prompt without echo")
+    .option("--client-secret-stdin", "log in as the service account --client-id, its secret read from stdin (for scripts)")
     .action(
       run(async (ctx, _args, opts) => {
+        if (opts["clientSecretStdin"] === true) return serviceAccountLogin(ctx);
         const stored = await ctx.stored();
         const endpoints = ctx.endpoints(stored);
         let username = (opts["username"] as string | undefined) || ctx.io.env["HIREBRIDGE_USERNAME"] || stored?.username;
@@ -63,6 +96,7 @@ export const registerAuthCommands: RegisterCommands = (program, run) => {
     "hirebridge login --username demo",
     'echo "$PASSWORD" | hirebridge login --username demo --password-stdin',
     "HIREBRIDGE_PASSWORD=demo-password hirebridge login -u demo --auth-url https://id.example.com/realms/hirebridge",
+    'echo "$CLIENT_SECRET" | hirebridge login --client-id sa-… --client-secret-stdin',
   ]);
   registerSessionCommands(program, run);
 };

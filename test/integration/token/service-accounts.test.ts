@@ -5,9 +5,13 @@
  */
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { Writable } from "node:stream";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough, Writable } from "node:stream";
 import { after, before, describe, test } from "node:test";
 import { pino } from "pino";
+import { runCli } from "../../../src/cli/program.js";
 import { Hirebridge } from "../../../src/client/index.js";
 import type { ServiceAccount, ServiceAccountCreated, ServiceAccountList } from "../../../src/contracts/service-accounts/index.js";
 import { startStack, type RunningStack } from "../../../src/runtime/stack.js";
@@ -17,6 +21,20 @@ import { DB_KINDS, freshDatabase } from "../../helpers/db.js";
 import { freePort } from "../../helpers/ports.js";
 import { startSandbox, type TestSandbox } from "../../helpers/sandbox.js";
 import { call } from "../../helpers/stack.js";
+
+/** The `hirebridge` command line in this process, with its own config directory under `home`. */
+async function cli(home: string, urls: Record<string, string>, argv: string[], stdin = "") {
+  let out = "";
+  let err = "";
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  stdout.on("data", (d: Buffer) => (out += d.toString()));
+  stderr.on("data", (d: Buffer) => (err += d.toString()));
+  const input = new PassThrough();
+  input.end(stdin);
+  const code = await runCli(argv, { stdin: input, stdout, stderr, env: { HOME: home, XDG_CONFIG_HOME: join(home, "config"), ...urls } });
+  return { code, stdout: out, stderr: err };
+}
 
 const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split(".")[1]!, "base64url").toString("utf8")) as Record<string, unknown>;
 
@@ -208,6 +226,37 @@ for (const kind of DB_KINDS) {
       now += (config.ACCESS_TOKEN_LIFESPAN + 1) * 1000; // the SDK's clock: past the token's expiry
       await hb.positions.list();
       assert.equal(tokenRequests, 2, "a new token was obtained with the client credentials");
+    });
+
+    test("the CLI: a person creates, lists and revokes; a machine logs in with --client-secret-stdin", async () => {
+      const urls = { HIREBRIDGE_AUTH_URL: realmUrl, HIREBRIDGE_API_URL: api, HIREBRIDGE_PROXY_URL: proxy };
+      const [personHome, machineHome] = await Promise.all([1, 2].map(() => mkdtemp(join(tmpdir(), "hb-sa-"))));
+      try {
+        const run = (home: string, argv: string[], stdin?: string) => cli(home!, urls, argv, stdin);
+        assert.equal((await run(personHome!, ["login", "-u", "demo", "--password-stdin"], config.DEMO_PASSWORD)).code, 0);
+        const created = await run(personHome!, ["--json", "service-accounts", "create", "--name", "cli bot", "--scopes", "read"]);
+        assert.equal(created.code, 0, created.stderr);
+        const account = JSON.parse(created.stdout) as ServiceAccountCreated;
+        assert.deepEqual(account.scopes, ["read"]);
+        const login = await run(
+          machineHome!,
+          ["login", "--client-id", account.client_id, "--client-secret-stdin"],
+          `${account.client_secret}\n`,
+        );
+        assert.equal(login.code, 0, login.stderr);
+        assert.match(login.stdout, /service account/);
+        const positions = await run(machineHome!, ["--json", "positions", "list"]);
+        assert.equal(positions.code, 0, positions.stderr);
+        assert.notEqual((await run(machineHome!, ["service-accounts", "list"])).code, 0, "a machine cannot manage service accounts");
+        const listed = await run(personHome!, ["service-accounts", "list"]);
+        assert.equal(listed.code, 0, listed.stderr);
+        assert.ok(listed.stdout.includes(account.client_id) && !listed.stdout.includes(account.client_secret));
+        assert.equal((await run(personHome!, ["service-accounts", "revoke", account.id, "--yes"])).code, 0);
+        const usage = await run(machineHome!, ["login", "--client-secret-stdin"], "x");
+        assert.equal(usage.code, 2);
+      } finally {
+        await Promise.all([personHome, machineHome].map((h) => rm(h!, { recursive: true, force: true })));
+      }
     });
 
     test("the secret never appears in logs or list answers", async () => {

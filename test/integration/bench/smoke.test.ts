@@ -56,6 +56,13 @@ const BENCHES: { name: string; args?: string[]; expect: RegExp[] }[] = [
       /\| serve proxy \(postgres\): the receivers \| \d+ \| \d+ \|/,
     ],
   },
+  {
+    name: "privacy",
+    expect: [
+      /\| erase all candidates of one organisation \| 200 \| [\d.]+ \| \d+ \| \d+ \| [\d.]+ \| [\d.]+ \|/,
+      /\| retention run over 1,050 candidates \(bound \d+\/run\) \| 100 \| [\d.]+ \| \d+ \| \d+ \| [\d.]+ \| [\d.]+ \|/,
+    ],
+  },
 ];
 
 for (const bench of BENCHES) {

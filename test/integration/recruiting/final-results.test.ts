@@ -15,7 +15,7 @@ type Interview = { status: string; score: number | null; feedback: string | null
 
 /** What a client must be told: the rule, and both ways to correct a graded result. */
 const GRADED_REFUSAL =
-  /^(Candidate [0-9a-f-]+: )?The candidate's interview is graded, which is final: .*POST …\/candidates\/\{candidate_id\}\/interview\/correction .*hirebridge interview correct/;
+  /^(Candidate [0-9a-f-]+: )?The candidate's interview is graded, which is final: .*hirebridge interview correct .*POST \/api\/v1\/org\/\{org_id\}\/positions\/\{position_id\}\/candidates\/\{candidate_id\}\/interview\/correction /;
 
 /**
  * Issue 38, defect 2, over real HTTP: once a candidate's interview is final, the candidate fields

@@ -86,6 +86,16 @@ describeEachDatabase("recruiting API interviews", (getDb) => {
   });
 
   test("every status pair: listed moves answer 200, all others 409 and change nothing", async () => {
+    // Refusals that have a way forward name it: the command and the call (issue 42, item 8).
+    const NEXT_STEP: Record<string, string> = {
+      "not_started>graded": String.raw`: complete it first \(PUT /api/v1/org/\{org_id\}/positions/\{position_id\}/candidates/\{candidate_id\}/interview with \{"status":"completed"\}\).*hirebridge interview result`,
+      ...Object.fromEntries(
+        ["not_started", "completed", "errored", "cancelled"].map((to) => [
+          `graded>${to}`,
+          String.raw`\. .*hirebridge interview correct .*POST /api/v1/org/\{org_id\}/positions/\{position_id\}/candidates/\{candidate_id\}/interview/correction`,
+        ]),
+      ),
+    };
     for (const from of STATUSES) {
       for (const to of STATUSES) {
         if (from === to) continue;
@@ -98,7 +108,7 @@ describeEachDatabase("recruiting API interviews", (getDb) => {
           assert.equal(res.statusCode, 200, `${from} → ${to}: ${res.body}`);
           assert.equal(res.json().status, to);
         } else {
-          expectDetail(res, 409, `Interview status cannot change from ${from} to ${to}`);
+          expectDetail(res, 409, new RegExp(`^Interview status cannot change from ${from} to ${to}${NEXT_STEP[`${from}>${to}`] ?? "$"}`));
           assert.deepEqual((await me.call("GET", url)).json(), before, `${from} → ${to} left it alone`);
         }
       }

@@ -98,7 +98,10 @@ describeEachDatabase("results, links and logs", (getDb) => {
     for (const body of [{ status: "graded", score: 50 }, { score: 50 }, { feedback: "changed my mind" }]) {
       const again = await call<{ detail: string }>(c.interview, { method: "PUT", token, body });
       assert.equal(again.status, 409, JSON.stringify(body));
-      assert.match(again.body.detail, /^The interview is graded, which is final: .*POST …\/interview\/correction/);
+      assert.match(
+        again.body.detail,
+        /^The interview is graded, which is final: .*`hirebridge interview correct <position_id> <candidate_id> .*POST \/api\/v1\/org\/\{org_id\}\/positions\/\{position_id\}\/candidates\/\{candidate_id\}\/interview\/correction /,
+      );
     }
     const repeat = await call<Interview>(c.interview, { method: "PUT", token, body: { status: "graded", score: 85 } });
     assert.equal(repeat.status, 200, "an at-least-once runner's repeat of the same report");

@@ -26,6 +26,7 @@ export const COMMAND_MODULES: readonly { commands: readonly string[]; load: () =
   { commands: ["sync"], load: async () => [(await import("./commands/sync.commands.js")).registerSyncCommands] },
   { commands: ["webhooks"], load: async () => [(await import("./commands/webhooks.commands.js")).registerWebhookCommands] },
   { commands: ["activity"], load: async () => [(await import("./commands/activity.commands.js")).registerActivityCommands] },
+  { commands: ["audit"], load: async () => [(await import("./commands/audit.commands.js")).registerAuditCommands] },
   { commands: ["retention"], load: async () => [(await import("./commands/retention.commands.js")).registerRetentionCommands] },
   { commands: ["admin"], load: async () => [(await import("./commands/admin.commands.js")).registerAdminCommands] },
   {

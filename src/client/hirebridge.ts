@@ -15,6 +15,7 @@ import { GeneralResource } from "./proxy/general.js";
 import { IntegrationsResource } from "./proxy/integrations.js";
 import { SyncResource } from "./proxy/sync.js";
 import { WebhookEventsResource } from "./proxy/webhook-events.js";
+import { AuditLogResource } from "./recruiting/audit-log.js";
 import { CandidatesResource, InterviewsResource } from "./recruiting/candidates.js";
 import { RecruitingContext } from "./recruiting/context.js";
 import { DataRetentionResource } from "./recruiting/data-retention.js";
@@ -93,6 +94,8 @@ export class Hirebridge {
   readonly dataRetention: DataRetentionResource;
   /** Your organisation's service accounts (confidential clients for machines): create, list, rotate, revoke. */
   readonly serviceAccounts: ServiceAccountsResource;
+  /** Your organisation's audit log: who changed what (append-only, hash-chained), and its verification. */
+  readonly audit: AuditLogResource;
   readonly general: GeneralResource;
   readonly integrations: IntegrationsResource;
   readonly ats: AtsResource;
@@ -143,6 +146,7 @@ export class Hirebridge {
     this.webhookEndpoints = new WebhookEndpointsResource(this.recruiting);
     this.dataRetention = new DataRetentionResource(this.recruiting);
     this.serviceAccounts = new ServiceAccountsResource(this.recruiting);
+    this.audit = new AuditLogResource(this.recruiting);
 
     const proxy: ProxyContext = {
       http,

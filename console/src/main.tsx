@@ -5,6 +5,7 @@ import { useEffect, useState } from "preact/hooks";
 import { IntegrationPage } from "./pages/integration.js";
 import { IntegrationsPage } from "./pages/integrations.js";
 import { PositionPage, PositionsPage } from "./pages/positions.js";
+import { ServiceAccountsPage } from "./pages/service-accounts.js";
 import { WebhooksPage } from "./pages/webhooks.js";
 import { createClient, finishSignIn, loadSettings, startSignIn, tokenServiceAnswers, whoAmI, type Settings } from "./session.js";
 import { ErrorNote, Link } from "./ui.js";
@@ -28,6 +29,7 @@ function Page(props: { hb: Hirebridge; path: string; email: string | null }) {
   if (integration) return <IntegrationPage hb={hb} id={decodeURIComponent(integration[1]!)} key={integration[1]} />;
   if (path === "/positions") return <PositionsPage hb={hb} />;
   if (path === "/webhooks") return <WebhooksPage hb={hb} />;
+  if (path === "/service-accounts") return <ServiceAccountsPage hb={hb} />;
   if (position) return <PositionPage hb={hb} id={decodeURIComponent(position[1]!)} key={position[1]} />;
   if (path === "/" || path === "/integrations") return <IntegrationsPage hb={hb} email={props.email} />;
   return (
@@ -100,6 +102,9 @@ function App(props: { settings: Settings }) {
             </Link>
             <Link href="/webhooks" class={path.startsWith("/webhooks") ? "current" : ""}>
               Webhooks
+            </Link>
+            <Link href="/service-accounts" class={path.startsWith("/service-accounts") ? "current" : ""}>
+              Service accounts
             </Link>
           </nav>
         )}

@@ -49,97 +49,110 @@ async function missingOrRevoked(ctx: Ctx, org: string, id: string): Promise<Erro
     : notFound("No such service account");
 }
 
+/** The app a Typebox plugin is given. */
+type RouteApp = Parameters<FastifyPluginAsyncTypebox>[0];
+
+/** Create and list. */
+function registerCollection(app: RouteApp, ctx: Ctx): void {
+  app.post(
+    PATH,
+    {
+      schema: {
+        ...common,
+        summary: "Create a service account",
+        description:
+          "A confidential client for a machine of the organization. Its `client_id` and `client_secret` obtain access tokens at the token endpoint with `grant_type=client_credentials`. The secret is in this answer only: store it now.",
+        params: OrgParamsSchema,
+        body: ServiceAccountCreateSchema,
+        response: serviceAccountResponses(ServiceAccountCreatedSchema),
+      },
+    },
+    async (request) => {
+      const org = callerOrg(request);
+      const secret = newSecret();
+      const row = await ctx.repo.insert({
+        id: randomUUID(),
+        realm: ctx.realm,
+        orgId: org,
+        clientId: newClientId(),
+        name: request.body.name,
+        scopes: request.body.scopes ?? [],
+        secretHash: await hashPassword(secret, ctx.hashParams),
+        createdAt: new Date(ctx.now()),
+        createdBy: principalOf(request).sub,
+      });
+      request.log.info({ serviceAccount: row.id, clientId: row.clientId }, "service account created");
+      return { ...toServiceAccount(row), client_secret: secret };
+    },
+  );
+  app.get(
+    PATH,
+    {
+      schema: {
+        ...common,
+        summary: "List the service accounts",
+        description: "Every service account of the organization with when it last obtained a token; secrets are never shown again.",
+        params: OrgParamsSchema,
+        response: serviceAccountResponses(ServiceAccountListSchema),
+      },
+    },
+    async (request) => ({ items: (await ctx.repo.list(callerOrg(request))).map(toServiceAccount) }),
+  );
+}
+
+/** Rotate the secret, revoke. */
+function registerActions(app: RouteApp, ctx: Ctx): void {
+  app.post(
+    `${PATH}/:account_id/rotate-secret`,
+    {
+      schema: {
+        ...common,
+        summary: "Rotate a service account's secret",
+        description:
+          "A new secret, in this answer only; the old one stops working at once (tokens it obtained stay valid until they expire).",
+        params: ServiceAccountParamsSchema,
+        response: serviceAccountResponses(ServiceAccountCreatedSchema),
+      },
+    },
+    async (request) => {
+      const org = callerOrg(request);
+      const secret = newSecret();
+      const hash = await hashPassword(secret, ctx.hashParams);
+      const row = await ctx.repo.rotateSecret(org, request.params.account_id, hash, new Date(ctx.now()));
+      if (!row) throw await missingOrRevoked(ctx, org, request.params.account_id);
+      request.log.info({ serviceAccount: row.id }, "service account secret rotated");
+      return { ...toServiceAccount(row), client_secret: secret };
+    },
+  );
+  app.post(
+    `${PATH}/:account_id/revoke`,
+    {
+      schema: {
+        ...common,
+        summary: "Revoke a service account",
+        description:
+          "Its next token request fails (401 `unauthorized_client`); access tokens it already holds stay valid until they expire (at most the token lifetime, ACCESS_TOKEN_LIFESPAN). It stays listed, revoked.",
+        params: ServiceAccountParamsSchema,
+        response: serviceAccountResponses(ServiceAccountListSchema.properties.items.items),
+      },
+    },
+    async (request) => {
+      const org = callerOrg(request);
+      const row = await ctx.repo.revoke(org, request.params.account_id, new Date(ctx.now()));
+      if (!row) throw await missingOrRevoked(ctx, org, request.params.account_id);
+      request.log.info({ serviceAccount: row.id }, "service account revoked");
+      return toServiceAccount(row);
+    },
+  );
+}
+
 const routes =
   (ctx: Ctx): FastifyPluginAsyncTypebox =>
   async (app) => {
     // Only people manage service accounts: a machine's token cannot mint or revoke others.
-    app.addHook("preHandler", async (request) => requirePerson(request));
-    app.post(
-      PATH,
-      {
-        schema: {
-          ...common,
-          summary: "Create a service account",
-          description:
-            "A confidential client for a machine of the organization. Its `client_id` and `client_secret` obtain access tokens at the token endpoint with `grant_type=client_credentials`. The secret is in this answer only: store it now.",
-          params: OrgParamsSchema,
-          body: ServiceAccountCreateSchema,
-          response: serviceAccountResponses(ServiceAccountCreatedSchema),
-        },
-      },
-      async (request) => {
-        const org = callerOrg(request);
-        const secret = newSecret();
-        const row = await ctx.repo.insert({
-          id: randomUUID(),
-          realm: ctx.realm,
-          orgId: org,
-          clientId: newClientId(),
-          name: request.body.name,
-          scopes: request.body.scopes ?? [],
-          secretHash: await hashPassword(secret, ctx.hashParams),
-          createdAt: new Date(ctx.now()),
-          createdBy: principalOf(request).sub,
-        });
-        request.log.info({ serviceAccount: row.id, clientId: row.clientId }, "service account created");
-        return { ...toServiceAccount(row), client_secret: secret };
-      },
-    );
-    app.get(
-      PATH,
-      {
-        schema: {
-          ...common,
-          summary: "List the service accounts",
-          description: "Every service account of the organization with when it last obtained a token; secrets are never shown again.",
-          params: OrgParamsSchema,
-          response: serviceAccountResponses(ServiceAccountListSchema),
-        },
-      },
-      async (request) => ({ items: (await ctx.repo.list(callerOrg(request))).map(toServiceAccount) }),
-    );
-    app.post(
-      `${PATH}/:account_id/rotate-secret`,
-      {
-        schema: {
-          ...common,
-          summary: "Rotate a service account's secret",
-          description:
-            "A new secret, in this answer only; the old one stops working at once (tokens it obtained stay valid until they expire).",
-          params: ServiceAccountParamsSchema,
-          response: serviceAccountResponses(ServiceAccountCreatedSchema),
-        },
-      },
-      async (request) => {
-        const org = callerOrg(request);
-        const secret = newSecret();
-        const hash = await hashPassword(secret, ctx.hashParams);
-        const row = await ctx.repo.rotateSecret(org, request.params.account_id, hash, new Date(ctx.now()));
-        if (!row) throw await missingOrRevoked(ctx, org, request.params.account_id);
-        request.log.info({ serviceAccount: row.id }, "service account secret rotated");
-        return { ...toServiceAccount(row), client_secret: secret };
-      },
-    );
-    app.post(
-      `${PATH}/:account_id/revoke`,
-      {
-        schema: {
-          ...common,
-          summary: "Revoke a service account",
-          description:
-            "Its next token request fails (401 `unauthorized_client`); access tokens it already holds stay valid until they expire (at most the token lifetime, ACCESS_TOKEN_LIFESPAN). It stays listed, revoked.",
-          params: ServiceAccountParamsSchema,
-          response: serviceAccountResponses(ServiceAccountListSchema.properties.items.items),
-        },
-      },
-      async (request) => {
-        const org = callerOrg(request);
-        const row = await ctx.repo.revoke(org, request.params.account_id, new Date(ctx.now()));
-        if (!row) throw await missingOrRevoked(ctx, org, request.params.account_id);
-        request.log.info({ serviceAccount: row.id }, "service account revoked");
-        return toServiceAccount(row);
-      },
-    );
+    app.addHook("onRequest", async (request) => requirePerson(request));
+    registerCollection(app, ctx);
+    registerActions(app, ctx);
   };
 
 /**

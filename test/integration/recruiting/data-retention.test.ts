@@ -14,9 +14,12 @@ import { buildRecruitingApp } from "../../../src/services/recruiting/app.js";
 import { createRetention, type Retention } from "../../../src/services/retention/module.js";
 import { latestRuns } from "../../../src/services/retention/retention.repository.js";
 import type { App } from "../../../src/shared/http/create-app.js";
+import { openJobQueue, QUEUES } from "../../../src/shared/jobs/queue.js";
+import { jobQueueSchema } from "../../../src/shared/db/pg-schemas.js";
 import { startTestIdentity, type TestIdentity, type TestLogin } from "../../helpers/auth.js";
 import { silentLogger, testConfig } from "../../helpers/config.js";
 import { DB_KINDS, freshDatabase } from "../../helpers/db.js";
+import { eventually } from "../../helpers/stack.js";
 
 type Answer = { status: number; body: Record<string, unknown> };
 const DAY = 86_400_000;
@@ -210,6 +213,27 @@ for (const kind of DB_KINDS) {
       assert.deepEqual(await left(sql`select event_key as k from write_backs`), ["wb-new", "wb-old-pending"]);
       assert.deepEqual(await left(sql`select integration_id as k from upstream_call_failures`), ["uf-new"]);
       assert.deepEqual(await left(sql`select key as k from idempotency_keys where key like 'ik-%'`), ["ik-new"]);
+    });
+    test("the job runs on the queue: a job of the data-retention queue makes a recorded run", async () => {
+      const queue = await openJobQueue(database, silentLogger(), { deleteAfterSeconds: 3600 });
+      try {
+        const before = (await latestRuns(database.db, 1))[0]?.id;
+        await retention.startJob(queue);
+        assert.ok(await queue.send(QUEUES.retention, {}));
+        const run = await eventually("a retention run from the queue", async () => {
+          const [last] = await latestRuns(database.db, 1);
+          return last && last.id !== before && last.counts["webhook_events"] !== undefined ? last : undefined;
+        });
+        assert.equal(run.error, null);
+        const boss = kind === "pglite" ? "pgboss" : jobQueueSchema(database.schema);
+        const result = await database.db.execute(
+          sql`select deletion_seconds as s from ${sql.raw(boss)}.queue where name = ${QUEUES.retention}`,
+        );
+        const [options] = (result as unknown as { rows: { s: number }[] }).rows;
+        assert.equal(options?.s, 3600, "completed and failed jobs are kept JOB_RETENTION_DAYS");
+      } finally {
+        await queue.stop();
+      }
     });
   });
 }

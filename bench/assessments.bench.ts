@@ -396,6 +396,7 @@ async function startServices(url: string, schema: string, dataDir: string) {
     UPSTREAM_WEBHOOK_SECRET: SECRET,
     // One benchmark caller is far above any per-caller limit; the limits are not what is measured.
     RATE_LIMIT_PER_MINUTE: "0",
+    RATE_LIMIT_ORG_PER_MINUTE: "0",
     TOKEN_RATE_LIMIT_PER_MINUTE: "0",
   };
   const flags = productionNodeFlags();

@@ -251,6 +251,7 @@ export async function main(args: string[]): Promise<void> {
     DATA_DIR: dir,
     WORKERS: "false",
     RATE_LIMIT_PER_MINUTE: "0", // a benchmark is one caller far above any per-caller limit
+    RATE_LIMIT_ORG_PER_MINUTE: "0",
     TOKEN_RATE_LIMIT_PER_MINUTE: "0",
     SANDBOX_WEBHOOK_URL: "http://127.0.0.1:9/unused", // no webhooks during the run
   };

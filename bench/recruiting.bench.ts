@@ -65,7 +65,7 @@ async function startServer(storage: string): Promise<Server> {
     NODE_NO_WARNINGS: "1",
   } as Record<string, string>;
   // One benchmark client is far above any per-caller limit: the limits are off for the run.
-  Object.assign(env, { RATE_LIMIT_PER_MINUTE: "0", TOKEN_RATE_LIMIT_PER_MINUTE: "0" });
+  Object.assign(env, { RATE_LIMIT_PER_MINUTE: "0", RATE_LIMIT_ORG_PER_MINUTE: "0", TOKEN_RATE_LIMIT_PER_MINUTE: "0" });
   const dataDir = mkdtempSync(join(tmpdir(), "hirebridge-bench-"));
   env["DATA_DIR"] = dataDir;
   let dropSchema: (() => Promise<void>) | undefined;

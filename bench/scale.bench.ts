@@ -159,6 +159,7 @@ export async function main(args: string[]): Promise<void> {
     UPSTREAM_BASE_URL: `http://127.0.0.1:${sandboxPort}/v1`,
     // One client address sends everything; the limits would measure themselves.
     RATE_LIMIT_PER_MINUTE: "0",
+    RATE_LIMIT_ORG_PER_MINUTE: "0",
     TOKEN_RATE_LIMIT_PER_MINUTE: "0",
   };
   const serve = (services: string[], port: number, extra: Record<string, string>): Served => ({

@@ -57,6 +57,7 @@ export async function main(args: string[]): Promise<void> {
     DATA_DIR: dataDir,
     // One benchmark caller is far above any per-caller limit; the limits are not what is measured.
     RATE_LIMIT_PER_MINUTE: "0",
+    RATE_LIMIT_ORG_PER_MINUTE: "0",
     TOKEN_RATE_LIMIT_PER_MINUTE: "0",
   });
   try {

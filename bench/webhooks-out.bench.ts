@@ -334,6 +334,7 @@ export async function main(args: string[]): Promise<void> {
       WEBHOOK_TARGETS: "loopback",
       // One benchmark caller is far above any per-caller limit; the limits are not what is measured.
       RATE_LIMIT_PER_MINUTE: "0",
+      RATE_LIMIT_ORG_PER_MINUTE: "0",
       TOKEN_RATE_LIMIT_PER_MINUTE: "0",
     },
     productionNodeFlags(),

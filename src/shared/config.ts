@@ -113,6 +113,12 @@ export const BaseConfigSchema = Type.Object({
     description:
       "Requests per minute per caller (token subject, else address) on the recruiting API and the proxy; 429 with Retry-After. 0 = off. Shared through Redis when REDIS_URL is set. The webhook receivers are outside it: authentic events are never refused; unauthentic ones get this many per address per instance.",
   }),
+  RATE_LIMIT_ORG_PER_MINUTE: Type.Integer({
+    minimum: 0,
+    default: 6000,
+    description:
+      "Requests per minute per organisation (the token's org claim), all its users and service accounts together, on the recruiting API and the proxy (where each request is at most one upstream call, so this is also the organisation's upstream call budget); 429 with Retry-After. Counted besides RATE_LIMIT_PER_MINUTE per caller. 0 = off. Shared through Redis when REDIS_URL is set.",
+  }),
   TRUST_PROXY: Type.Integer({
     minimum: 0,
     maximum: 10,

@@ -8,6 +8,7 @@ export function testConfig(overrides: Record<string, string | number | undefined
   const env: Record<string, string> = {
     LOG_LEVEL: process.env["TEST_LOG_LEVEL"] ?? "silent",
     RATE_LIMIT_PER_MINUTE: "0",
+    RATE_LIMIT_ORG_PER_MINUTE: "0",
     TOKEN_RATE_LIMIT_PER_MINUTE: "0",
   };
   for (const [k, v] of Object.entries(overrides)) if (v !== undefined) env[k] = String(v);

@@ -127,6 +127,7 @@ export async function buildProxyApp<C extends ProxyConfig>(opts: ProxyAppOptions
     perMinute: config.RATE_LIMIT_PER_MINUTE,
     redisUrl: config.REDIS_URL,
     by: "principal",
+    perOrganisationPerMinute: config.RATE_LIMIT_ORG_PER_MINUTE,
     name: "proxy",
     corsOrigins: corsOriginsOf(config),
   });

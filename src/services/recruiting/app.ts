@@ -85,6 +85,7 @@ export async function buildRecruitingApp(deps: RecruitingDeps): Promise<App> {
     perMinute: deps.config.RATE_LIMIT_PER_MINUTE,
     redisUrl: deps.config.REDIS_URL,
     by: "principal",
+    perOrganisationPerMinute: deps.config.RATE_LIMIT_ORG_PER_MINUTE,
     name: "api",
     corsOrigins: corsOriginsOf(deps.config),
   });

@@ -15,6 +15,12 @@ export type ProtectionOptions = {
    * bearer auth), falling back to the client address; the token endpoint counts per address.
    */
   by: "principal" | "address";
+  /**
+   * Requests per minute per organisation (the verified token's org claim), over all its users and
+   * service accounts together, besides each caller's own `perMinute`: one customer's script cannot
+   * take an instance from the others. 0 or absent: off. Only with `by: "principal"`.
+   */
+  perOrganisationPerMinute?: number | undefined;
   /** Redis key prefix, so services sharing a Redis keep separate counts. */
   name: string;
   /** CORS for browser callers (the SDK): `*` or a comma-separated list of origins; absent: no CORS headers. */
@@ -105,7 +111,8 @@ export async function registerProtection(app: App, opts: ProtectionOptions): Pro
     done();
   });
   if (opts.corsOrigins) await registerCors(app, opts.corsOrigins);
-  if (opts.perMinute <= 0) return;
+  const perOrganisation = opts.by === "principal" ? (opts.perOrganisationPerMinute ?? 0) : 0;
+  if (opts.perMinute <= 0 && perOrganisation <= 0) return;
   // ioredis is loaded only when a Redis is configured.
   const redis = opts.redisUrl
     ? new (await import("ioredis")).Redis(opts.redisUrl, {
@@ -123,7 +130,7 @@ export async function registerProtection(app: App, opts: ProtectionOptions): Pro
     await Promise.race([once(redis, "ready"), sleep(2000)]);
   }
   await app.register(rateLimit, {
-    global: true,
+    global: opts.perMinute > 0,
     max: opts.perMinute,
     timeWindow: 60_000,
     hook: opts.by === "principal" ? "preHandler" : "onRequest",
@@ -131,8 +138,43 @@ export async function registerProtection(app: App, opts: ProtectionOptions): Pro
       opts.by === "principal" && request.principal ? `sub:${request.principal.sub}` : `ip:${request.ip}`,
     ...(redis ? { redis, nameSpace: `hirebridge:ratelimit:${opts.name}:`, skipOnError: true } : {}),
     // Health, readiness and metrics are for the platform, not callers.
-    allowList: (request: FastifyRequest) => ["/healthz", "/readyz", "/metrics"].includes(request.url.split("?")[0] ?? ""),
+    allowList: isPlatformPath,
     errorResponseBuilder: (_request, context) =>
       Object.assign(new Error(`Rate limit exceeded: ${context.max} requests per minute; retry in ${context.after}`), { statusCode: 429 }),
+  });
+  if (perOrganisation > 0) limitPerOrganisation(app, perOrganisation);
+}
+
+/** Health, readiness and metrics are for the platform, not callers. */
+const isPlatformPath = (request: FastifyRequest) => ["/healthz", "/readyz", "/metrics"].includes(request.url.split("?")[0] ?? "");
+
+/**
+ * The organisation's own count, in the same store (in-process, or Redis shared by the instances)
+ * under keys of its own (`org:`), checked after bearer auth and after the caller's own limit (a
+ * request refused for its caller does not spend its organisation's count); requests without an
+ * organisation (public routes, the webhook receivers) are not counted here. Past it: 429 with
+ * Retry-After, as for a caller's own limit.
+ */
+function limitPerOrganisation(app: App, max: number): void {
+  const limit = app.createRateLimit({
+    max,
+    timeWindow: 60_000,
+    keyGenerator: (request: FastifyRequest) => `org:${request.principal?.orgId}`,
+    allowList: (request: FastifyRequest) => !request.principal?.orgId || isPlatformPath(request),
+  });
+  const check = async (request: FastifyRequest, reply: FastifyReply) => {
+    const counted = await limit(request);
+    if (counted.isAllowed || !counted.isExceeded) return;
+    reply.header("retry-after", counted.ttlInSeconds);
+    throw Object.assign(
+      new Error(`Rate limit exceeded: ${counted.max} requests per minute for the organisation; retry in ${counted.ttlInSeconds} seconds`),
+      { statusCode: 429 },
+    );
+  };
+  // A route's own preHandler, added after the one @fastify/rate-limit adds for the caller's limit.
+  app.addHook("onRoute", (route) => {
+    if (route.config?.rateLimit === false) return;
+    const own = route.preHandler;
+    route.preHandler = own === undefined ? [check] : [...(Array.isArray(own) ? own : [own]), check];
   });
 }

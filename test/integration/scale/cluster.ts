@@ -184,6 +184,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     PASSWORD_HASH_PASSES: "1",
     // One client address makes all the test's traffic; limits are not what this test is about.
     RATE_LIMIT_PER_MINUTE: "0",
+    RATE_LIMIT_ORG_PER_MINUTE: "0",
     TOKEN_RATE_LIMIT_PER_MINUTE: "0",
     ...opts.env,
   });

@@ -120,6 +120,7 @@ export async function startStack(
         schedule: config.WORKERS,
         heartbeatSeconds: config.JOB_HEARTBEAT_SECONDS,
         deleteAfterSeconds: config.JOB_RETENTION_DAYS * 86_400,
+        fair: config.JOBS_FAIR,
       }),
     );
     return queue;

@@ -80,7 +80,7 @@ const DEFAULT_TIMEOUT_MS = 30_000;
  * const position = await hb.positions.create({ name: "Backend Engineer" });
  *
  * // A machine: a service account's credentials (docs/token-service.md, Service accounts).
- * const bot = new Hirebridge({ authUrl, apiUrl, clientId: "sa-…", clientSecret: process.env.HB_CLIENT_SECRET });
+ * const bot = new Hirebridge({ authUrl, apiUrl, clientId: "sa-…", clientSecret: await loadSecret() });
  */
 export class Hirebridge {
   /** Token lifecycle: login, refresh, rotation. Shared by every call of this client. */

@@ -2,6 +2,7 @@ import "./styles.css";
 import type { Hirebridge } from "hirebridge/client";
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
+import { AuditPage } from "./pages/audit.js";
 import { IntegrationPage } from "./pages/integration.js";
 import { IntegrationsPage } from "./pages/integrations.js";
 import { PositionPage, PositionsPage } from "./pages/positions.js";
@@ -30,6 +31,7 @@ function Page(props: { hb: Hirebridge; path: string; email: string | null }) {
   if (path === "/positions") return <PositionsPage hb={hb} />;
   if (path === "/webhooks") return <WebhooksPage hb={hb} />;
   if (path === "/service-accounts") return <ServiceAccountsPage hb={hb} />;
+  if (path === "/audit") return <AuditPage hb={hb} />;
   if (position) return <PositionPage hb={hb} id={decodeURIComponent(position[1]!)} key={position[1]} />;
   if (path === "/" || path === "/integrations") return <IntegrationsPage hb={hb} email={props.email} />;
   return (
@@ -105,6 +107,9 @@ function App(props: { settings: Settings }) {
             </Link>
             <Link href="/service-accounts" class={path.startsWith("/service-accounts") ? "current" : ""}>
               Service accounts
+            </Link>
+            <Link href="/audit" class={path.startsWith("/audit") ? "current" : ""}>
+              Audit log
             </Link>
           </nav>
         )}

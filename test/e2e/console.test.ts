@@ -337,12 +337,21 @@ step("map its stages from the choices the ATS offers, with auto_update_stages on
   const mapped = await need(run.hb, "an API client").positions.get(target.positionId);
   assert.equal(mapped.auto_update_stages, true);
   assert.equal(mapped.min_score, 60);
-  assert.equal(mapped.passed_stage, "Offer", "a stage field holds the stage's name");
-  assert.equal(mapped.rejected_stage, "Rejected");
+  // A stage field holds the stage's id (issue 42): a rename upstream changes nothing for the write-back.
+  const offerId = await passed.locator("option:checked").getAttribute("value");
+  assert.ok(offerId && offerId !== "Offer", `the option's value is the stage's id: ${offerId}`);
+  assert.equal(mapped.passed_stage, offerId, "a stage field holds the stage's id");
+  assert.equal(
+    mapped.rejected_stage,
+    await page
+      .getByLabel(/^Rejected stage/)
+      .locator("option:checked")
+      .getAttribute("value"),
+  );
 });
 
-step("the ATS renames the stage: the position now names a stage its job does not have", async () => {
-  // As if the stage had been renamed upstream after it was mapped (the job's stages no longer have it).
+step("the mapping names a stage its job does not have (as a name saved before, of a stage removed since)", async () => {
+  // As if a name-only mapping's stage had been removed upstream (the job's stages no longer have it).
   const target = need(run.target, "a position");
   await need(run.hb, "an API client").positions.update(target.positionId, { passed_stage: "Offer (old name)" });
 });

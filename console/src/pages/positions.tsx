@@ -89,7 +89,7 @@ const STAGE_FIELDS = [
 ] as const;
 type StageField = (typeof STAGE_FIELDS)[number][0];
 
-/** The stage a stored value names (by id first, then by name, case-insensitively), as the sync engine matches it. A stage field holds its name. */
+/** The stage a stored value names (by id first, then by name, case-insensitively), as the sync engine matches it. A stage field holds its id (issue 42). */
 const matchStage = (stages: Stage[], value: string | null | undefined) =>
   value ? (stages.find((s) => s.id === value) ?? stages.find((s) => s.name.toLowerCase() === value.toLowerCase())) : undefined;
 
@@ -103,7 +103,7 @@ function StageMapping(props: { hb: Hirebridge; position: Position; onSaved: (p: 
     const form: Record<string, string> = {};
     for (const [field] of STAGE_FIELDS) {
       const current = position[field];
-      form[field] = matchStage(stages.value ?? [], current)?.name ?? current ?? "";
+      form[field] = matchStage(stages.value ?? [], current)?.id ?? current ?? "";
     }
     return form;
   };
@@ -123,8 +123,8 @@ function StageMapping(props: { hb: Hirebridge; position: Position; onSaved: (p: 
     setStatus("");
     setError(null);
     const body: Record<string, unknown> = { auto_update_stages: auto };
-    // Stage fields hold the stage's name (as the sync's candidate_stage does); a value saved as an
-    // id before is rewritten as its name.
+    // Stage fields hold the stage's id, so a rename upstream changes nothing (the page shows the
+    // stage's name as the job names it now); a value saved as a name before is rewritten as its id.
     for (const [field] of STAGE_FIELDS) {
       if (values[field] !== (position[field] ?? "")) body[field] = values[field] === "" ? null : values[field];
     }
@@ -155,7 +155,7 @@ function StageMapping(props: { hb: Hirebridge; position: Position; onSaved: (p: 
     <form onSubmit={save} class="form-grid" aria-labelledby="mapping-title" noValidate>
       {STAGE_FIELDS.map(([field, label]) => {
         const value = values[field] ?? "";
-        const known = stages.value!.some((s) => s.name === value);
+        const known = stages.value!.some((s) => s.id === value);
         return (
           <>
             <label for={field}>{label}</label>
@@ -170,7 +170,7 @@ function StageMapping(props: { hb: Hirebridge; position: Position; onSaved: (p: 
               >
                 <option value="">(none)</option>
                 {stages.value!.map((s) => (
-                  <option value={s.name} key={s.id}>
+                  <option value={s.id} key={s.id}>
                     {s.name}
                   </option>
                 ))}

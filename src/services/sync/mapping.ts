@@ -27,7 +27,8 @@ function locationText(location: Location | null | undefined): string | null {
 
 /**
  * The upstream-owned fields of a position (the store cuts them to its columns' lengths). A new
- * position's candidate stage is the job's stage matching the configured default, if any.
+ * position's candidate stage is the job's stage matching the configured default, if any (its id);
+ * the job's stages let the store resolve name-only stage mappings to ids.
  */
 export function mapJob(job: Job, defaultCandidateStage: string | null): UpstreamJob {
   const description = job.description ? htmlToText(job.description) : "";
@@ -39,7 +40,9 @@ export function mapJob(job: Job, defaultCandidateStage: string | null): Upstream
     department: job.department?.trim() || null,
     location: locationText(job.location),
     role_description: description || null,
-    candidate_stage: stage?.name || null,
+    // The stage's id: a mapping keeps working when the stage is renamed upstream (issue 42).
+    candidate_stage: stage?.id || null,
+    stages: (job.stages ?? []).map((s) => ({ id: s.id, name: s.name })),
   };
 }
 

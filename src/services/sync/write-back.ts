@@ -13,7 +13,7 @@ import type {
 import { cut } from "../../shared/text.js";
 import { isPermanentUpstreamError, type AtsReader } from "./ats-reader.js";
 import type { WriteBackRow } from "./sync.tables.js";
-import { matchStage } from "./stage-match.js";
+import { matchStage, missingStageMessage } from "./stage-match.js";
 import { writeBackSettled, type SyncEvents } from "./sync-events.js";
 import { NO_EVENTS_OUT } from "../../shared/no-events-out.js";
 import { assertWriteBackTransition, isFinalWriteBack } from "./write-back.states.js";
@@ -160,7 +160,7 @@ async function moveStage(
     // is kept as the job named it, for the history.
     if (stageId) await update(ctx, wb, { targetStageId: stageId, targetStageName: stageName });
   }
-  if (!stageId) return { moved: false, stageName, error: `stage '${wb.targetStage}' is not a stage of the job` };
+  if (!stageId) return { moved: false, stageName, error: missingStageMessage(wb) };
   await ctx.reader.action(wb.integrationId, "PUT", `${applicationPath(wb)}/stage`, { stage_id: stageId });
   await update(ctx, wb, { stageMovedAt: ctx.now() });
   return { moved: true, stageName };

@@ -28,6 +28,11 @@ export type UpstreamJob = {
   role_description?: string | null;
   state?: PositionState;
   candidate_stage?: string | null;
+  /**
+   * The job's stages, when the upstream listed them: a position's stage field that names one of
+   * them by name is stored as its id from then on (its mapping survives a rename).
+   */
+  stages?: { id: string; name: string | null }[];
 };
 
 /** An upstream application as the sync engine maps it: the candidate's upstream-owned fields. */

@@ -203,7 +203,8 @@ describe("CLI in a terminal", () => {
     const listed = await demo.cli.json<{ id: string; display_name: string }[]>(["integrations", "list"]);
     const displayName = listed.find((x) => x.id === integration)!.display_name;
     assert.equal(line("upstream_integration_id", shown.stdout), `${integration} (${displayName})`);
-    assert.match(line("candidate_stage", shown.stdout) ?? "", new RegExp(`^${position.candidate_stage} \\(stage id \\S+\\)$`, "i"));
+    // The sync stores the stage's id (issue 42); the CLI shows the stage's name with it.
+    assert.match(line("candidate_stage", shown.stdout) ?? "", new RegExp(`^\\S.* \\(stage id ${position.candidate_stage}\\)$`, "i"));
 
     // Mapped by name, shown by name with its id; an id saved before shows the stage's name with it; an unknown name says so.
     const mapped = await demo.cli.run(

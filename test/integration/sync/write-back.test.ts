@@ -203,7 +203,11 @@ describeEachDatabase("write-back", (getDb) => {
       (await history()).find((w) => w.candidate_id === c.id && w.state === "failed"),
     );
     assert.equal(failed.target_stage, "Offer");
-    assert.equal(failed.last_error, "stage 'Offer' is not a stage of the job");
+    // The message names the mapping to fix and the next step (issue 42).
+    assert.equal(
+      failed.last_error,
+      `stage 'Offer' is not a stage of the job (removed upstream?): remap passed_stage of position '${position.name}' (${position.id}) to one of the job's stages (console: the position's Stage mapping; CLI: hirebridge positions update ${position.id} --passed-stage <stage>), then Retry this write-back`,
+    );
     assert.equal(failed.candidate_name, c.name);
     assert.equal(failed.position_name, position.name);
   });

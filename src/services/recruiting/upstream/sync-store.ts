@@ -11,6 +11,7 @@ import { NO_EVENTS_OUT } from "../../../shared/no-events-out.js";
 import type { EventsOut } from "../../../shared/ports/events-out.js";
 import { positions } from "../positions/positions.tables.js";
 import { upsertPositionedCandidates, writeRecordedPage } from "./upstream-candidates.repository.js";
+import { resolveStageMappings } from "./stage-mappings.repository.js";
 import { unlinkIntegration, writeUpstreamPositions } from "./upstream-positions.repository.js";
 
 /**
@@ -47,6 +48,8 @@ export function createSyncStore(opts: { interviewBaseUrl: string; events?: Event
   return {
     async upsertPositions(q: Queryable, orgId: string, integrationId: string, jobs: UpstreamJob[]) {
       const written = await writeUpstreamPositions(q, orgId, integrationId, jobs, events);
+      // Name-only stage mappings of these jobs' positions become the stages' ids (issue 42).
+      await resolveStageMappings(q, orgId, integrationId, jobs);
       const created = written.filter((r) => r.inserted).length;
       return { created, updated: written.length - created };
     },

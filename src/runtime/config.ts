@@ -1,4 +1,5 @@
 import { type Static, type TObject, Type } from "@sinclair/typebox";
+import { AuditConfigSchema } from "../services/audit/config.js";
 import { ProxyConfigSchema } from "../services/proxy/config.js";
 import { RetentionConfigSchema } from "../services/retention/config.js";
 import { SandboxConfigSchema } from "../services/sandbox/config.js";
@@ -18,7 +19,7 @@ import { SERVICE_ORDER, type ServiceName } from "../shared/service.js";
 export const SERVICE_CONFIG = {
   token: compose(BaseConfigSchema, TokenConfigSchema),
   sandbox: compose(BaseConfigSchema, SandboxConfigSchema),
-  api: compose(BaseConfigSchema, WebhooksOutConfigSchema, RetentionConfigSchema),
+  api: compose(BaseConfigSchema, WebhooksOutConfigSchema, RetentionConfigSchema, AuditConfigSchema),
   proxy: compose(BaseConfigSchema, ProxyConfigSchema, SyncConfigSchema, WebhooksOutConfigSchema, RetentionConfigSchema),
   console: compose(BaseConfigSchema),
 } satisfies Record<ServiceName, TObject>;
@@ -37,6 +38,7 @@ export const CONFIG_SLICES: readonly { readBy: string; schema: TObject }[] = [
   { readBy: "proxy (sync)", schema: SyncConfigSchema },
   { readBy: "api, proxy (webhooks out)", schema: WebhooksOutConfigSchema },
   { readBy: "api (retention job), proxy (job queue)", schema: RetentionConfigSchema },
+  { readBy: "api (audit log)", schema: AuditConfigSchema },
   { readBy: "sandbox", schema: SandboxConfigSchema },
 ];
 
@@ -48,6 +50,7 @@ export const ConfigSchema = compose(
   SyncConfigSchema,
   WebhooksOutConfigSchema,
   RetentionConfigSchema,
+  AuditConfigSchema,
   SandboxConfigSchema,
 );
 export type Config = Static<typeof ConfigSchema>;

@@ -150,7 +150,7 @@ const withRetention =
       database,
       logger: ctx.logger,
       audit: createAuditLog(),
-      extraPurges: { audit_log: (now) => purgeExpired(database.db, now) },
+      extraPurges: { audit_log: (now) => purgeExpired(database.db, now, ctx.config.AUDIT_RETENTION_DAYS) },
     });
     if (ctx.config.WORKERS) await retention.startJob(await ctx.jobQueue());
     return { ...ext, modules: [...ext.modules, retention.routes] };

@@ -98,8 +98,7 @@ export async function buildRecruitingApp(deps: RecruitingDeps): Promise<App> {
   });
   const ownBase = `${serviceUrls(deps.config).api.replace(/\/api\/v1$/, "")}/interview`;
   const configuredBase = deps.config.INTERVIEW_BASE_URL?.replace(/\/+$/, "");
-  // Requests go through the request path's pool (DATABASE_REQUEST_STATEMENT_TIMEOUT_MS: a caller
-  // waits for the answer); the schedules below keep the workers' longer bound.
+  // Requests use the request path's pool (DATABASE_REQUEST_STATEMENT_TIMEOUT_MS: a caller waits); schedules keep the workers' bound.
   const forRequests: Database = { ...deps.database, db: deps.database.requestDb };
   const ctx: RecruitingContext = {
     db: forRequests.db,

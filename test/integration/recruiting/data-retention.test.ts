@@ -156,9 +156,12 @@ for (const kind of DB_KINDS) {
       // The other organisation keeps rejected candidates for a year.
       assert.equal((await call(other, "PUT", "/data-retention", { candidate_days_after_rejection: 365 })).status, 200);
 
+      const listed = async () => ((await call(a, "GET", `/positions/${pa}/`)).body as unknown as { id: string }[]).map((c) => c.id).sort();
+      assert.equal((await listed()).length, 3); // the list answer is cached now
       const run = await retention.run(new Date(Date.now() + 1000));
       assert.equal(run.counts["candidates.rejection"], 1);
       assert.deepEqual(await remaining([rejected, hired, active, otherRejected]), [hired, active, otherRejected]);
+      assert.deepEqual(await listed(), [hired, active].sort(), "the cached list answer does not outlive the erasure");
 
       // Hires after 0 days: the hired one goes at the next run, the active one stays.
       assert.equal((await call(a, "PUT", "/data-retention", { candidate_days_after_hire: 0 })).status, 200);

@@ -54,7 +54,14 @@ function ActivityRow(props: { item: ActivityItem; onRetry: (item: ActivityItem) 
         <br />
         <span class="muted">{KIND_LABEL[i.kind]}</span>
       </td>
-      <td>{i.summary}</td>
+      <td>
+        {i.summary}
+        {i.count > 1 && (
+          <span class="badge" title={`${i.count} identical events in a row, folded into one row`}>
+            {" "}×{i.count}
+          </span>
+        )}
+      </td>
       <td>
         <StateBadge state={i.status} />
       </td>

@@ -83,6 +83,11 @@ export const ActivityItemSchema = Type.Object(
     at: DateTime({ description: "When it happened: an event's receipt, a run's or a write-back's creation, a call's first failure." }),
     status: StringEnum(ACTIVITY_STATUSES),
     summary: Type.String({ description: "One line for people, with the names of what it touched." }),
+    count: Type.Integer({
+      minimum: 1,
+      description:
+        "How many identical consecutive events this row stands for (same type, status, line and error; within one page): the newest is shown. 1 for every other item.",
+    }),
     error: Nullable(Type.String()),
     attempts: Nullable(Type.Integer({ description: "Attempts at its work (events, write-backs) or failures counted (upstream calls)." })),
     retryable: Type.Boolean({

@@ -83,6 +83,11 @@ export const EVENT_CATALOGUE = {
     description: "A sync run of an integration ended: succeeded, failed or cancelled (`state`, `last_error`).",
     data: syncRunData,
   },
+  "sync_run.unchanged": {
+    description:
+      "Opt-in (delivered only to an endpoint that lists it in event_types): an incremental sync run succeeded and changed nothing (such as the upstream's echo of a write-back); it gets no sync_run.finished.",
+    data: syncRunData,
+  },
   "integration.health_changed": {
     description: "An integration's health moved between ok, degraded and broken (with the reason).",
     data: healthData,
@@ -98,6 +103,11 @@ export const EVENT_CATALOGUE = {
 } as const satisfies Record<string, { description: string; data: TSchema }>;
 
 export type EventType = keyof typeof EVENT_CATALOGUE;
+/** Types an endpoint receives only when it lists them: an endpoint of "every type" (empty event_types) does not. */
+export const OPT_IN_EVENT_TYPES = ["sync_run.unchanged"] as const satisfies readonly EventType[];
+/** SQL text: whether an endpoint's `event_types` (column expression `types`) takes events of type `type` (SQL expression). */
+export const takesEventType = (types: string, type: string) =>
+  `((${types} = '{}' and ${type} <> all(array[${OPT_IN_EVENT_TYPES.map((t) => `'${t}'`).join(", ")}]::text[])) or ${type} = any(${types}))`;
 export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE) as EventType[];
 export type EventData<T extends EventType> = Static<(typeof EVENT_CATALOGUE)[T]["data"]>;
 

@@ -33,6 +33,11 @@ export type SyncRequest = {
   models: SyncModel[];
   type: "FULL" | "DELTA";
   trigger: string;
+  /**
+   * Queue the run to start this many seconds from now (a write-back's echo: the upstream's
+   * data-changed after each of the write-back's calls join the one run still waiting).
+   */
+  startAfterSeconds?: number;
 };
 
 /**
@@ -47,7 +52,7 @@ export interface SyncQueue {
   send(
     name: "sync",
     data: object,
-    opts?: { singletonKey?: string; priority?: number; orgId?: string; tx?: Queryable },
+    opts?: { singletonKey?: string; priority?: number; orgId?: string; startAfter?: number; tx?: Queryable },
   ): Promise<string | null>;
 }
 
@@ -117,7 +122,8 @@ async function start(ctx: Engine, req: SyncRequest): Promise<SyncRunRow> {
     const data: SyncJobData = { integrationId: req.integrationId, model };
     // Filed under its organisation (its share of the sync workers) and its trigger's priority.
     const priority = syncPriority(req.trigger);
-    await ctx.queue.send("sync", data, { singletonKey: `${req.integrationId}:${model}`, priority, orgId: req.orgId, tx });
+    const later = req.startAfterSeconds ? { startAfter: req.startAfterSeconds } : {};
+    await ctx.queue.send("sync", data, { singletonKey: `${req.integrationId}:${model}`, priority, orgId: req.orgId, tx, ...later });
     return run;
   });
 }

@@ -7,10 +7,19 @@ import { toSyncRun, toWriteBack } from "./sync-views.js";
 /** The outbound events of the sync module, recorded in the transaction of their change (the EventsOut port). */
 export type SyncEvents = EventsOut<Queryable>;
 
-/** `sync_run.finished`: the run as `GET /integrations/{id}/syncs` shows it, with its integration. */
+/** An incremental run that succeeded and changed nothing (the history's quiet run, sync-runs.repository.ts). */
+const changedNothing = (run: SyncRunRow) =>
+  run.state === "succeeded" &&
+  run.type === "DELTA" &&
+  run.createdCount + run.updatedCount + run.unlinkedCount + run.skippedCount + run.failedCount === 0;
+
+/**
+ * `sync_run.finished`: the run as `GET /integrations/{id}/syncs` shows it, with its integration;
+ * a run that changed nothing is `sync_run.unchanged` instead, delivered only to endpoints that list it.
+ */
 export const runFinished = (run: SyncRunRow): OutboundEvent => ({
   orgId: run.orgId,
-  type: "sync_run.finished",
+  type: changedNothing(run) ? "sync_run.unchanged" : "sync_run.finished",
   data: { ...toSyncRun(run), integration_id: run.integrationId },
 });
 

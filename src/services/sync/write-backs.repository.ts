@@ -6,6 +6,24 @@ import { OPEN_WRITE_BACK_STATES } from "./write-back.states.js";
 export type NewWriteBack = typeof writeBacks.$inferInsert;
 export type WriteBackPatch = Partial<Omit<WriteBackRow, "id" | "eventKey" | "createdAt" | "updatedAt">>;
 
+/**
+ * Whether the integration has a write-back under way, or one that changed in the last `seconds`:
+ * the upstream's data-changed is then (likely) the echo of Hirebridge's own writes.
+ */
+export async function writeBackActiveSince(q: Queryable, integrationId: string, seconds: number): Promise<boolean> {
+  const [row] = await q
+    .select({ id: writeBacks.id })
+    .from(writeBacks)
+    .where(
+      and(
+        eq(writeBacks.integrationId, integrationId),
+        sql`(${inArray(writeBacks.state, [...OPEN_WRITE_BACK_STATES])} or ${writeBacks.updatedAt} > now() - make_interval(secs => ${seconds}))`,
+      ),
+    )
+    .limit(1);
+  return row !== undefined;
+}
+
 /** Records a write-back once per event key; null when the event was recorded before. */
 export async function insertWriteBack(q: Queryable, values: NewWriteBack): Promise<string | null> {
   const [row] = await q.insert(writeBacks).values(values).onConflictDoNothing().returning({ id: writeBacks.id });

@@ -1,3 +1,4 @@
+import { takesEventType } from "../../contracts/webhooks-out/events.js";
 import type { Database } from "../../shared/db/database.js";
 
 /**
@@ -26,7 +27,7 @@ export async function claimMessages(database: Database, limit: number, leaseSeco
      returning m.id, m.organization_id as org, m.type, m.data::text as data, m.created_at,
        array(select e.id from webhook_endpoints e
               where e.organization_id = m.organization_id and not e.disabled
-                and (e.event_types = '{}' or m.type = any(e.event_types))
+                and ${takesEventType("e.event_types", "m.type")}
                 and (m.claims = 1
                      or not exists (select 1 from webhook_attempts a where a.message_id = m.id and a.endpoint_id = e.id)
                         and not exists (select 1 from webhook_deliveries d where d.message_id = m.id and d.endpoint_id = e.id))

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { EVENT_TYPES, type EventType } from "../../contracts/webhooks-out/events.js";
+import { EVENT_TYPES, OPT_IN_EVENT_TYPES, takesEventType, type EventType } from "../../contracts/webhooks-out/events.js";
 import type { Queryable } from "../../shared/db/database.js";
 import type { EventsOut, StatementEvents } from "../../shared/ports/events-out.js";
 
@@ -10,11 +10,14 @@ import type { EventsOut, StatementEvents } from "../../shared/ports/events-out.j
  * endpoint finds no index entry and the statement writes nothing more.
  */
 const subscribed = (org: string, type: string) =>
-  `exists (select 1 from webhook_endpoints w where w.organization_id = ${org} and not w.disabled and (w.event_types = '{}' or ${type} = any(w.event_types)))`;
+  `exists (select 1 from webhook_endpoints w where w.organization_id = ${org} and not w.disabled and ${takesEventType("w.event_types", type)})`;
 
 /** The same for any of several types (each checked: never spliced into the SQL unchecked). */
 const subscribedToAny = (org: string, types: readonly EventType[]) =>
-  `exists (select 1 from webhook_endpoints w where w.organization_id = ${org} and not w.disabled and (w.event_types = '{}' or w.event_types && array[${types.map(checkedType).join(", ")}]::text[]))`;
+  `exists (select 1 from webhook_endpoints w where w.organization_id = ${org} and not w.disabled and (w.event_types && array[${types.map(checkedType).join(", ")}]::text[] or w.event_types = '{}' and ${optInOnly(types) ? "false" : "true"}))`;
+
+/** Whether every one of `types` is opt-in (an endpoint of every type takes none of them). */
+const optInOnly = (types: readonly EventType[]) => types.every((t) => (OPT_IN_EVENT_TYPES as readonly string[]).includes(t));
 
 const checkedType = (type: EventType): string => {
   if (!EVENT_TYPES.includes(type)) throw new Error(`unknown event type ${type}`);

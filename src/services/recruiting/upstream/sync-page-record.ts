@@ -21,6 +21,10 @@ const RUN_JSON = `json_build_object(
   'duration_ms', (${msOf("r.finished_at")} - ${msOf("r.started_at")})::bigint, 'last_error', r.last_error,
   'integration_id', r.integration_id)`;
 
+/** A run (of `rec`) that succeeded and changed nothing: the sync module's quiet run (sync-runs.repository.ts). */
+const QUIET =
+  "(state = 'succeeded' and type = 'DELTA' and created_count + updated_count + unlinked_count + skipped_count + failed_count = 0)";
+
 /**
  * What a page write records in its own statement, so that the page and its record commit together
  * without a transaction around them (one round trip where begin, write, record and commit took
@@ -47,8 +51,26 @@ export type PageRecording = {
  */
 export function syncPageRecording(page: SyncPageRecord, events: EventsOut<Queryable> = NO_EVENTS_OUT): PageRecording {
   const at = new Date();
+  // A run that changed nothing is sync_run.unchanged (opt-in), as the sync module's runFinished says.
   const finished = page.finishedAt
-    ? events.statementItem({ name: "run_event", type: "sync_run.finished", from: "rec r", org: "r.org_id", data: RUN_JSON })
+    ? [
+        events.statementItem({
+          name: "run_event",
+          type: "sync_run.finished",
+          from: `(select * from rec where not ${QUIET}) r`,
+          org: "r.org_id",
+          data: RUN_JSON,
+        }),
+        events.statementItem({
+          name: "run_quiet",
+          type: "sync_run.unchanged",
+          from: `(select * from rec where ${QUIET}) r`,
+          org: "r.org_id",
+          data: RUN_JSON,
+        }),
+      ]
+        .filter(Boolean)
+        .join(", ")
     : "";
   return {
     lock: sql`select id from sync_runs where id = ${page.runId} and state = 'running' for update`,

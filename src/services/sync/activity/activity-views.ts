@@ -60,6 +60,7 @@ function eventItem(e: WebhookEventRow): ActivityItem {
     at: e.receivedAt.toISOString(),
     status: e.status,
     summary: `${e.type}: ${what}${outcome}`,
+    count: 1,
     error: e.status === "failed" ? (e.lastError ?? e.message) : e.lastError,
     attempts: e.attempts,
     // A failed event is re-driven (webhooks/redrive.ts: POST /webhooks/events/{id}/redrive).
@@ -83,6 +84,7 @@ function runItem(r: SyncRunRow, quiet: QuietRunsRow | undefined): ActivityItem {
     at: r.createdAt.toISOString(),
     status: r.state,
     summary: `${what}: ${r.state}${r.state === "succeeded" || r.state === "running" ? `, ${counts}` : ""}${quiet ? quietNote(quiet) : ""}`,
+    count: 1,
     error: r.lastError,
     attempts: null,
     retryable: false,
@@ -109,6 +111,7 @@ function orderItem(o: AssessmentOrderRow, names: OrderNames): ActivityItem {
     at: o.createdAt.toISOString(),
     status: o.status,
     summary,
+    count: 1,
     // The rejection's message is what the recruiter read in the ATS.
     error: o.status === "rejected" ? o.message : null,
     attempts: null,
@@ -134,6 +137,7 @@ function writeBackItem(w: WriteBackRow, order: AssessmentOrderRow | undefined, n
     at: w.createdAt.toISOString(),
     status: w.state,
     summary,
+    count: 1,
     error: w.lastError,
     attempts: w.attempts,
     retryable: w.state === "failed",
@@ -153,6 +157,7 @@ function callItem(c: UpstreamCallFailureRow, w: WriteBackRow | undefined): Activ
     at: c.createdAt.toISOString(),
     status: "failed",
     summary: `${c.source} ${c.operation} failed${status}${times}${w ? ` for ${whoWhere(w)}` : ""}`,
+    count: 1,
     error: c.error,
     attempts: c.count,
     retryable: false,
@@ -180,28 +185,77 @@ export function orderNameIds(rows: ActivityRows): { positions: string[]; candida
   };
 }
 
-/** The page's entries as items, in the page's order (an entry whose row is gone meanwhile is left out). */
-export function toActivityItems(keys: ActivityKey[], rows: ActivityRows, names: OrderNames = new Map()): ActivityItem[] {
-  const items: ActivityItem[] = [];
+/** One item of the trail, with the last of `keys` it stands for (a folded row stands for several). */
+export type FoldedItem = { item: ActivityItem; last: ActivityKey };
+
+/**
+ * The page's entries as items, in the page's order (an entry whose row is gone meanwhile is left
+ * out), identical consecutive events folded (foldRepeatedEvents).
+ */
+export function foldedActivity(keys: ActivityKey[], rows: ActivityRows, names: OrderNames = new Map()): FoldedItem[] {
+  const items: FoldedItem[] = [];
   for (const k of keys) {
-    if (k.kind === "event") {
-      const e = rows.events.get(k.id);
-      if (e) items.push(eventItem(e));
-    } else if (k.kind === "sync_run") {
-      const r = rows.runs.get(k.id);
-      if (r) items.push(runItem(r, rows.quietRuns.get(r.id)));
-    } else if (k.kind === "write_back") {
-      const w = rows.writeBacks.get(k.id);
-      if (w) items.push(writeBackItem(w, orderOf(rows, w), names));
-    } else if (k.kind === "assessment_order") {
-      const o = rows.orders.get(k.id);
-      if (o) items.push(orderItem(o, names));
-    } else {
-      const c = rows.calls.get(k.id);
-      if (c) items.push(callItem(c, c.writeBackId ? rows.writeBacks.get(c.writeBackId) : undefined));
-    }
+    const item = itemOf(k, rows, names);
+    if (item) items.push({ item, last: k });
   }
-  return items;
+  return foldRepeatedEvents(items);
+}
+
+function itemOf(k: ActivityKey, rows: ActivityRows, names: OrderNames): ActivityItem | undefined {
+  if (k.kind === "event") {
+    const e = rows.events.get(k.id);
+    return e && eventItem(e);
+  }
+  if (k.kind === "sync_run") {
+    const r = rows.runs.get(k.id);
+    return r && runItem(r, rows.quietRuns.get(r.id));
+  }
+  if (k.kind === "write_back") {
+    const w = rows.writeBacks.get(k.id);
+    return w && writeBackItem(w, orderOf(rows, w), names);
+  }
+  if (k.kind === "assessment_order") {
+    const o = rows.orders.get(k.id);
+    return o && orderItem(o, names);
+  }
+  const c = rows.calls.get(k.id);
+  return c && callItem(c, c.writeBackId ? rows.writeBacks.get(c.writeBackId) : undefined);
+}
+
+/**
+ * The first `limit` rows of the folded entries; `last`: the last entry they stand for (the next
+ * page starts after it); `more`: whether there are more (`leftUnread`: entries beyond those read exist).
+ */
+export function foldedPage(folded: FoldedItem[], limit: number, leftUnread: boolean) {
+  const page = folded.slice(0, limit);
+  return { items: page.map((f) => f.item), last: page.at(-1)?.last, more: folded.length > limit || leftUnread };
+}
+
+/**
+ * Identical consecutive events (the upstream's data-changed for each call of one write-back, …) as
+ * one row with their `count`: same type, status, line and error; the newest is shown. A failed
+ * event is never folded: each is re-driven by its own id.
+ */
+function foldRepeatedEvents(items: FoldedItem[]): FoldedItem[] {
+  const folded: FoldedItem[] = [];
+  for (const next of items) {
+    const prev = folded.at(-1);
+    const [a, b] = [prev?.item, next.item];
+    const same =
+      a?.kind === "event" &&
+      b.kind === "event" &&
+      !a.retryable &&
+      !b.retryable &&
+      a.status === b.status &&
+      a.summary === b.summary &&
+      a.error === b.error &&
+      a.event?.type === b.event?.type;
+    if (prev && same) {
+      prev.item.count += 1;
+      prev.last = next.last;
+    } else folded.push(next);
+  }
+  return folded;
 }
 
 const orderOf = (rows: ActivityRows, w: WriteBackRow) =>

@@ -16,7 +16,10 @@ import { notFound, validationError } from "../../../shared/errors.js";
 import type { SyncRoutes } from "../sync-routes.deps.js";
 import { displayName, toWriteBack } from "../sync-views.js";
 import { activityPage, activityRows } from "./activity.repository.js";
-import { orderNameIds, toActivityItems } from "./activity-views.js";
+import { foldedActivity, foldedPage, orderNameIds } from "./activity-views.js";
+
+/** Entries read beyond a page's `limit`, so identical events folded into its last row are not split across pages. */
+const FOLD_LOOKAHEAD = 20;
 
 const KEY = new RegExp(`^(${ACTIVITY_KINDS.join("|")}):[\\s\\S]{1,300}$`);
 const errors = {
@@ -66,20 +69,20 @@ export const activityRoutes: SyncRoutes = async (app, { deps }) => {
         candidateId: q.candidate_id,
         positionId: q.position_id,
       };
-      const found = await activityPage(deps.database.db, filter, { limit, after });
-      const page = found.slice(0, limit);
-      const last = page.at(-1);
-      const rows = await activityRows(deps.database.db, page);
+      // Read ahead, so identical events folded into a page's last row are not split across pages.
+      const found = await activityPage(deps.database.db, filter, { limit: limit + FOLD_LOOKAHEAD, after });
+      const rows = await activityRows(deps.database.db, found);
       // Orders name their packages and candidates: the recruiting side's names, the organisation's only.
       const ids = orderNameIds(rows);
       const names =
         deps.assessments && (ids.positions.length || ids.candidates.length)
           ? await deps.assessments.names(deps.database.db, orgId, ids)
           : new Map<string, string>();
+      const { items, last, more } = foldedPage(foldedActivity(found, rows, names), limit, found.length > limit + FOLD_LOOKAHEAD);
       return {
         integration: { id: integration.id, display_name: displayName(integration) },
-        items: toActivityItems(page, rows, names),
-        next_cursor: found.length > limit && last ? encodeKeysetCursor({ createdAt: last.cursorAt, id: last.key }) : null,
+        items,
+        next_cursor: more && last ? encodeKeysetCursor({ createdAt: last.cursorAt, id: last.key }) : null,
       };
     },
   );

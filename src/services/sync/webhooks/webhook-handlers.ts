@@ -14,6 +14,7 @@ import type { SyncEngine } from "../sync-engine.js";
 import type { SyncModel } from "../sync.tables.js";
 import type { IntegrationLookup } from "../../../shared/ports/integrations.js";
 import type { WriteBack } from "../write-back.js";
+import { writeBackActiveSince } from "../write-backs.repository.js";
 
 export type WebhookWorkContext = {
   db: Db;
@@ -118,9 +119,15 @@ const dataChanged = (data: DataChangedData): SyncModel[] | WebhookOutcome => {
 const syncFinished = (data: SyncFinishedData): SyncModel[] | WebhookOutcome =>
   data.sync_state === "SUCCEEDED" ? BOTH : { status: "ignored", message: `upstream sync ${data.sync_state}: nothing new to read` };
 
+/** How long after a write-back's last change a data-changed counts as its echo. */
+export const ECHO_WINDOW_SECONDS = 30;
+/** How long an echo's run waits for the write-back's other echoes to join it. */
+export const ECHO_SETTLE_SECONDS = 3;
+
 /**
  * Starts one incremental sync for several events of one integration (they arrived together): the
  * models any of them changed, in one trigger; every event is answered with the run that does its work.
+ * A write-back's echo waits ECHO_SETTLE_SECONDS, so the echoes after it join its run.
  */
 export async function deltaSyncFor(
   ctx: WebhookWorkContext,
@@ -131,8 +138,13 @@ export async function deltaSyncFor(
   const orgId = await orgOfIntegration(ctx, integrationId);
   if (!orgId) return { status: "ignored", message: "integration is not recorded or was deleted" };
   const ordered = BOTH.filter((m) => models.includes(m));
-  const run = await ctx.engine.start({ integrationId, orgId, models: ordered, type: "DELTA", trigger });
-  return { status: "processed", message: `incremental sync ${run.id} queued (${ordered.join(", ")})` };
+  // A write-back's echo: its calls (stage, link, note) each make the upstream send data-changed.
+  // The run waits a few seconds, so the echoes that follow join it: one follow-up run, not three.
+  const echo = trigger.includes("data-changed") && (await writeBackActiveSince(ctx.db, integrationId, ECHO_WINDOW_SECONDS));
+  const later = echo ? { startAfterSeconds: ECHO_SETTLE_SECONDS } : {};
+  const run = await ctx.engine.start({ integrationId, orgId, models: ordered, type: "DELTA", trigger, ...later });
+  const when = echo ? ` in ${ECHO_SETTLE_SECONDS} s (the echo of a write-back)` : "";
+  return { status: "processed", message: `incremental sync ${run.id} queued${when} (${ordered.join(", ")})` };
 }
 
 const connectionFlowFailed = async (data: ConnectionFlowFailedData, ctx: WebhookWorkContext, eventId: string): Promise<WebhookOutcome> => {

@@ -1,5 +1,6 @@
 /**
- * `npm run bench -- scale [--duration 5] [--rounds 3] [--connections 20] [--page-size 5]`
+ * `npm run bench -- scale [--part throughput|tenants] [--duration 5] [--rounds 3] [--connections 20] [--page-size 5]`
+ * (the tenants part, issue 43, and its options: scale-tenants.ts)
  *
  * Throughput of one instance against two, for the recruiting API and the integration proxy, in
  * the production shape: every service a separate `hirebridge serve` process on one Postgres (a
@@ -39,6 +40,7 @@ import {
   waitHealthy,
   type AutocannonResult,
 } from "./lib.js";
+import { tenantsMain } from "./scale-tenants.js";
 
 type Served = ReturnType<typeof serveChild> & { origin: string };
 type Scenario = { service: string; what: string; instances: Served[]; path: string; auth: boolean };
@@ -135,7 +137,17 @@ async function json<T>(
   return (await res.json()) as T;
 }
 
+/**
+ * `--part throughput` (the scale-out throughput above), `--part tenants` (many organisations, fair
+ * queues: scale-tenants.ts), or both (the default). `--smoke` runs the tenants part's smoke mode.
+ */
 export async function main(args: string[]): Promise<void> {
+  const part = option(args, "part", args.includes("--smoke") ? "tenants" : "all");
+  if (part === "throughput" || part === "all") await throughput(args);
+  if (part === "tenants" || part === "all") await tenantsMain(args);
+}
+
+async function throughput(args: string[]): Promise<void> {
   const duration = Number(option(args, "duration", "5"));
   const rounds = Number(option(args, "rounds", "3"));
   const connections = Number(option(args, "connections", "20"));

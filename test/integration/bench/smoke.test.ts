@@ -57,6 +57,14 @@ const BENCHES: { name: string; args?: string[]; expect: RegExp[] }[] = [
     ],
   },
   {
+    name: "scale",
+    args: ["--part", "tenants"],
+    expect: [
+      /\| false \| 1 \| [\d.]+ \| [\d.]+ \| \d+ \| \d+ \| [\d.]+ \| [\d.]+ \| \d+ \| [\d.]+ \|/,
+      /\| true \| 1 \| [\d.]+ \| [\d.]+ \| \d+ \| \d+ \| [\d.]+ \| [\d.]+ \| \d+ \| [\d.]+ \|/,
+    ],
+  },
+  {
     name: "privacy",
     expect: [
       /\| erase all candidates of one organisation \| 200 \| [\d.]+ \| \d+ \| \d+ \| [\d.]+ \| [\d.]+ \|/,

@@ -24,7 +24,7 @@ import {
 import { matchStage } from "./stage-match.js";
 import { runFinished, type SyncEvents } from "./sync-events.js";
 import { NO_EVENTS_OUT } from "../../shared/no-events-out.js";
-import { PRIORITY } from "../../shared/jobs/queue.js";
+import { syncPriority } from "./sync-priority.js";
 import { createPageReader, readAhead, type ReadPage } from "./upstream-pages.js";
 
 export type SyncRequest = {
@@ -54,17 +54,6 @@ export interface SyncQueue {
     data: object,
     opts?: { singletonKey?: string; priority?: number; orgId?: string; startAfter?: number; tx?: Queryable },
   ): Promise<string | null>;
-}
-
-/** Triggers a person waits for: a connect's first sync (and its follow-up model), a user's sync-all (force sync). */
-const INTERACTIVE_TRIGGERS = new Set(["integration-created", "sync-all"]);
-/** Scheduled background work: the weekly safety net. */
-const BACKGROUND_TRIGGERS = new Set(["weekly"]);
-
-/** How soon a trigger's sync job runs among the ready ones (the upstream's webhooks in between). */
-export function syncPriority(trigger: string): number {
-  if (INTERACTIVE_TRIGGERS.has(trigger)) return PRIORITY.interactive;
-  return BACKGROUND_TRIGGERS.has(trigger) ? PRIORITY.background : PRIORITY.webhook;
 }
 
 export type SyncEngineDeps = {

@@ -15,7 +15,7 @@ import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import type { IntegrationSyncs } from "../../../src/contracts/proxy/webhooks.js";
 import { integrations } from "../../../src/services/proxy/integrations/integrations.tables.js";
-import { syncPriority } from "../../../src/services/sync/sync-engine.js";
+import { syncPriority } from "../../../src/services/sync/sync-priority.js";
 import { syncRuns, webhookEvents } from "../../../src/services/sync/sync.tables.js";
 import { jobQueueSchema } from "../../../src/shared/db/pg-schemas.js";
 import { PRIORITY, QUEUES } from "../../../src/shared/jobs/queue.js";

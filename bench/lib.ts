@@ -236,3 +236,25 @@ export function machine(): string {
 export function slowHopFlags(): string[] {
   return Number(process.env["BENCH_SLOW_HOP_US"] ?? 0) > 0 ? ["--import", `${ROOT}bench/slow-hop.mjs`] : [];
 }
+
+/**
+ * The environment of a stack of `serve` processes sharing one Postgres schema and Redis, with the
+ * token service and the sandbox on their ports and every rate limit off (one client address sends
+ * everything; the limits would measure themselves).
+ */
+export function sharedStackEnv(o: { databaseUrl: string; schema: string; dataDir: string; authPort: number; sandboxPort: number }) {
+  return {
+    HOST: "127.0.0.1",
+    DATA_DIR: o.dataDir,
+    DATABASE_URL: o.databaseUrl,
+    DATABASE_SCHEMA: o.schema,
+    REDIS_URL: process.env["BENCH_REDIS_URL"] ?? "redis://127.0.0.1:6379",
+    AUTH_PORT: String(o.authPort),
+    SANDBOX_PORT: String(o.sandboxPort),
+    AUTH_ISSUER: `http://127.0.0.1:${o.authPort}/realms/hirebridge`,
+    UPSTREAM_BASE_URL: `http://127.0.0.1:${o.sandboxPort}/v1`,
+    RATE_LIMIT_PER_MINUTE: "0",
+    RATE_LIMIT_ORG_PER_MINUTE: "0",
+    TOKEN_RATE_LIMIT_PER_MINUTE: "0",
+  };
+}

@@ -29,7 +29,7 @@ import { jobQueueSchema, dropSchemas } from "../src/shared/db/pg-schemas.js";
 import { createLogger } from "../src/shared/http/logger.js";
 import { openJobQueue, QUEUES } from "../src/shared/jobs/queue.js";
 import { signWebhookBody } from "../src/shared/upstream/webhook-signature.js";
-import { freePort, memoryOf, option, serveChild, waitHealthy } from "./lib.js";
+import { freePort, memoryOf, option, serveChild, sharedStackEnv, waitHealthy } from "./lib.js";
 
 type Sizes = { integrations: number; applications: number; noisyApplications: number; noisyEvents: number };
 export type TenantsRow = {
@@ -118,23 +118,13 @@ async function scenario(fair: boolean, instances: number, sizes: Sizes): Promise
   const dataDir = mkdtempSync(join(tmpdir(), "hirebridge-bench-tenants-"));
   const [authPort, sandboxPort, ...proxyPorts] = await Promise.all(Array.from({ length: 2 + instances }, () => freePort()));
   const env = {
-    HOST: "127.0.0.1",
-    DATA_DIR: dataDir,
-    DATABASE_URL: databaseUrl,
-    DATABASE_SCHEMA: schema,
-    REDIS_URL: process.env["BENCH_REDIS_URL"] ?? "redis://127.0.0.1:6379",
-    AUTH_PORT: String(authPort),
-    SANDBOX_PORT: String(sandboxPort),
-    AUTH_ISSUER: `http://127.0.0.1:${authPort}/realms/hirebridge`,
-    UPSTREAM_BASE_URL: `http://127.0.0.1:${sandboxPort}/v1`,
+    ...sharedStackEnv({ databaseUrl, schema, dataDir, authPort: authPort!, sandboxPort: sandboxPort! }),
     UPSTREAM_WEBHOOK_SECRET: SECRET,
     SANDBOX_WEBHOOK_URL: `http://127.0.0.1:${proxyPorts[0]}/api/v1/webhooks/upstream`,
     JOBS_FAIR: String(fair),
     SYNC_WEEKLY_SPREAD_SECONDS: "0",
-    RATE_LIMIT_PER_MINUTE: "0",
-    RATE_LIMIT_ORG_PER_MINUTE: "0",
-    TOKEN_RATE_LIMIT_PER_MINUTE: "0",
   };
+
   const core = serveChild(["token", "sandbox"], env);
   const proxies = proxyPorts.map((port) => serveChild(["proxy"], { ...env, PROXY_PORT: String(port) }));
   const sandbox = `http://127.0.0.1:${sandboxPort}`;

@@ -37,6 +37,7 @@ import {
   median,
   option,
   serveChild,
+  sharedStackEnv,
   waitHealthy,
   type AutocannonResult,
 } from "./lib.js";
@@ -159,21 +160,8 @@ async function throughput(args: string[]): Promise<void> {
   await admin.query(`create schema ${schema}`);
   const dataDir = mkdtempSync(join(tmpdir(), "hirebridge-bench-scale-"));
   const [authPort, sandboxPort, ...ports] = await Promise.all(Array.from({ length: 6 }, () => freePort()));
-  const env = {
-    HOST: "127.0.0.1",
-    DATA_DIR: dataDir,
-    DATABASE_URL: databaseUrl,
-    DATABASE_SCHEMA: schema,
-    REDIS_URL: process.env["BENCH_REDIS_URL"] ?? "redis://127.0.0.1:6379",
-    AUTH_PORT: String(authPort),
-    SANDBOX_PORT: String(sandboxPort),
-    AUTH_ISSUER: `http://127.0.0.1:${authPort}/realms/hirebridge`,
-    UPSTREAM_BASE_URL: `http://127.0.0.1:${sandboxPort}/v1`,
-    // One client address sends everything; the limits would measure themselves.
-    RATE_LIMIT_PER_MINUTE: "0",
-    RATE_LIMIT_ORG_PER_MINUTE: "0",
-    TOKEN_RATE_LIMIT_PER_MINUTE: "0",
-  };
+  const env = sharedStackEnv({ databaseUrl, schema, dataDir, authPort: authPort!, sandboxPort: sandboxPort! });
+
   const serve = (services: string[], port: number, extra: Record<string, string>): Served => ({
     ...serveChild(services, { ...env, ...extra }),
     origin: `http://127.0.0.1:${port}`,

@@ -11,7 +11,7 @@ export type RetentionDeps = {
   config: RetentionConfig;
   database: Database;
   logger: Logger;
-  /** The erasure path (the erasure helper's eraseCandidates), wired in src/runtime/wiring.ts. */
+  /** The erasure path (issue 41's eraseCandidates, not built yet), to be wired in src/runtime/wiring.ts. */
   erase?: EraseCandidates;
   audit?: AuditLog<Tx>;
   /** Other modules' purges each run drives (the audit log's), by kind. */

@@ -14,7 +14,7 @@ import {
 } from "./retention.repository.js";
 
 /**
- * Erases candidates of one organisation through the one erasure path (the erasure helper's
+ * Erases candidates of one organisation through the one erasure path (issue 41's
  * `eraseCandidates`, handed in by src/runtime/wiring.ts); answers how many were erased.
  */
 export type EraseCandidates = (orgId: string, candidateIds: string[], opts: { actor: AuditActor; reason: string }) => Promise<number>;

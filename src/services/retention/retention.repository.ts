@@ -102,7 +102,7 @@ export async function selectDueCandidates(db: Queryable, now: Date, limit: numbe
 }
 
 /**
- * STOPGAP until the erasure helper's `eraseCandidates` is wired (services/retention/erase-port.ts):
+ * Until the candidate erasure path of issue 41 (`eraseCandidates`) exists and is wired:
  * deletes the candidates' rows (their interviews go with them). Answers how many went.
  */
 export async function deleteCandidateRows(db: Queryable, orgId: string, ids: readonly string[]): Promise<number> {

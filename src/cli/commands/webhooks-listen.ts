@@ -66,12 +66,23 @@ function handler(ctx: CliContext, opts: ListenOptions, secret: () => string) {
   };
 }
 
-/** Resolves on Ctrl-C or SIGTERM. */
-const interrupted = () =>
-  new Promise<void>((resolve) => {
-    process.once("SIGINT", () => resolve());
-    process.once("SIGTERM", () => resolve());
-  });
+const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+/**
+ * Resolves on Ctrl-C, SIGTERM or SIGHUP (a closed terminal). The handlers stay until `release()`:
+ * a second signal while the endpoint is being deleted (a wrapper passing one on) does not kill the
+ * process halfway.
+ */
+function interrupted(): { stopped: Promise<void>; release(): void } {
+  let resolve!: () => void;
+  const stopped = new Promise<void>((r) => (resolve = r));
+  const onSignal = () => resolve();
+  for (const s of STOP_SIGNALS) process.on(s, onSignal);
+  const release = () => {
+    for (const s of STOP_SIGNALS) process.off(s, onSignal);
+  };
+  return { stopped, release };
+}
 
 /**
  * `hirebridge webhooks listen --forward-to <url>`, as the Stripe CLI's `listen`: a listener on this
@@ -86,6 +97,8 @@ export async function listen(ctx: CliContext, opts: ListenOptions): Promise<numb
     throw new CliError("--forward-to must be a URL, e.g. http://localhost:3000/hooks", EXIT.USAGE);
   }
   const hb = await ctx.client();
+  // Listening for signals from the start: one that comes while the endpoint is created still ends here.
+  const signals = interrupted();
   let secret = "";
   const server = createServer(handler(ctx, opts, () => secret));
   server.listen(opts.port, opts.host);
@@ -97,17 +110,19 @@ export async function listen(ctx: CliContext, opts: ListenOptions): Promise<numb
     .create({ url, description: "hirebridge webhooks listen (temporary)", ...(opts.events ? { event_types: opts.events } : {}) })
     .catch((err: unknown) => {
       server.close();
+      signals.release();
       throw err;
     });
   secret = endpoint.secret;
   ctx.out.note(`Ready: your organisation's events come to ${url} and go on to ${opts.forwardTo} (Ctrl-C to stop).`);
   ctx.out.note(`Their signing secret, for ${opts.forwardTo} to verify them: ${endpoint.secret}`);
-  await interrupted();
+  await signals.stopped;
   await hb.webhookEndpoints
     .delete(endpoint.id)
     .catch((err: unknown) => ctx.out.note(`could not delete the temporary endpoint ${endpoint.id}: ${String(err)}`));
   server.closeAllConnections();
   server.close();
+  signals.release();
   ctx.out.note("Stopped; the temporary endpoint is deleted.");
   return EXIT.OK;
 }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, describe, test } from "node:test";
@@ -45,10 +46,9 @@ describe("CLI: webhooks", () => {
     assert.equal((await demo.cli.run(["webhooks", "show", created.id])).code, 4);
   });
 
-  test("listen forwards each verified event to a local server and deletes its endpoint on Ctrl-C", async () => {
-    const local = await startReceiver(); // the developer's server at --forward-to
-    receivers.push(local);
-    const child = spawn(process.execPath, [BIN, "webhooks", "listen", "--forward-to", local.url, "--events", "position.created"], {
+  /** `hirebridge webhooks listen` started by `node` (the bin itself), resolved once it printed its secret. */
+  async function startListen(node: string, forwardTo: string) {
+    const child = spawn(node, [BIN, "webhooks", "listen", "--forward-to", forwardTo, "--events", "position.created"], {
       env: {
         ...process.env,
         HOME: demo.cli.home,
@@ -59,33 +59,51 @@ describe("CLI: webhooks", () => {
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
-    let stderr = "";
-    let stdout = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    const out = { stdout: "", stderr: "" };
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (out.stdout += d));
     const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
     const secret = await new Promise<string>((resolvePromise, reject) => {
       child.stderr.setEncoding("utf8").on("data", (d: string) => {
-        stderr += d;
-        const found = /verify them: (whsec_\S+)/.exec(stderr);
+        out.stderr += d;
+        const found = /verify them: (whsec_\S+)/.exec(out.stderr);
         if (found) resolvePromise(found[1]!);
       });
-      void exited.then(() => reject(new Error(`listen exited: ${stderr}`)));
+      void exited.then(() => reject(new Error(`listen exited: ${out.stderr}`)));
     });
+    return { child, out, exited, secret };
+  }
+
+  const temporaryEndpoints = async () =>
+    (await demo.cli.json<WebhookEndpoint[]>(["webhooks", "list"])).filter((e) => e.description.includes("listen"));
+
+  test("listen forwards each verified event to a local server and deletes its endpoint on Ctrl-C", async () => {
+    const local = await startReceiver(); // the developer's server at --forward-to
+    receivers.push(local);
+    const { child, out, exited, secret } = await startListen(process.execPath, local.url);
     local.secrets.push(secret);
 
     await demo.cli.json(["positions", "create", "--name", "Forwarded"]);
     const [forwarded] = await local.waitFor((d) => d.length >= 1);
     assert.deepEqual([forwarded!.type, forwarded!.verifiedWith, forwarded!.data["name"]], ["position.created", [0], "Forwarded"]);
-    await new Promise<void>((r) => (stdout.includes("→ 200") ? r() : child.stdout.once("data", () => r())));
-    assert.match(stdout, new RegExp(`position\\.created\\s+${forwarded!.id}  → 200`));
+    await new Promise<void>((r) => (out.stdout.includes("→ 200") ? r() : child.stdout.once("data", () => r())));
+    assert.match(out.stdout, new RegExp(`position\\.created\\s+${forwarded!.id}  → 200`));
 
     child.kill("SIGINT");
-    assert.equal(await exited, 0, stderr);
-    const left = await demo.cli.json<WebhookEndpoint[]>(["webhooks", "list"]);
-    assert.deepEqual(
-      left.filter((e) => e.description.includes("listen")),
-      [],
-      "the temporary endpoint is gone",
-    );
+    assert.equal(await exited, 0, out.stderr);
+    assert.deepEqual(await temporaryEndpoints(), [], "the temporary endpoint is gone");
+  });
+
+  test("listen started by an older Node (the bin hands over to the pinned one) deletes its endpoint on SIGHUP to the bin", async () => {
+    const local = await startReceiver();
+    receivers.push(local);
+    // The machine's Node 20 runs the bin, which starts the pinned Node 24 (bin/runtime.js); a closed
+    // terminal or a supervisor sends SIGHUP to the process it knows: the bin.
+    const older = ["/usr/bin/node", "/usr/local/bin/node"].find((p) => existsSync(p)) ?? process.execPath;
+    const { child, out, exited } = await startListen(older, local.url);
+    assert.equal((await temporaryEndpoints()).length, 1, "the temporary endpoint exists while it listens");
+    child.kill("SIGHUP");
+    assert.equal(await exited, 0, out.stderr);
+    assert.match(out.stderr, /the temporary endpoint is deleted/);
+    assert.deepEqual(await temporaryEndpoints(), [], "the temporary endpoint is gone");
   });
 });

@@ -63,7 +63,12 @@ export function describeFailure(err: unknown): { message: string; exitCode: Exit
   if (err instanceof ApiError) {
     return { message: err.message, exitCode: err.status >= 500 ? EXIT.UNAVAILABLE : EXIT.REJECTED };
   }
-  if (err instanceof ConnectionError || err instanceof TimeoutError) return { message: err.message, exitCode: EXIT.UNAVAILABLE };
+  if (err instanceof ConnectionError)
+    return {
+      message: `${err.message}: is Hirebridge running there? Start it with \`npm start\` in the checkout, or point HIREBRIDGE_AUTH_URL, HIREBRIDGE_API_URL and HIREBRIDGE_PROXY_URL at a running one`,
+      exitCode: EXIT.UNAVAILABLE,
+    };
+  if (err instanceof TimeoutError) return { message: err.message, exitCode: EXIT.UNAVAILABLE };
   if (err instanceof AbortedError) return { message: "Interrupted", exitCode: EXIT.INTERRUPTED };
   if (err instanceof ConfigurationError) return { message: err.message, exitCode: EXIT.USAGE };
   if (err instanceof HirebridgeError) return { message: err.message, exitCode: EXIT.FAILURE };

@@ -68,7 +68,18 @@ export function addSchemaOptions(
     if (required.has(name)) option.makeOptionMandatory(true);
     cmd.addOption(option);
   }
+  if (required.size > 0) cmd.usage(usageWithRequired(cmd, schema, [...required]));
   return cmd;
+}
+
+/** The usage line names the required options, not only `[options]`: `<position-id> --name <value> … [options]`. */
+function usageWithRequired(cmd: Command, schema: TObject, required: string[]): string {
+  const args = cmd.registeredArguments.map((a) => (a.required ? `<${a.name()}>` : `[${a.name()}]`));
+  const flags = required.map((name) => {
+    const field = schema.properties[name];
+    return `--${kebab(name)} <${field && kindOf(field).type === "array" ? "list" : "value"}>`;
+  });
+  return [...args, ...flags, "[options]"].join(" ");
 }
 
 /** The request body from the options given (absent options are absent fields: a partial update). */

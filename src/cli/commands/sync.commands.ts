@@ -89,14 +89,17 @@ export const registerSyncCommands: RegisterCommands = (program, run) => {
           ctx.out.result(started, () => `Sync started: run ${started.message}. Follow it with: hirebridge sync status ${integration}`);
           return;
         }
-        ctx.out.note(`Sync of ${integration} started.`);
         const live = ctx.io.stderr.isTTY === true && !ctx.out.json;
         let runs: SyncRun[] = [];
+        let announced = false;
         // Model by model (jobs, then applications), each run followed to its end.
         // One column short of the terminal's width: a line that reaches the last column wraps on
         // some terminals, and the next redraw would leave its first half behind.
         const lineWidth = Math.max(20, (outputWidth(ctx.io.stderr, ctx.io.env) ?? 80) - 1);
         for await (const snapshot of hb.sync.run(integration, { type, pollIntervalMs: interval * 1000 })) {
+          // Said once the proxy accepted the start: an unknown integration gets its 404's message, never "started".
+          if (!announced) ctx.out.note(`Sync of ${integration} started.`);
+          announced = true;
           runs = snapshot;
           // On a terminal one line is redrawn; in logs every change is its own line.
           if (live) ctx.io.stderr.write(`\r\u001b[2K${fit(progressLine(runs), lineWidth)}`);

@@ -315,6 +315,7 @@ describe("CLI: the password prompt on a terminal", () => {
     assert.ok(!out.includes("s3cret-typed-pw"), `echoed: ${out}`);
     assert.equal(code, 6, out); // the password was read; then the identity provider was unreachable
     assert.match(out, /hirebridge: POST \/realms\/hirebridge\/protocol\/openid-connect\/token could not reach 127\.0\.0\.1:\d+/);
+    assert.match(out, /is Hirebridge running there\? Start it with `npm start`/, "the next step is named");
   });
 
   test("Ctrl-C at the prompt cancels with exit 130", async (t) => {

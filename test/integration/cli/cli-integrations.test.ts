@@ -223,6 +223,11 @@ describe("CLI: integrations, ATS reads, sync", () => {
       rows.join("\n"),
     );
 
+    const unknown = await cli.run(["sync", "start", "greenhouse:doesNotExist", "--interval", "0.2"]);
+    assert.equal(unknown.code, 4, unknown.stderr);
+    assert.doesNotMatch(unknown.stderr, /started/, "an unknown integration is never said to have started");
+    oneLineError(unknown);
+
     const status = await cli.json<IntegrationSyncs>(["sync", "status", integration]);
     const byModel = (m: string) => status.items.find((r: SyncRun) => r.model === m); // newest first
     assert.equal(byModel("jobs")?.state, "succeeded");

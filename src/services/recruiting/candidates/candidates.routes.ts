@@ -9,13 +9,13 @@ import {
 import { IdempotencyKeyHeadersSchema, responses } from "../../../contracts/recruiting/fields.js";
 import { CandidateParamsSchema, PositionParamsSchema } from "../../../contracts/recruiting/org.js";
 import { notFound } from "../../../shared/errors.js";
-import { auditedOf } from "../audit-trail.js";
+import { auditedOf, recordAuditAfter } from "../audit-trail.js";
 import type { RecruitingContext } from "../context.js";
 import { sendJsonText } from "../http/raw-json.js";
 import { tenantOf } from "../org/tenant-guard.js";
 import { applicationLinkLocs, checkApplicationLinks } from "../upstream/upstream-links.js";
 import { findCandidate, toCandidate } from "./candidates.repository.js";
-import { bulkUpdateCandidates, createCandidate, createCandidateAudited, createCandidateIn, updateCandidate } from "./candidates.service.js";
+import { bulkUpdateCandidates, candidateCreated, createCandidate, createCandidateIn, updateCandidate } from "./candidates.service.js";
 
 const common = { tags: ["candidates"], security: [{ bearer: [] }] };
 
@@ -69,13 +69,12 @@ function registerPositionCandidates(app: RouteApp, ctx: RecruitingContext): void
       );
       const audited = auditedOf(ctx.audit, request);
       return ctx.idempotent(request, reply, orgId, {
-        // With the audit log, its entry commits with the candidate: one transaction, outside the group commit.
-        plain: async () =>
-          toCandidate(
-            audited
-              ? await createCandidateAudited(ctx, orgId, position_id, request.body, audited)
-              : await createCandidate(ctx.candidateIntake, ctx.interviewBaseUrl, orgId, position_id, request.body),
-          ),
+        // The group commit, then the audit entry appended with those of concurrent creates (audit-trail.ts).
+        plain: async () => {
+          const row = await createCandidate(ctx.candidateIntake, ctx.interviewBaseUrl, orgId, position_id, request.body);
+          if (audited) await recordAuditAfter(ctx.db, audited, [candidateCreated(orgId, row.id, position_id)]);
+          return toCandidate(row);
+        },
         keyed: async (tx) => {
           const row = await createCandidateIn(tx, ctx.events, ctx.interviewBaseUrl, orgId, position_id, request.body, audited);
           return { body: toCandidate(row), committed: () => ctx.events.committed([orgId]) };

@@ -29,18 +29,13 @@ export function createCandidate(
   return intake.create(orgId, positionId, newCandidateOf(body), newInterviewLink(interviewBaseUrl));
 }
 
-/** A creation and its audit entry in one transaction (the app keeps an audit log); the events go out once committed. */
-export async function createCandidateAudited(
-  ctx: { db: Db; events: EventsOut<Queryable>; interviewBaseUrl: string },
-  orgId: string,
-  positionId: string,
-  body: CandidateCreate,
-  audited: Audited,
-): Promise<CandidateRow> {
-  const row = await ctx.db.transaction((tx) => createCandidateIn(tx, ctx.events, ctx.interviewBaseUrl, orgId, positionId, body, audited));
-  ctx.events.committed([orgId]);
-  return row;
-}
+/** A candidate's creation as the audit log records it: ids only. */
+export const candidateCreated = (orgId: string, candidateId: string, positionId: string): AuditChange => ({
+  orgId,
+  action: "candidate.created",
+  resourceType: "candidate",
+  resourceIds: [candidateId, positionId],
+});
 
 /** The creation body's columns, defaults applied. */
 const newCandidateOf = (body: CandidateCreate): NewCandidate => ({
@@ -82,7 +77,7 @@ export async function createCandidateIn(
     return created!;
   });
   await events.record(tx, [{ orgId, type: "candidate.created", data: toCandidate(row) }]);
-  await recordAudit(tx, audited, [{ orgId, action: "candidate.created", resourceType: "candidate", resourceIds: [row.id, positionId] }]);
+  await recordAudit(tx, audited, [candidateCreated(orgId, row.id, positionId)]);
   return row;
 }
 

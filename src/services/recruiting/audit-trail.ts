@@ -73,6 +73,9 @@ const batchers = new WeakMap<AuditLog<Queryable>, AuditBatcher>();
 /** Records `changes` right after a change that committed outside a transaction (see AuditBatcher). */
 export function recordAuditAfter(db: Db, audited: Audited, changes: readonly AuditChange[]): Promise<void> {
   let batcher = batchers.get(audited.log);
-  if (!batcher) batchers.set(audited.log, (batcher = new AuditBatcher(db, audited.log)));
+  if (!batcher) {
+    batcher = new AuditBatcher(db, audited.log);
+    batchers.set(audited.log, batcher);
+  }
   return batcher.append(changes.map((c) => ({ ...c, actor: audited.actor })));
 }

@@ -23,7 +23,7 @@ export class Cli {
     private readonly baseEnv: Record<string, string>,
   ) {}
 
-  static async create(env: EmbeddedStack): Promise<Cli> {
+  static async create(env: Pick<EmbeddedStack, "authUrl" | "apiUrl" | "proxyUrl">): Promise<Cli> {
     const home = await mkdtemp(join(tmpdir(), "hirebridge-cli-"));
     return new Cli(home, {
       PATH: process.env["PATH"] ?? "",

@@ -3,9 +3,11 @@
  * with an `Idempotency-Key` (draft-ietf-httpapi-idempotency-key-header). A repeat answers the first
  * answer and creates nothing; another body with the key is 422; a key still in flight is 409 (in
  * this process, and on Postgres from another instance through the key's advisory lock); keys are
- * per organisation and caller; the SDK's retry after a lost answer creates once.
+ * per organisation and caller; the SDK's retry after a lost answer creates once, and so do the
+ * CLI's creates, which go through it.
  */
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, test } from "node:test";
@@ -16,6 +18,7 @@ import type { App } from "../../../src/shared/http/create-app.js";
 import { startTestIdentity, type TestIdentity, type TestLogin } from "../../helpers/auth.js";
 import { silentLogger, testConfig } from "../../helpers/config.js";
 import { DB_KINDS, freshDatabase, untilWaitingForLock } from "../../helpers/db.js";
+import { Cli } from "../cli/cli-harness.js";
 
 type Answer = { status: number; headers: Headers; body: unknown };
 
@@ -268,5 +271,83 @@ for (const kind of DB_KINDS) {
       });
       assert.equal(retried.status, 409, JSON.stringify(retried.body));
     });
+
+    test("the CLI's creates (positions create, candidates add) carry a key: after a 503 that followed the commit they get the committed answer", async () => {
+      const user = await identity.login();
+      const lossy = await failsFirstAnswerOfEachCreate(api);
+      const cli = await Cli.create({ authUrl: identity.authUrl, apiUrl: lossy.url, proxyUrl: lossy.url });
+      try {
+        await cli.login(user.username, user.password);
+        const position = await cli.json<{ id: string; name: string }>(["positions", "create", "--name", "Created through the CLI"]);
+        const candidate = await cli.json<{ id: string; position_id: string }>([
+          "candidates",
+          "add",
+          position.id,
+          ...["--name", "Mary Jackson", "--email", "mary@example.com", "--phone", "+1 555 0102", "--language", "en"],
+        ]);
+        assert.equal(candidate.position_id, position.id);
+        const keys = lossy.creates.map((c) => c.key);
+        assert.equal(keys.length, 4, `each create was sent twice: ${JSON.stringify(lossy.creates)}`);
+        assert.ok(
+          keys[0] && keys[0] === keys[1] && keys[2] && keys[2] === keys[3] && keys[0] !== keys[2],
+          "one key per create, kept by its retry",
+        );
+        assert.deepEqual(
+          lossy.creates.map((c) => c.status),
+          [503, 200, 503, 200],
+          "the first answer of each was lost",
+        );
+        assert.deepEqual([await count("positions", user.orgId), await count("candidates", user.orgId)], [1, 1]);
+      } finally {
+        await cli.dispose();
+        await lossy.close();
+      }
+    });
   });
+}
+
+/**
+ * An HTTP front of the recruiting API (as a load balancer would stand) that passes every request
+ * on, but answers the first committed `POST` of each idempotency key (or of no key) with a 503:
+ * as when Postgres freezes between a create's commit and its answer.
+ */
+async function failsFirstAnswerOfEachCreate(api: string) {
+  const target = new URL(api).origin;
+  const creates: { key: string | null; status: number }[] = [];
+  const answered = new Set<string | null>();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", async () => {
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (typeof value === "string" && !["host", "connection", "content-length"].includes(name)) headers.set(name, value);
+      }
+      const upstream = await fetch(`${target}${req.url}`, {
+        method: req.method ?? "GET",
+        headers,
+        ...(chunks.length ? { body: Buffer.concat(chunks) } : {}),
+      });
+      const body = Buffer.from(await upstream.arrayBuffer());
+      if (req.method === "POST" && req.url?.startsWith("/api/v1/org/")) {
+        const key = typeof req.headers["idempotency-key"] === "string" ? req.headers["idempotency-key"] : null;
+        const lose = upstream.status === 200 && (key === null || !answered.has(key));
+        answered.add(key);
+        creates.push({ key, status: lose ? 503 : upstream.status });
+        if (lose) {
+          res.writeHead(503, { "content-type": "application/json", "retry-after": "0" });
+          res.end(JSON.stringify({ detail: "Storage is unavailable" }));
+          return;
+        }
+      }
+      res.writeHead(upstream.status, { "content-type": upstream.headers.get("content-type") ?? "application/json" });
+      res.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`,
+    creates,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

@@ -225,6 +225,8 @@ describeEachDatabase("poison events of every kind fail fast", (getDb) => {
   };
   const poison = (): [WebhookKind, Record<string, unknown>, (string | number)[], string][] => {
     const { end_user: _, ...noEndUser } = validData("integration-state-changed", integration, orgId);
+    const { changed_models: _m, ...noModels } = validData("data-changed", integration, orgId);
+    const { tool: _t, ...noTool } = validData("integration-created", integration, orgId);
     return [
       ["integration-state-changed", noEndUser, ["body", "data", "end_user"], "missing"],
       [
@@ -251,10 +253,19 @@ describeEachDatabase("poison events of every kind fail fast", (getDb) => {
         ["body", "data", "sync_state"],
         "string_type",
       ],
+      ["data-changed", noModels, ["body", "data", "changed_models"], "missing"],
+      ["integration-created", noTool, ["body", "data", "tool"], "missing"],
+      [
+        "connection-flow-failed",
+        { ...validData("connection-flow-failed", integration, orgId), end_user: "Acme" },
+        ["body", "data", "end_user"],
+        "model_type",
+      ],
     ];
   };
 
   test("intake: a poison event of any kind is 422 at its field, and nothing is stored", async () => {
+    assert.equal(new Set(poison().map(([kind]) => kind)).size, 6, "every kind has a poison event");
     for (const [kind, data, loc, type] of poison()) {
       const id = newId();
       const res = await deliver(kind, { id, type: kind, data });
@@ -299,7 +310,7 @@ describeEachDatabase("poison events of every kind fail fast", (getDb) => {
     assert.ok(took < 15_000, `failed after ${took} ms`);
     for (const row of rows) {
       assert.equal(row.attempts, 1, `${row.id} tried once`);
-      assert.match(row.message, /^the event cannot be processed: data\.(end_user|updated_at|deleted_at|sync_state): /);
+      assert.match(row.message, /^the event cannot be processed: data\.(end_user|updated_at|deleted_at|sync_state|changed_models|tool): /);
     }
     const listed = (await call<WebhookEventList>(`${stack.proxyUrl}/webhooks/events?status=failed`, { token })).body.items;
     assert.deepEqual(

@@ -241,6 +241,43 @@ describeEachDatabase("assessment orders", (getDb) => {
     assert.deepEqual({ status: row?.status, candidate: row?.candidate_id }, { status: "rejected", candidate: null });
   });
 
+  test("an order for a package that was never a template here is REJECTED with the message and creates nothing", async () => {
+    const active = await call<Position>(`${stack.apiUrl}/org/${orgId}/position`, {
+      method: "POST",
+      token,
+      body: { name: "An open job, not a package", state: "active" },
+    });
+    assert.equal(active.status, 200);
+    // Not a uuid, a uuid of nothing, and a position that is not in state template.
+    const unknown = ["pkg-from-elsewhere", "00000000-0000-4000-8000-000000000040", active.body.id];
+    await kombo.assessment.setPackages({
+      packages: [
+        { id: template.id, type: "VIDEO_INTERVIEW", name: template.name, description: "x" },
+        ...unknown.map((id) => ({ id, type: "VIDEO_INTERVIEW" as const, name: `Unknown ${id}`, description: "?" })),
+      ],
+    });
+    const positionsUrl = `${stack.apiUrl}/org/${orgId}/position`;
+    const before = (await call(positionsUrl, { token })).body;
+    const apps = applicationsOf(integrationId);
+    for (const [i, packageId] of unknown.entries()) {
+      const placed = await placeOrder(integrationId, { application_id: apps[apps.length - 1 - i], package_id: packageId });
+      assert.equal(placed.status, 201, packageId);
+      assert.deepEqual(
+        { status: placed.body.status, receiver: placed.body.receiver.last_status, url: placed.body.assessment_url },
+        { status: "REJECTED", receiver: 422, url: null },
+        packageId,
+      );
+      assert.match(placed.body.rejection_message ?? "", /^This interview package is no longer offered\./, packageId);
+      const row = (await hirebridgeOrders()).items.find((o) => o.order_id === placed.body.id);
+      assert.deepEqual(
+        { status: row?.status, candidate: row?.candidate_id, position: row?.position_id, message: row?.message },
+        { status: "rejected", candidate: null, position: null, message: placed.body.rejection_message },
+        packageId,
+      );
+    }
+    assert.deepEqual((await call(positionsUrl, { token })).body, before, "no position made for a rejected order");
+  });
+
   test("an order whose webhook never came is picked up by the integration's sync", async () => {
     const webhookUrl = stack.sandbox.context.settings.webhook_url;
     assert.equal((await sandboxCall("PUT", "/sandbox/config", { webhook_url: null })).status, 200);

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, gt, gte, lt, lte, or, sql, type SQL } from "drizzle-orm";
-import type { Queryable } from "../../shared/db/database.js";
+import type { Db, Queryable } from "../../shared/db/database.js";
+import { namedStatement } from "../../shared/db/named-statement.js";
 import { auditLog as t, auditLogHeads as heads, type AuditHeadRow, type AuditRow } from "./audit.tables.js";
 
 /**
@@ -95,4 +96,75 @@ export async function purgeBefore(q: Queryable, cutoff: Date, orgLimit: number):
     rows: { n: number }[];
   };
   return result.rows[0]?.n ?? 0;
+}
+
+/** The head as the optimistic append reads it (seq as text: int8 reads the same on both drivers). */
+type HeadText = { seq: string; hash: string };
+
+const headStatement = namedStatement<HeadText>(
+  "audit_head_read",
+  `with created as (
+     insert into audit_log_heads (organization_id) values ($1::uuid) on conflict do nothing
+     returning seq::text, hash)
+   select seq, hash from created
+   union all
+   select seq::text, hash from audit_log_heads where organization_id = $1::uuid`,
+);
+
+/**
+ * The organisation's chain head as last committed, created at seq 0 on its first entry; null when
+ * a concurrent first entry's row is not visible yet (read again).
+ */
+export async function readHead(db: Db, orgId: string): Promise<{ seq: number; hash: string } | null> {
+  const [row] = await headStatement(db, [orgId]);
+  return row ? { seq: Number(row.seq), hash: row.hash } : null;
+}
+
+const appendStatement = namedStatement<{ n: number }>(
+  "audit_append_if_head",
+  `with moved as (
+     update audit_log_heads set seq = $3::bigint, hash = $4
+      where organization_id = $1::uuid and seq = $2::bigint and hash = $6
+     returning organization_id)
+   insert into audit_log (organization_id, seq, id, occurred_at, actor_sub, actor_client, action, resource_type,
+                          resource_ids, request_id, source_address, score_before, score_after, details, prev_hash, hash)
+   select m.organization_id, r.seq, r.id, r.occurred_at, r.actor_sub, r.actor_client, r.action, r.resource_type,
+          r.resource_ids, r.request_id, r.source_address, r.score_before, r.score_after, r.details, r.prev_hash, r.hash
+     from moved m cross join jsonb_to_recordset($5::jsonb) as r(
+          seq bigint, id uuid, occurred_at timestamptz, actor_sub text, actor_client text, action text,
+          resource_type text, resource_ids text[], request_id text, source_address text, score_before float8,
+          score_after float8, details jsonb, prev_hash text, hash text)
+   returning 1 as n`,
+);
+
+/**
+ * Appends `rows` (chained onto the head `expected`) and moves the head to the last of them in one
+ * statement, outside any transaction, if the head is still `expected`, seq and hash (a concurrent
+ * append makes the update match nothing, after waiting for its row lock). Answers whether the rows
+ * went in.
+ */
+export async function appendIfHead(db: Db, orgId: string, expected: { seq: number; hash: string }, rows: AuditRow[]): Promise<boolean> {
+  const last = rows.at(-1);
+  if (!last) return true;
+  const json = JSON.stringify(
+    rows.map((r) => ({
+      seq: r.seq,
+      id: r.id,
+      occurred_at: r.occurredAt.toISOString(),
+      actor_sub: r.actorSub,
+      actor_client: r.actorClient,
+      action: r.action,
+      resource_type: r.resourceType,
+      resource_ids: r.resourceIds,
+      request_id: r.requestId,
+      source_address: r.sourceAddress,
+      score_before: r.scoreBefore,
+      score_after: r.scoreAfter,
+      details: r.details,
+      prev_hash: r.prevHash,
+      hash: r.hash,
+    })),
+  );
+  const inserted = await appendStatement(db, [orgId, String(expected.seq), String(last.seq), last.hash, json, expected.hash]);
+  return inserted.length > 0;
 }

@@ -5,7 +5,7 @@ import type { Verify } from "../../shared/auth/verify-jwt.js";
 import { type BaseConfig, corsOriginsOf, serviceUrls } from "../../shared/config.js";
 import { createCandidateIntake } from "./candidates/candidate-intake.js";
 import { NO_EVENTS_OUT } from "../../shared/no-events-out.js";
-import type { Database, Queryable } from "../../shared/db/database.js";
+import type { Database, Db, Queryable } from "../../shared/db/database.js";
 import type { AuditLog } from "../../shared/ports/audit-log.js";
 import type { EventsOut } from "../../shared/ports/events-out.js";
 import type { IntegrationOwnership } from "../../shared/ports/integration-ownership.js";
@@ -45,7 +45,7 @@ export type RecruitingDeps = {
   /** Where the events of changes are recorded (outbound webhooks); none recorded without it. */
   events?: EventsOut<Queryable>;
   /** The organisations' audit log (src/runtime/wiring.ts): each change records its entry in its own transaction. */
-  audit?: AuditLog<Queryable>;
+  audit?: AuditLog<Queryable, Db>;
   /** Route groups of other modules served here (outbound webhooks' endpoints), wired in src/runtime/wiring.ts. */
   modules?: HostedRoutes[];
   /**

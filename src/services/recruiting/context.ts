@@ -22,7 +22,7 @@ export type RecruitingContext = {
   /** Whether an integration belongs to the caller's organisation, before an upstream link is stored. */
   ownership: IntegrationOwnership;
   /** Where each change is recorded for the organisation's audit log (in the change's transaction); none without it. */
-  audit?: AuditLog<Queryable>;
+  audit?: AuditLog<Queryable, Db>;
   /** Runs a create under its Idempotency-Key, when the request has one. */
   idempotent: IdempotentCreate;
 };

@@ -1,7 +1,7 @@
 import { verifierFromConfig } from "../../shared/auth/verify-jwt.js";
 import type { BaseConfig } from "../../shared/config.js";
 import { bannerLine, type ServiceContext, type ServiceFactory } from "../../shared/service.js";
-import type { Queryable } from "../../shared/db/database.js";
+import type { Db, Queryable } from "../../shared/db/database.js";
 import type { JobQueue } from "../../shared/jobs/queue.js";
 import type { AuditLog } from "../../shared/ports/audit-log.js";
 import type { EventsOut } from "../../shared/ports/events-out.js";
@@ -21,7 +21,7 @@ export type RecruitingExtensions = {
   /** Which integrations belong to which organisation (the proxy's integrations table). */
   ownership: IntegrationOwnership;
   /** The organisations' audit log the API records its changes in. */
-  audit?: AuditLog<Queryable>;
+  audit?: AuditLog<Queryable, Db>;
 };
 
 /**

@@ -15,7 +15,7 @@ export type WebhooksOutContext = {
   /** An endpoint of `orgId` was saved or removed (the dispatcher's hint of who has endpoints). */
   endpointsChanged(orgId: string): void;
   /** The organisations' audit log: endpoint and secret changes record their entry in their own transaction. */
-  audit: AuditLog<Queryable>;
+  audit: AuditLog<Queryable, Db>;
   /** Deliveries became due now (a re-send): the dispatcher looks at once. */
   wake(): void;
 };

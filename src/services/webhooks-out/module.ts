@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { Logger } from "pino";
 import type { WebhooksOutConfig } from "./config.js";
-import type { Database, Queryable } from "../../shared/db/database.js";
+import type { Database, Db, Queryable } from "../../shared/db/database.js";
 import type { AuditLog } from "../../shared/ports/audit-log.js";
 import type { EventsOut } from "../../shared/ports/events-out.js";
 import { NO_AUDIT_LOG } from "../../shared/no-audit-log.js";
@@ -27,7 +27,7 @@ export type WebhooksOutDeps = {
   /** How often the dispatcher looks without a wake-up, ms (default 1000). */
   pollMs?: number;
   /** Where endpoint and secret changes are recorded (src/runtime/wiring.ts); none without it. */
-  audit?: AuditLog<Queryable>;
+  audit?: AuditLog<Queryable, Db>;
 };
 
 /** Most endpoints one organisation may have (each event fans out to all of them). */

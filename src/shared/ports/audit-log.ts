@@ -8,13 +8,21 @@
  * An entry holds ids and numbers only: never a name, an email, a phone, feedback or any free text a
  * person typed. `Q` is the caller's transaction type: the port names no driver.
  */
-export interface AuditLog<Q> {
+export interface AuditLog<Q, D = Q> {
   /**
    * Appends `entries` (one or several, possibly of several organisations) in `q`, which must be a
    * transaction: the organisation's chain is locked until it commits, so concurrent writers keep one
    * chain. The time of each entry is the time it is recorded.
    */
   record(q: Q, entries: AuditEntry | readonly AuditEntry[]): Promise<void>;
+  /**
+   * Appends the entries of changes that committed outside a transaction of their own (a group
+   * commit's): `db` is the database handle, not a transaction. One statement per organisation moves
+   * the chain's head only if it is still the one the entries were chained on, else the entries are
+   * chained again on the new head, so concurrent writers in any process keep one chain. The entries
+   * commit just after their change, not with it.
+   */
+  appendCommitted(db: D, entries: readonly AuditEntry[]): Promise<void>;
 }
 
 /**

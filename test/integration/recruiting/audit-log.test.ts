@@ -6,7 +6,8 @@ import { fileURLToPath } from "node:url";
 import { after, before, test } from "node:test";
 import type { AuditEntryView, AuditLogPage, AuditVerify } from "../../../src/contracts/recruiting/audit-log.js";
 import { acquireWebhooksOut, recruitingOwnership } from "../../../src/runtime/wiring.js";
-import { auditLogRoutes, createAuditLog, purgeExpired } from "../../../src/services/audit/index.js";
+import { auditLogRoutes, createAuditLog, purgeExpired, verifyChain } from "../../../src/services/audit/index.js";
+import { systemActor } from "../../../src/shared/auth/audit-actor.js";
 import { buildRecruitingApp } from "../../../src/services/recruiting/app.js";
 import type { App } from "../../../src/shared/http/create-app.js";
 import { startTestIdentity, type TestIdentity, type TestLogin } from "../../helpers/auth.js";
@@ -227,6 +228,38 @@ describeEachDatabase("audit log", (getDb) => {
       last_seq: 12,
       broken: null,
     });
+  });
+
+  test("entries appended after their change, by two processes at once and beside transactions, keep one chain", async () => {
+    const { orgId } = await identity.login();
+    const db = getDb().db;
+    // Two logs: two API instances, each remembering the head it last wrote.
+    const [a, b] = [createAuditLog(), createAuditLog()];
+    const entry = (n: number) => ({
+      orgId,
+      actor: systemActor("test"),
+      action: "candidate.created",
+      resourceType: "candidate",
+      resourceIds: [`00000000-0000-7000-8000-${String(n).padStart(12, "0")}`],
+      details: { n },
+    });
+    const work = Array.from({ length: 30 }, (_, i) => {
+      if (i % 5 === 4) return db.transaction((tx) => a.record(tx, [entry(i)]));
+      return (i % 2 ? a : b).appendCommitted(db, [entry(i), entry(100 + i)]);
+    });
+    await Promise.all(work);
+    const report = await verifyChain(db, orgId);
+    // 24 optimistic appends of two entries and 6 in transactions of one.
+    assert.deepEqual(report, { ok: true, checked: 54, firstSeq: 1, lastSeq: 54, broken: null });
+    const rows = await getDb().query<{ n: string }>("select details->>'n' as n from audit_log where organization_id = $1 order by seq", [
+      orgId,
+    ]);
+    assert.deepEqual(
+      rows.map((r) => Number(r.n)).sort((x, y) => x - y),
+      [...Array.from({ length: 30 }, (_, i) => i), ...Array.from({ length: 30 }, (_, i) => 100 + i).filter((n) => n % 5 !== 4)].sort(
+        (x, y) => x - y,
+      ),
+    );
   });
 
   test("a removed entry breaks the chain; a retention purge of the oldest does not", async () => {

@@ -3,7 +3,13 @@ import { after, before, test } from "node:test";
 import { describeEachDatabase } from "../../helpers/db.js";
 import { sandboxGet, startProxyHarness, upstreamCalls, upstreamGet, type ProxyHarness } from "./proxy-harness.js";
 
-type SandboxIntegration = { id: string; tool: string; category: string; end_user: { origin_id: string | null; organization_name: string } };
+type SandboxIntegration = {
+  id: string;
+  tool: string;
+  category: string;
+  state: string;
+  end_user: { origin_id: string | null; organization_name: string };
+};
 
 describeEachDatabase("proxy: connect flow", (getDb) => {
   let h: ProxyHarness;
@@ -52,6 +58,10 @@ describeEachDatabase("proxy: connect flow", (getDb) => {
     assert.equal(row?.orgId, h.demo.orgId);
     assert.equal(row?.tool, "greenhouse");
     assert.equal(row?.deletedAt, null);
+    // Its state comes from the upstream at once, not from the next poll or state webhook.
+    assert.equal(row?.status, upstreamView.state);
+    assert.equal(row?.status, "ACTIVE");
+    assert.equal(row?.category, "ATS");
 
     h.seen.length = 0;
     const jobs = await h.call("GET", `/api/v1/ats/jobs?integration_id=${encodeURIComponent(integration_id)}&page_size=1`);

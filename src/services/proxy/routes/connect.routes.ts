@@ -54,6 +54,14 @@ export const connectRoutes: ProxyRoutes = async (app, { deps }) => {
     });
     if (!row) throw forbidden("The integration was created for another organisation");
     if (row.deletedAt) throw integrationNotFound();
+    // The activation answer carries no state: take it from the upstream's details now, so the new
+    // integration does not read "unknown" until the next poll or state webhook. Best effort: the
+    // activation stands when the upstream cannot answer (the next state report fills it in).
+    try {
+      await deps.integrations.details(row.id, request.id, { bypass: true }, request.log);
+    } catch (err) {
+      request.log.warn({ err, integration_id: row.id }, "could not read the new integration's state from the upstream");
+    }
     request.log.info({ integration_id: row.id }, "integration activated");
     return reply.status(200).headers(res.headers).send(res.body);
   });

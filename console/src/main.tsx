@@ -13,6 +13,9 @@ import { ErrorNote, Link } from "./ui.js";
 
 type Phase = { kind: "loading" } | { kind: "signed-out"; reason?: string } | { kind: "signed-in" } | { kind: "failed"; error: unknown };
 
+/** Where the page is, whole (path, `?tab=` and the rest of the query, fragment): what a sign-in returns to. */
+const here = () => location.pathname + location.search + location.hash;
+
 function usePath(): string {
   const [path, setPath] = useState(location.pathname);
   useEffect(() => {
@@ -55,7 +58,7 @@ function App(props: { settings: Settings }) {
       // A page load without tokens (reload, new tab, deep link): sign in silently from the token
       // service's SSO session; it comes back to /auth/callback with a code or login_required.
       void tokenServiceAnswers(settings).then((answers) =>
-        answers ? startSignIn(settings, location.pathname + location.search, true) : setPhase({ kind: "signed-out" }),
+        answers ? startSignIn(settings, here(), true) : setPhase({ kind: "signed-out" }),
       );
       return;
     }
@@ -130,7 +133,7 @@ function App(props: { settings: Settings }) {
             {phase.kind === "signed-out" && phase.reason && <p role="status">{phase.reason}</p>}
             {phase.kind === "failed" && <ErrorNote error={phase.error} />}
             <p>Sign in with your Hirebridge account to manage your organisation's integrations, positions and candidates.</p>
-            <button type="button" onClick={() => void startSignIn(settings, location.pathname === "/auth/callback" ? "/" : location.pathname)}>
+            <button type="button" onClick={() => void startSignIn(settings, location.pathname === "/auth/callback" ? "/" : here())}>
               Sign in
             </button>
           </section>

@@ -92,7 +92,9 @@ export async function finishSignIn(
   const raw = sessionStorage.getItem(PENDING);
   sessionStorage.removeItem(PENDING);
   const pending = raw ? (JSON.parse(raw) as Pending) : null;
-  const returnTo = pending?.returnTo.startsWith("/") && !pending.returnTo.startsWith("/auth/") ? pending.returnTo : "/";
+  // A path on this origin only (not `//host`), with its query and fragment (`?tab=` survives the sign-in).
+  const back = pending?.returnTo ?? "";
+  const returnTo = back.startsWith("/") && !back.startsWith("//") && !back.startsWith("/auth/") ? back : "/";
   if (!pending || query.get("state") !== pending.state) {
     throw new Error("This sign-in answer does not belong to a sign-in started here. Sign in again.");
   }

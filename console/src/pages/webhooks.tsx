@@ -1,5 +1,6 @@
 import type { EventTypeCatalogue, Hirebridge, WebhookDelivery, WebhookEndpoint } from "hirebridge/client";
 import { useState } from "preact/hooks";
+import { DocText } from "../text.js";
 import { DataTable, ErrorNote, StateBadge, fmtDate, fmtMs, useLoad } from "../ui.js";
 
 type Catalogue = EventTypeCatalogue["items"];
@@ -228,7 +229,9 @@ function EventTypes(props: { types: Catalogue }) {
             <dt>
               <code>{t.type}</code>
             </dt>
-            <dd>{t.description}</dd>
+            <dd>
+              <DocText text={t.description} />
+            </dd>
           </div>
         ))}
       </dl>

@@ -38,6 +38,12 @@ export const WebhookEndpointCreateSchema = Type.Object(
     description: Type.Optional(fields.description),
     event_types: Type.Optional(fields.event_types),
     disabled: Type.Optional(fields.disabled),
+    temporary: Type.Optional(
+      Type.Boolean({
+        description:
+          "A temporary endpoint (what `hirebridge webhooks listen` creates): deleted by itself once nothing kept it alive (POST …/keep-alive) for WEBHOOK_TEMP_ENDPOINT_IDLE_MINUTES (default 60). Its `expires_at` says when.",
+      }),
+    ),
   },
   { additionalProperties: false, title: "WebhookEndpointCreate" },
 );
@@ -69,6 +75,10 @@ export const WebhookEndpointSchema = Type.Object(
     failing_since: Nullable(DateTime(), { description: "Since when every attempt failed; null when the last one succeeded." }),
     previous_secret_expires_at: Nullable(DateTime(), {
       description: "Until when deliveries are also signed with the secret before the last rotation.",
+    }),
+    expires_at: Nullable(DateTime(), {
+      description:
+        "A temporary endpoint: when it is deleted unless kept alive before (POST …/keep-alive moves it on); null for an endpoint that stays.",
     }),
     created_at: DateTime(),
     updated_at: DateTime(),
@@ -110,6 +120,10 @@ export const WebhookAttemptSchema = Type.Object(
     error: Nullable(Type.String(), { description: "Why no answer came: timeout, connection refused, address refused…" }),
     response: Nullable(Type.String(), { description: "The first kilobyte of the answer's body." }),
     manual: Type.Boolean({ description: "A re-send someone asked for, rather than the schedule." }),
+    request_headers: Nullable(Type.Record(Type.String(), Type.String()), {
+      description:
+        "The headers this attempt was sent with (content-type, user-agent, webhook-id, webhook-timestamp, webhook-signature); null for an attempt recorded before they were kept.",
+    }),
   },
   { additionalProperties: false, title: "WebhookAttempt" },
 );
@@ -126,8 +140,14 @@ const DeliveryStatusSchema = Type.Unsafe<DeliveryStatus>({
 export const WebhookDeliverySchema = Type.Object(
   {
     message_id: Uuid({ description: "The event's id: its `webhook-id`, the same on every attempt." }),
+    webhook_id: Uuid({ description: "The `webhook-id` header every attempt carried (the event's id, as `message_id`)." }),
     type: EventTypeSchema,
     timestamp: DateTime({ description: "When the event happened." }),
+    test: Type.Boolean({ description: "A test event (POST …/test): an example, sent to this endpoint only." }),
+    payload: Type.Unknown({
+      description:
+        "The body every attempt sent, parsed: `{ type, timestamp, data }` (and `test: true` for a test event). The signature covers its bytes as sent; GET /webhook-messages/{id} has the same event.",
+    }),
     status: DeliveryStatusSchema,
     next_attempt_at: Nullable(DateTime()),
     attempts: Type.Array(WebhookAttemptSchema, { description: "Newest first." }),
@@ -157,6 +177,7 @@ export const WebhookMessageSchema = Type.Object(
     id: Uuid({ description: "The event's id (its `webhook-id`)." }),
     type: EventTypeSchema,
     timestamp: DateTime(),
+    test: Type.Boolean({ description: "A test event (POST …/webhook-endpoints/{id}/test): an example, not a change." }),
     data: Type.Unknown({ description: "As delivered (GET /webhook-event-types has each type's schema)." }),
   },
   { additionalProperties: false, title: "WebhookMessage" },
@@ -168,6 +189,41 @@ export const ResendAnswerSchema = Type.Object(
   { additionalProperties: false, title: "WebhookResend" },
 );
 export type ResendAnswer = Static<typeof ResendAnswerSchema>;
+
+export const TestEventRequestSchema = Type.Object(
+  { event_type: withDescription(EventTypeSchema, "The type of the example event (GET /webhook-event-types lists them).") },
+  { additionalProperties: false, title: "WebhookTestEventRequest" },
+);
+export type TestEventRequest = Static<typeof TestEventRequestSchema>;
+
+export const TestEventAnswerSchema = Type.Object(
+  {
+    message_id: Uuid({ description: "The test event's id: its `webhook-id` (its delivery is listed under it)." }),
+    endpoint_id: Uuid(),
+    type: EventTypeSchema,
+    test: Type.Literal(true),
+  },
+  { additionalProperties: false, title: "WebhookTestEvent" },
+);
+export type TestEventAnswer = Static<typeof TestEventAnswerSchema>;
+
+export const ResendFailedRequestSchema = Type.Object(
+  {
+    since: DateTime({ description: "Events from this time on (their `timestamp`) whose delivery to the endpoint failed are sent again." }),
+  },
+  { additionalProperties: false, title: "WebhookResendFailedRequest" },
+);
+export type ResendFailedRequest = Static<typeof ResendFailedRequestSchema>;
+
+export const ResendFailedAnswerSchema = Type.Object(
+  {
+    endpoint_id: Uuid(),
+    since: DateTime(),
+    queued: Type.Integer({ minimum: 0, description: "How many failed deliveries were queued again (each due now)." }),
+  },
+  { additionalProperties: false, title: "WebhookResendFailed" },
+);
+export type ResendFailedAnswer = Static<typeof ResendFailedAnswerSchema>;
 
 const errors = {
   401: errorResponses[401],

@@ -127,7 +127,10 @@ export const eventEnvelopeSchema = (type: EventType) =>
 export const EventTypeInfoSchema = Type.Object(
   {
     type: EventTypeSchema,
-    description: Type.String(),
+    description: Type.String({ description: "What the event means (may hold inline markdown: `code`)." }),
+    description_text: Type.String({
+      description: "The description as plain text: no markdown nor HTML (what a terminal or a page shows).",
+    }),
     schema: Type.Unknown({ description: "JSON Schema of the delivered body `{ type, timestamp, data }`." }),
   },
   { title: "WebhookEventType" },

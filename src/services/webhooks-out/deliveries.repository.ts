@@ -1,11 +1,14 @@
 import type { DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookMessage } from "../../contracts/webhooks-out/endpoints.js";
 import type { EventType } from "../../contracts/webhooks-out/events.js";
 import type { Database } from "../../shared/db/database.js";
+import { bodyOf } from "./body.js";
 
 type DeliveryRow = {
   id: string;
   type: string;
   created_at: Date;
+  data: string;
+  test: boolean;
   next_attempt_at: Date | null;
   status: DeliveryStatus;
   attempts: (Omit<WebhookAttempt, "attempted_at"> & { attempted_at: string })[] | null;
@@ -39,7 +42,7 @@ export async function listDeliveries(
   ).map((r) => r.id);
   const rows = await database.query<DeliveryRow>(
     `with page as (
-       select m.id, m.type, m.created_at, d.next_attempt_at,
+       select m.id, m.type, m.created_at, m.data::text as data, m.test_endpoint_id is not null as test, d.next_attempt_at,
               case when d.message_id is not null then 'pending'
                    when (select a.ok from webhook_attempts a where a.message_id = m.id and a.endpoint_id = $1
                           order by a.attempt desc limit 1) then 'succeeded'
@@ -49,7 +52,8 @@ export async function listDeliveries(
         where m.id = any($2::uuid[]) and m.organization_id = $3)
      select p.*, (select json_agg(json_build_object(
                     'attempt', a.attempt, 'attempted_at', a.attempted_at, 'status_code', a.status_code, 'ok', a.ok,
-                    'latency_ms', a.latency_ms, 'error', a.error, 'response', a.response, 'manual', a.manual)
+                    'latency_ms', a.latency_ms, 'error', a.error, 'response', a.response, 'manual', a.manual,
+                    'request_headers', a.request_headers)
                     order by a.attempt desc)
                     from webhook_attempts a where a.message_id = p.id and a.endpoint_id = $1) as attempts
        from page p where $4::text is null or p.status = $4
@@ -59,8 +63,11 @@ export async function listDeliveries(
   const items = rows.map(
     (r): WebhookDelivery => ({
       message_id: r.id,
+      webhook_id: r.id,
       type: r.type as EventType,
       timestamp: r.created_at.toISOString(),
+      test: r.test,
+      payload: JSON.parse(bodyOf({ type: r.type, createdAt: r.created_at, data: r.data, test: r.test })) as unknown,
       status: r.status,
       next_attempt_at: r.next_attempt_at?.toISOString() ?? null,
       attempts: (r.attempts ?? []).map((a) => ({ ...a, attempted_at: new Date(a.attempted_at).toISOString() })),
@@ -73,11 +80,14 @@ export async function listDeliveries(
 }
 
 export async function findMessage(database: Database, orgId: string, id: string): Promise<WebhookMessage | null> {
-  const [row] = await database.query<{ id: string; type: string; data: string; created_at: Date }>(
-    "select id, type, data::text as data, created_at from webhook_messages where id = $1 and organization_id = $2",
+  const [row] = await database.query<{ id: string; type: string; data: string; created_at: Date; test: boolean }>(
+    `select id, type, data::text as data, created_at, test_endpoint_id is not null as test
+       from webhook_messages where id = $1 and organization_id = $2`,
     [id, orgId],
   );
-  return row ? { id: row.id, type: row.type as EventType, timestamp: row.created_at.toISOString(), data: JSON.parse(row.data) } : null;
+  return row
+    ? { id: row.id, type: row.type as EventType, timestamp: row.created_at.toISOString(), test: row.test, data: JSON.parse(row.data) }
+    : null;
 }
 
 /**

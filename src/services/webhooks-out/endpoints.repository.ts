@@ -18,6 +18,7 @@ export function toEndpoint(row: WebhookEndpointRow, now = new Date()): WebhookEn
     disabled_reason: row.disabledReason,
     failing_since: iso(row.failingSince),
     previous_secret_expires_at: iso(overlap),
+    expires_at: iso(row.expiresAt),
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };

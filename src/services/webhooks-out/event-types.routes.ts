@@ -7,12 +7,14 @@ import {
   eventEnvelopeSchema,
   type EventTypeCatalogue,
 } from "../../contracts/webhooks-out/events.js";
+import { plainText } from "../../contracts/webhooks-out/plain-text.js";
 
 /** The catalogue as served: each type's JSON Schema without TypeBox's own markers. */
 const CATALOGUE: EventTypeCatalogue = {
   items: EVENT_TYPES.map((type) => ({
     type,
     description: EVENT_CATALOGUE[type].description,
+    description_text: plainText(EVENT_CATALOGUE[type].description),
     schema: JSON.parse(JSON.stringify(eventEnvelopeSchema(type))) as unknown,
   })),
 };

@@ -1,5 +1,5 @@
 import type { Hirebridge, IntegrationSummary, SyncRun } from "hirebridge/client";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { DataTable, ErrorNote, HealthNote, Link, StateBadge, fmtDate, navigate, useLoad } from "../ui.js";
 
 function lastSync(run: SyncRun | null) {
@@ -11,26 +11,46 @@ function lastSync(run: SyncRun | null) {
   );
 }
 
+/** The tallest a connection flow may ask its frame to be (px): past it the frame scrolls. */
+const MAX_FRAME_HEIGHT = 2000;
+
 /**
  * The upstream's embedded connection flow in the page: the link opens in a frame; when the person
  * connects, the frame posts `{type: "success", data: {activation_token}}` (as @kombo-api/connect
- * expects) and `onSuccess` gets the token; `{type: "close"}` cancels.
+ * expects) and `onSuccess` gets the token; `{type: "close"}` cancels. The frame is sized to its
+ * content when the flow posts `{type: "resize", height}` (the sandbox's page does, on every change
+ * of its size); otherwise it takes the window's height less the console's header. Once the flow
+ * shows, the page scrolls so the whole frame and its Close button are in view.
  */
 export function ConnectFrame(props: { link: string; title: string; onSuccess: (token: string) => void; onClose: () => void }) {
+  const frame = useRef<HTMLIFrameElement>(null);
+  const wrap = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const origin = new URL(props.link).origin;
     const listen = (e: MessageEvent) => {
-      if (e.origin !== origin) return;
-      const msg = e.data as { type?: string; data?: { activation_token?: unknown } } | null;
+      if (e.origin !== origin || e.source !== frame.current?.contentWindow) return;
+      const msg = e.data as { type?: string; height?: unknown; data?: { activation_token?: unknown } } | null;
       if (msg?.type === "success" && typeof msg.data?.activation_token === "string") props.onSuccess(msg.data.activation_token);
       if (msg?.type === "close") props.onClose();
+      if (msg?.type === "resize" && typeof msg.height === "number" && Number.isFinite(msg.height) && frame.current) {
+        // Set through the CSSOM: the console's CSP allows no inline style attribute.
+        const border = frame.current.offsetHeight - frame.current.clientHeight; // the frame's box includes its border
+        frame.current.style.height = `${Math.min(Math.max(Math.ceil(msg.height), 120), MAX_FRAME_HEIGHT) + border}px`;
+        wrap.current?.scrollIntoView({ block: "nearest" });
+      }
     };
     addEventListener("message", listen);
     return () => removeEventListener("message", listen);
   }, [props.link]);
   return (
-    <div class="frame-wrap">
-      <iframe src={props.link} title={props.title} class="connect-frame" />
+    <div class="frame-wrap" ref={wrap}>
+      <iframe
+        src={props.link}
+        title={props.title}
+        class="connect-frame"
+        ref={frame}
+        onLoad={() => wrap.current?.scrollIntoView({ block: "nearest" })}
+      />
       <button type="button" class="secondary" onClick={props.onClose}>
         Close the connection flow
       </button>

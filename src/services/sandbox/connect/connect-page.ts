@@ -1,8 +1,9 @@
 /**
  * The connect page a create-link/relink link opens: the person picks a tool and confirms, as in
  * the upstream's hosted flow. Inside an iframe (@kombo-api/connect's showKomboConnect) it posts
- * `{type:"success",data:{activation_token}}` or `{type:"close"}` to the parent window; opened
- * directly it shows the activation token.
+ * `{type:"success",data:{activation_token}}` or `{type:"close"}` to the parent window, and
+ * `{type:"resize",height}` whenever its height changes so the frame fits it; opened directly it
+ * shows the activation token.
  */
 import type { ToolEntry } from "../data/tools.js";
 import { escapeHtml } from "../../../shared/http/html.js";
@@ -16,7 +17,8 @@ h1{font-size:20px;margin:0 0 8px}p{color:#444}.tools{display:grid;grid-template-
 label.tool{border:1px solid #ccd;border-radius:8px;padding:10px;display:flex;gap:8px;align-items:center;cursor:pointer}
 button{padding:10px 16px;border-radius:8px;border:0;cursor:pointer;font-size:15px}.primary{background:#2450d8;color:#fff}
 .secondary{background:#e8e9ee}.danger{background:none;color:#a33;text-decoration:underline}.row{display:flex;gap:8px;flex-wrap:wrap}
-code{word-break:break-all;background:#f0f0f4;padding:2px 4px;border-radius:4px}`;
+code{word-break:break-all;background:#f0f0f4;padding:2px 4px;border-radius:4px}
+html.embedded main{margin:16px;box-shadow:none;border:1px solid #dde}`;
 
 export function connectPage(token: string, grant: LinkGrant, tools: readonly ToolEntry[]): string {
   const title = grant.kind === "relink" ? "Reconnect your integration" : `Connect your ${grant.category} system`;
@@ -39,6 +41,11 @@ This is the upstream sandbox: no credentials are needed; the integration gets ge
 const base = ${JSON.stringify(`/connect/link/${token}`)};
 const out = document.getElementById("out");
 const post = (msg) => { if (window.parent !== window) window.parent.postMessage(msg, "*"); };
+// In a frame: compact, and the page's height posted on every change so the frame fits its content.
+if (window.parent !== window) {
+  document.documentElement.classList.add("embedded");
+  new ResizeObserver(() => post({ type: "resize", height: Math.ceil(document.body.getBoundingClientRect().height) })).observe(document.body);
+}
 async function call(path, body) {
   const res = await fetch(base + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   const json = await res.json();

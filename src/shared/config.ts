@@ -152,6 +152,12 @@ export const BaseConfigSchema = Type.Object({
     minLength: 1,
     description: "Secret the upstream signs webhooks with.",
   }),
+  ERASURE_SUPPRESSION_SECRET: Type.String({
+    default: "hirebridge-erasure-suppression",
+    minLength: 1,
+    description:
+      "Key of the HMAC of an erased candidate's lower-cased email kept in its suppression (the sync never re-creates an erased candidate; docs/privacy.md, Erasure). Set a long random value in production and keep it: a new key forgets the emails' suppressions (the application ids' stay).",
+  }),
   INTERVIEW_BASE_URL: Type.Optional(
     Type.String({
       pattern: "^https?://",

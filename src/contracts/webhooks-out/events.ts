@@ -48,6 +48,17 @@ const assessmentOrderData = Type.Object(
   { title: "AssessmentOrderEventData" },
 );
 
+/** An erased candidate's ids only: the person's data is gone (docs/privacy.md, "Erasure"). */
+const candidateErasedData = Type.Object(
+  {
+    id: Uuid({ description: "The erased candidate's id." }),
+    position_id: Uuid({ description: "The candidate's position." }),
+    upstream_application_id: OrNull(Type.String({ description: "The upstream application the candidate came from, if any." })),
+    erased_at: DateTime({ description: "When the erasure committed." }),
+  },
+  { title: "CandidateErasedEventData" },
+);
+
 /** Every event type: its description and the schema of its `data`. Order is the catalogue's. */
 export const EVENT_CATALOGUE = {
   "candidate.created": {
@@ -58,6 +69,11 @@ export const EVENT_CATALOGUE = {
     description:
       "A candidate changed: through the API, by the sync (the upstream application changed), or by its interview's grading (score, feedback, completed_at).",
     data: CandidateSchema,
+  },
+  "candidate.erased": {
+    description:
+      "A candidate was erased (through the API, or by the retention job): ids only. Erase the copies your systems keep; the ATS keeps its own copy of the application, which you erase there.",
+    data: candidateErasedData,
   },
   "interview.updated": {
     description: "A candidate's interview record changed (the interview runner's report: status, times, score, links).",

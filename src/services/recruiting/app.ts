@@ -21,6 +21,7 @@ import {
 } from "./candidates/candidate-list-cache.js";
 import { candidateRoutes } from "./candidates/candidates.routes.js";
 import type { RecruitingContext } from "./context.js";
+import { erasureRoutes } from "./erasure/erasure.routes.js";
 import { reportValidation, strictInputFor } from "./http/strict-input.js";
 import { purgeExpiredKeys } from "./idempotency/idempotency.repository.js";
 import { idempotentCreate } from "./idempotency/idempotent-create.js";
@@ -109,6 +110,7 @@ export async function buildRecruitingApp(deps: RecruitingDeps): Promise<App> {
     events: deps.events ?? NO_EVENTS_OUT,
     ownership: deps.ownership ?? NO_INTEGRATIONS,
     idempotent: idempotentCreate(forRequests.db),
+    erasureKey: deps.config.ERASURE_SUPPRESSION_SECRET,
     ...(deps.audit ? { audit: deps.audit } : {}),
   };
   const purging = setInterval(() => {
@@ -143,7 +145,7 @@ export async function buildRecruitingApp(deps: RecruitingDeps): Promise<App> {
       for (const routes of (deps.modules ?? []).flatMap((m) => m.routes)) await api.register(routes);
       await api.register(async (org) => {
         org.addHook("onRequest", tenantGuard);
-        for (const routes of [positionRoutes, candidateRoutes, interviewRoutes]) await org.register(routes, { ctx });
+        for (const routes of [positionRoutes, candidateRoutes, interviewRoutes, erasureRoutes]) await org.register(routes, { ctx });
         for (const routes of (deps.modules ?? []).flatMap((m) => m.orgRoutes)) await org.register(routes);
       });
     },

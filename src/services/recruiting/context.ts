@@ -23,6 +23,8 @@ export type RecruitingContext = {
   ownership: IntegrationOwnership;
   /** Where each change is recorded for the organisation's audit log (in the change's transaction); none without it. */
   audit?: AuditLog<Queryable, Db>;
+  /** ERASURE_SUPPRESSION_SECRET: the key of an erased candidate's email HMAC (erasure/erasure.ts). */
+  erasureKey: string;
   /** Runs a create under its Idempotency-Key, when the request has one. */
   idempotent: IdempotentCreate;
 };

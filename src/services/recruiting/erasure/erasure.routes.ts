@@ -1,0 +1,94 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { sql } from "drizzle-orm";
+import {
+  ATS_COPY_NOTICE,
+  CandidateErasureSchema,
+  EraseCandidateQuerySchema,
+  SuppressionLiftedSchema,
+  SuppressionParamsSchema,
+} from "../../../contracts/recruiting/erasure.js";
+import { responses } from "../../../contracts/recruiting/fields.js";
+import { CandidateParamsSchema } from "../../../contracts/recruiting/org.js";
+import { auditActorOf } from "../../../shared/auth/audit-actor.js";
+import { notFound } from "../../../shared/errors.js";
+import type { RecruitingContext } from "../context.js";
+import { tenantOf } from "../org/tenant-guard.js";
+import { eraseCandidatesIn } from "./erasure.js";
+
+const rowsOf = <R>(result: unknown): R[] => (result as { rows: R[] }).rows;
+
+/** A reason sent in the body (`{"reason": "…"}`), when there is one: the query's `reason` wins. */
+function bodyReason(body: unknown): string | null {
+  const r = body && typeof body === "object" ? (body as { reason?: unknown }).reason : undefined;
+  return typeof r === "string" ? r.slice(0, 500) : null;
+}
+
+/** DELETE of a candidate (erasure, docs/privacy.md "Erasure") and the lifting of its suppression. */
+export const erasureRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext }> = async (app, { ctx }) => {
+  app.delete(
+    "/org/:org_id/positions/:position_id/candidates/:candidate_id/",
+    {
+      schema: {
+        tags: ["candidates"],
+        security: [{ bearer: [] }],
+        summary: "Erase a candidate",
+        description: `Removes the candidate's personal data from every place Hirebridge keeps it: the candidate and interview rows, stored inbound webhook events that carry it, outbound event bodies with their delivery attempts, the write-back history and its notes, the activity trail, the sync records and the candidate list cache. What stays is a tombstone of ids (candidate, position, organization, upstream application), the time, who asked and \`reason\` (query or body). The sync does not re-create the candidate (a suppression keyed on the application id and a keyed hash of the email; lift it with \`DELETE /org/{org_id}/erasure-suppressions/{suppression_id}/\`). A \`candidate.erased\` event (ids only) goes to the organization's webhook endpoints. Answers what was erased by kind and count; a second call answers 404. ${ATS_COPY_NOTICE}`,
+        params: CandidateParamsSchema,
+        querystring: EraseCandidateQuerySchema,
+        response: responses(CandidateErasureSchema, 401, 403, 404, 422),
+      },
+    },
+    async (request) => {
+      const orgId = tenantOf(request);
+      const { position_id, candidate_id } = request.params;
+      const reason = request.query.reason ?? bodyReason(request.body);
+      const result = await ctx.db.transaction(async (tx) => {
+        const found = rowsOf(
+          await tx.execute(
+            sql`select 1 from candidates where id = ${candidate_id} and position_id = ${position_id} and organization_id = ${orgId} for update`,
+          ),
+        );
+        if (found.length === 0) return null;
+        const { counts } = await eraseCandidatesIn(tx, orgId, [candidate_id], {
+          actor: auditActorOf(request),
+          reason,
+          suppressEmail: true,
+          key: ctx.erasureKey,
+          audit: ctx.audit,
+          events: ctx.events,
+        });
+        const suppression = rowsOf<{ id: string }>(
+          await tx.execute(sql`select id from erasure_suppressions where organization_id = ${orgId} and candidate_id = ${candidate_id}`),
+        )[0];
+        return { counts, suppressionId: suppression?.id ?? null };
+      });
+      if (!result) throw notFound("Candidate not found");
+      ctx.events.committed([orgId]);
+      return { erased: result.counts, suppression_id: result.suppressionId, ats_copy: ATS_COPY_NOTICE };
+    },
+  );
+  app.delete(
+    "/org/:org_id/erasure-suppressions/:suppression_id/",
+    {
+      schema: {
+        tags: ["candidates"],
+        security: [{ bearer: [] }],
+        summary: "Lift an erasure's suppression",
+        description:
+          "Lets the sync create the erased candidate again from their upstream application (and a new application with the same email). The tombstone stays. 404 when the suppression is not the organization's.",
+        params: SuppressionParamsSchema,
+        response: responses(SuppressionLiftedSchema, 401, 403, 404, 422),
+      },
+    },
+    async (request) => {
+      const orgId = tenantOf(request);
+      const gone = rowsOf(
+        await ctx.db.execute(
+          sql`delete from erasure_suppressions where id = ${request.params.suppression_id} and organization_id = ${orgId} returning 1`,
+        ),
+      );
+      if (gone.length === 0) throw notFound("Suppression not found");
+      return { lifted: true as const };
+    },
+  );
+};

@@ -38,7 +38,11 @@ export const syncOnProxy: HostedModule<ConfigOf<"proxy">> = async (host) => {
     const sync = await startSyncModule({
       ...host,
       source: writeBackSource,
-      store: createSyncStore({ interviewBaseUrl: serviceUrls(host.config).interview, events }),
+      store: createSyncStore({
+        interviewBaseUrl: serviceUrls(host.config).interview,
+        events,
+        suppressionKey: host.config.ERASURE_SUPPRESSION_SECRET,
+      }),
       assessments: createAssessmentStore({ interviewBaseUrl: serviceUrls(host.config).interview, events }),
       events,
     });

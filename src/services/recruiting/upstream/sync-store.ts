@@ -20,7 +20,12 @@ import { unlinkIntegration, writeUpstreamPositions } from "./upstream-positions.
  * fields, each one set-based statement per table, with the counts a sync run reports, and the
  * outbound events of what they write (`events`) in the same statements.
  */
-export function createSyncStore(opts: { interviewBaseUrl: string; events?: EventsOut<Queryable> }) {
+export function createSyncStore(opts: {
+  interviewBaseUrl: string;
+  events?: EventsOut<Queryable>;
+  /** ERASURE_SUPPRESSION_SECRET: an application whose email's HMAC an erasure suppressed is not created. */
+  suppressionKey?: string;
+}) {
   const events = opts.events ?? NO_EVENTS_OUT;
   const linked = (q: Queryable, orgId: string, integrationId: string, ...where: (SQL | undefined)[]) =>
     q
@@ -70,14 +75,14 @@ export function createSyncStore(opts: { interviewBaseUrl: string; events?: Event
     },
 
     async upsertCandidates(q: Queryable, orgId: string, apps: PositionedApplication[]) {
-      const { written, skipped } = await upsertPositionedCandidates(q, orgId, apps, opts.interviewBaseUrl, events);
+      const { written, skipped } = await upsertPositionedCandidates(q, orgId, apps, opts.interviewBaseUrl, events, opts.suppressionKey);
       const created = written.filter((c) => c.inserted).length;
       return { created, updated: written.length - created, skipped: skipped.length };
     },
 
     /** The page and its sync run's record in one statement: see writeRecordedPage and syncPageRecording. */
     upsertCandidatesRecorded: (db: Db, orgId: string, apps: PositionedApplication[], record: SyncPageRecord) =>
-      writeRecordedPage(db, orgId, apps, opts.interviewBaseUrl, record, events),
+      writeRecordedPage(db, orgId, apps, opts.interviewBaseUrl, record, events, opts.suppressionKey),
 
     unlink: (q: Queryable, orgId: string, integrationId: string) => unlinkIntegration(q, orgId, integrationId),
   } satisfies RecruitingStore<Queryable, Db>;

@@ -10,6 +10,7 @@ import { NO_EVENTS_OUT } from "../../../shared/no-events-out.js";
 import { candidateJsonText } from "../candidates/candidate-json.js";
 import { type PageRecording, syncPageRecording } from "./sync-page-record.js";
 import { upsertEvents } from "./upsert-events.js";
+import { emailHmac, suppressedSql } from "../erasure/erasure.js";
 import { rowsOf } from "./upstream-positions.repository.js";
 
 /** An upserted row, with whether it was new and whether anything changed (true for new rows). */
@@ -37,6 +38,8 @@ type InputRow = {
   lang: string;
   tags: string[];
   link: string;
+  /** The email's HMAC (ERASURE_SUPPRESSION_SECRET), matched against erased candidates' suppressions; null without the key. */
+  h: string | null;
 };
 
 /**
@@ -71,7 +74,9 @@ const PAGE_WRITE = (
   return sql`
   with ${recording ? sql`lk as materialized (${recording.to.lock}), ` : sql``}i as (
     select * from jsonb_to_recordset(${input}::jsonb)
-      as i(n int, cid uuid, iid uuid, p uuid, a text, name text, email text, phone text, lang text, tags text[], link text)
+      as i(n int, cid uuid, iid uuid, p uuid, a text, name text, email text, phone text, lang text, tags text[], link text, h text)
+     -- An erased candidate stays erased (erasure/erasure.ts): their application, or their email's HMAC, is suppressed.
+     where not ${suppressedSql(sql`${org}::uuid`, sql`i.a`, sql`i.h`)}
   ), m as (
     select i.*, c.id as mail_id, c.upstream_application_id as mail_app
       from i left join lateral (
@@ -126,7 +131,7 @@ const key = (position: string, value: string) => `${position}\u0000${value}`;
  * The statement's input rows: one application per (position, application), and one per (position,
  * email); the others are skipped as `duplicate_email_in_page`.
  */
-function pageInput(applications: PositionedApplication[]): { input: InputRow[]; skipped: SkippedApplication[] } {
+function pageInput(applications: PositionedApplication[], suppressionKey?: string): { input: InputRow[]; skipped: SkippedApplication[] } {
   const skipped: SkippedApplication[] = [];
   const byApplication = new Map(applications.map((a) => [key(a.position_id, a.upstream_application_id), a]));
   const byEmail = new Map<string, PositionedApplication>();
@@ -152,6 +157,7 @@ function pageInput(applications: PositionedApplication[]): { input: InputRow[]; 
     lang: cut(a.language, 200),
     tags: [...new Set(a.tags ?? [])],
     link: random.subarray(24 * n, 24 * (n + 1)).toString("base64url"),
+    h: suppressionKey ? emailHmac(suppressionKey, a.email) : null,
   }));
   return { input, skipped };
 }
@@ -171,8 +177,9 @@ export async function writeRecordedPage(
   interviewBaseUrl: string,
   record: SyncPageRecord,
   events: EventsOut<Queryable> = NO_EVENTS_OUT,
+  suppressionKey?: string,
 ): Promise<{ recorded: boolean } | null> {
-  const { input, skipped } = pageInput(applications);
+  const { input, skipped } = pageInput(applications, suppressionKey);
   const base = interviewBaseUrl.replace(/\/+$/, "");
   const recording = syncPageRecording(record, events);
   const rows = rowsOf<PageWriteRow>(
@@ -200,8 +207,9 @@ export async function upsertPositionedCandidates(
   applications: PositionedApplication[],
   interviewBaseUrl: string,
   events: EventsOut<Queryable> = NO_EVENTS_OUT,
+  suppressionKey?: string,
 ): Promise<CandidatesWritten> {
-  const { input, skipped } = pageInput(applications);
+  const { input, skipped } = pageInput(applications, suppressionKey);
   if (input.length === 0) return { written: [], skipped };
   const base = interviewBaseUrl.replace(/\/+$/, "");
   const rows = rowsOf<PageWriteRow>(await q.execute(PAGE_WRITE(orgId, base, JSON.stringify(input), { events })));

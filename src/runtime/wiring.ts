@@ -124,6 +124,8 @@ export const recruitingOwnership = (database: Database): IntegrationOwnership =>
 
 const recruitingExtensions = async (ctx: ServiceContext<ConfigOf<"api">>) => {
   const { module, release } = await acquireWebhooksOut({ config: ctx.config, database: ctx.database!, logger: ctx.logger });
+  // Temporary endpoints (`webhooks listen`) past their idle time are swept by the job queue's workers.
+  if (ctx.config.WORKERS) await module.startSweep(await ctx.jobQueue(), { schedule: true });
   return {
     events: module.events,
     // Service accounts live in the embedded token service's storage: managed here only when the APIs trust it.

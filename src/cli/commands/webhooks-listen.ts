@@ -66,6 +66,37 @@ function handler(ctx: CliContext, opts: ListenOptions, secret: () => string) {
   };
 }
 
+/**
+ * Keeps the temporary endpoint alive while this runs: a keep-alive at a third of the time left
+ * before each expiry (so two may fail before it lapses). A process that dies without deleting the
+ * endpoint stops them, and the server's sweep deletes it after its idle time.
+ */
+function keepAlive(ctx: CliContext, ping: () => Promise<{ expires_at: string | null }>, expiresAt: string | null): { stop(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const arm = (until: string | null) => {
+    if (stopped || !until) return;
+    const delay = Math.max(1000, Math.min(300_000, (Date.parse(until) - Date.now()) / 3));
+    timer = setTimeout(() => {
+      ping().then(
+        (e) => arm(e.expires_at),
+        (err: unknown) => {
+          ctx.out.note(`keeping the temporary endpoint alive failed (trying again): ${String(err)}`);
+          arm(until);
+        },
+      );
+    }, delay);
+    timer.unref();
+  };
+  arm(expiresAt);
+  return {
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}
+
 const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 
 /**
@@ -107,16 +138,23 @@ export async function listen(ctx: CliContext, opts: ListenOptions): Promise<numb
   const host = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
   const url = opts.publicUrl ?? `http://${host}:${port}/`;
   const endpoint = await hb.webhookEndpoints
-    .create({ url, description: "hirebridge webhooks listen (temporary)", ...(opts.events ? { event_types: opts.events } : {}) })
+    .create({
+      url,
+      description: "hirebridge webhooks listen (temporary)",
+      temporary: true,
+      ...(opts.events ? { event_types: opts.events } : {}),
+    })
     .catch((err: unknown) => {
       server.close();
       signals.release();
       throw err;
     });
   secret = endpoint.secret;
+  const alive = keepAlive(ctx, () => hb.webhookEndpoints.keepAlive(endpoint.id), endpoint.expires_at);
   ctx.out.note(`Ready: your organisation's events come to ${url} and go on to ${opts.forwardTo} (Ctrl-C to stop).`);
   ctx.out.note(`Their signing secret, for ${opts.forwardTo} to verify them: ${endpoint.secret}`);
   await signals.stopped;
+  alive.stop();
   await hb.webhookEndpoints
     .delete(endpoint.id)
     .catch((err: unknown) => ctx.out.note(`could not delete the temporary endpoint ${endpoint.id}: ${String(err)}`));

@@ -1,7 +1,9 @@
 import type {
   DeliveryListQuery,
   ResendAnswer,
+  ResendFailedAnswer,
   SecretRotation,
+  TestEventAnswer,
   WebhookDelivery,
   WebhookDeliveryList,
   WebhookEndpoint,
@@ -11,7 +13,7 @@ import type {
   WebhookEndpointUpdate,
   WebhookMessage,
 } from "../../contracts/webhooks-out/endpoints.js";
-import type { EventTypeCatalogue } from "../../contracts/webhooks-out/events.js";
+import type { EventType, EventTypeCatalogue } from "../../contracts/webhooks-out/events.js";
 import type { RequestOptions } from "../core/http-client.js";
 import { path } from "../core/url.js";
 import type { RecruitingContext } from "./context.js";
@@ -87,9 +89,39 @@ export class WebhookEndpointsResource {
     } while (cursor);
   }
 
+  /** One event's delivery to the endpoint: its payload, status and attempts with the headers they were sent with. */
+  delivery(endpointId: string, messageId: string, options?: RequestOptions): Promise<WebhookDelivery> {
+    return this.call("GET", path`/webhook-endpoints/${endpointId}/deliveries/${messageId}`, options);
+  }
+
   /** Delivers an event to the endpoint again, now, with the same `webhook-id`. */
   resend(endpointId: string, messageId: string, options?: RequestOptions): Promise<ResendAnswer> {
     return this.call("POST", path`/webhook-endpoints/${endpointId}/deliveries/${messageId}/resend`, options);
+  }
+
+  /**
+   * Sends a signed example event of `eventType` to this endpoint only (as the Stripe CLI's `trigger`):
+   * delivered like any event, listed in its deliveries with `test: true`, its body carrying `"test": true`.
+   * @example
+   * const { message_id } = await hb.webhookEndpoints.sendTestEvent(endpoint.id, "candidate.created");
+   */
+  sendTestEvent(endpointId: string, eventType: EventType, options?: RequestOptions): Promise<TestEventAnswer> {
+    return this.call("POST", path`/webhook-endpoints/${endpointId}/test`, options, { event_type: eventType });
+  }
+
+  /**
+   * Queues again every delivery to the endpoint that failed, of the events since `since`; answers how many.
+   * @example
+   * const { queued } = await hb.webhookEndpoints.resendFailed(endpoint.id, new Date(Date.now() - 86_400_000));
+   */
+  resendFailed(endpointId: string, since: Date | string, options?: RequestOptions): Promise<ResendFailedAnswer> {
+    const at = typeof since === "string" ? since : since.toISOString();
+    return this.call("POST", path`/webhook-endpoints/${endpointId}/resend-failed`, options, { since: at });
+  }
+
+  /** Keeps a temporary endpoint (`create({ temporary: true })`) from expiring: its `expires_at` moves on. */
+  keepAlive(endpointId: string, options?: RequestOptions): Promise<WebhookEndpoint> {
+    return this.call("POST", path`/webhook-endpoints/${endpointId}/keep-alive`, options);
   }
 
   /** An event as its deliveries carry it. */

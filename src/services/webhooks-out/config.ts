@@ -42,6 +42,13 @@ export const WebhooksOutConfigSchema = Type.Object({
     description:
       "Outbound webhooks: an event or retry an instance claimed goes to another instance after this long without being done (its instance died). Longer than WEBHOOK_TIMEOUT_MS.",
   }),
+  WEBHOOK_TEMP_ENDPOINT_IDLE_MINUTES: Type.Number({
+    exclusiveMinimum: 0,
+    maximum: 10080,
+    default: 60,
+    description:
+      "Outbound webhooks: a temporary endpoint (`hirebridge webhooks listen`'s) is deleted by itself after this long without a keep-alive from its client, minutes (fractions allowed); the sweep job looks every minute.",
+  }),
   WEBHOOK_RETENTION_DAYS: Type.Integer({
     minimum: 1,
     default: 30,

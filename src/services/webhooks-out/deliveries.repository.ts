@@ -40,6 +40,41 @@ export async function listDeliveries(
       [endpointId, page.before, scan],
     )
   ).map((r) => r.id);
+  const items = await deliveriesOf(database, orgId, endpointId, ids, page.status, page.limit);
+  // Filtered, a full page goes on after its last item (the scan may hold more matches past it:
+  // going on from the scan's end would skip them), a short one after the scan's end, unless the
+  // scan reached the end of the history. Unfiltered, the extra id says another page exists.
+  if (page.status && items.length === page.limit) return { items, next: items.at(-1)!.message_id };
+  if (ids.length < scan) return { items, next: null };
+  const next = page.status ? ids.at(-1)! : items.at(-1)?.message_id;
+  return { items, next: next ?? null };
+}
+
+/** One delivery of the endpoint (its event the organisation's); null when there is none. */
+export async function findDelivery(
+  database: Database,
+  orgId: string,
+  endpointId: string,
+  messageId: string,
+): Promise<WebhookDelivery | null> {
+  const [found] = await database.query<{ id: string }>(
+    `select message_id as id from webhook_attempts where endpoint_id = $1 and message_id = $2
+     union select message_id from webhook_deliveries where endpoint_id = $1 and message_id = $2`,
+    [endpointId, messageId],
+  );
+  if (!found) return null;
+  return (await deliveriesOf(database, orgId, endpointId, [messageId], null, 1))[0] ?? null;
+}
+
+/** The deliveries of `ids` to the endpoint (events of the organisation only), newest first, at most `limit`. */
+async function deliveriesOf(
+  database: Database,
+  orgId: string,
+  endpointId: string,
+  ids: string[],
+  status: DeliveryStatus | null,
+  limit: number,
+): Promise<WebhookDelivery[]> {
   const rows = await database.query<DeliveryRow>(
     `with page as (
        select m.id, m.type, m.created_at, m.data::text as data, m.test_endpoint_id is not null as test, d.next_attempt_at,
@@ -58,9 +93,9 @@ export async function listDeliveries(
                     from webhook_attempts a where a.message_id = p.id and a.endpoint_id = $1) as attempts
        from page p where $4::text is null or p.status = $4
       order by p.id desc limit $5`,
-    [endpointId, ids, orgId, page.status, page.limit],
+    [endpointId, ids, orgId, status, limit],
   );
-  const items = rows.map(
+  return rows.map(
     (r): WebhookDelivery => ({
       message_id: r.id,
       webhook_id: r.id,
@@ -73,10 +108,6 @@ export async function listDeliveries(
       attempts: (r.attempts ?? []).map((a) => ({ ...a, attempted_at: new Date(a.attempted_at).toISOString() })),
     }),
   );
-  if (ids.length < scan) return { items, next: null };
-  // Unfiltered, the extra id says another page exists; filtered, the scan ran out its depth.
-  const next = page.status ? ids.at(-1)! : items.at(-1)?.message_id;
-  return { items, next: next ?? null };
 }
 
 export async function findMessage(database: Database, orgId: string, id: string): Promise<WebhookMessage | null> {
@@ -118,4 +149,65 @@ export async function queueResend(
     [endpointId, messageId],
   );
   return row!.next_attempt_at;
+}
+
+/**
+ * Records a test event for one endpoint of the organisation (its delivery goes through the outbox
+ * like any event's, addressed to that endpoint only). Answers its id; null when the endpoint is not
+ * the organisation's; "disabled" when it is disabled.
+ */
+export async function insertTestEvent(
+  database: Database,
+  orgId: string,
+  endpointId: string,
+  type: EventType,
+  data: unknown,
+): Promise<string | "disabled" | null> {
+  const [found] = await database.query<{ disabled: boolean }>(
+    "select disabled from webhook_endpoints where id = $1 and organization_id = $2",
+    [endpointId, orgId],
+  );
+  if (!found) return null;
+  if (found.disabled) return "disabled";
+  const [row] = await database.query<{ id: string }>(
+    `insert into webhook_messages (organization_id, type, data, test_endpoint_id) values ($1, $2, $3::json, $4) returning id`,
+    [orgId, type, JSON.stringify(data), endpointId],
+  );
+  return row!.id;
+}
+
+/**
+ * Queues again, due now, every delivery to the endpoint that failed (the schedule ran out without a
+ * 2xx) of the events since `since`: a new chain of the schedule each, as a re-send. Answers how
+ * many; null when the endpoint is not the organisation's; "disabled" when it is disabled. One
+ * statement: the endpoint's attempts are read in its index (endpoint_id, message_id).
+ */
+export async function queueResendFailed(
+  database: Database,
+  orgId: string,
+  endpointId: string,
+  since: Date,
+): Promise<number | "disabled" | null> {
+  const [found] = await database.query<{ disabled: boolean }>(
+    "select disabled from webhook_endpoints where id = $1 and organization_id = $2",
+    [endpointId, orgId],
+  );
+  if (!found) return null;
+  if (found.disabled) return "disabled";
+  const [row] = await database.query<{ n: number }>(
+    `with last as (
+       select distinct on (a.message_id) a.message_id, a.attempt, a.ok
+         from webhook_attempts a join webhook_messages m on m.id = a.message_id
+        where a.endpoint_id = $1 and m.organization_id = $2 and m.created_at >= $3
+        order by a.message_id, a.attempt desc),
+     queued as (
+       insert into webhook_deliveries (message_id, endpoint_id, attempts, chain_start, manual, next_attempt_at)
+       select l.message_id, $1, l.attempt, l.attempt, true, now() from last l
+        where not l.ok and not exists (select 1 from webhook_deliveries d where d.message_id = l.message_id and d.endpoint_id = $1)
+       on conflict (message_id, endpoint_id) do nothing
+       returning 1)
+     select count(*)::int as n from queued`,
+    [endpointId, orgId, since],
+  );
+  return row?.n ?? 0;
 }

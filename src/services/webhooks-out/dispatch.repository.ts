@@ -8,15 +8,33 @@ import type { Database } from "../../shared/db/database.js";
  */
 
 /** A claimed event, with the endpoints to make its first attempt to. */
-export type ClaimedMessage = { id: string; org: string; type: string; data: string; createdAt: Date; endpoints: string[] };
+export type ClaimedMessage = {
+  id: string;
+  org: string;
+  type: string;
+  data: string;
+  createdAt: Date;
+  /** A test event: sent to its one endpoint only (migrations/0503). */
+  test: boolean;
+  endpoints: string[];
+};
 
 /**
  * Claims up to `limit` pending events, oldest first, with each one's subscribed, enabled endpoints.
  * An event claimed before (its instance died, or stopped, before it was done) leaves out the
- * endpoints that already have an attempt or a scheduled one: they were served.
+ * endpoints that already have an attempt or a scheduled one: they were served. A test event goes to
+ * the one endpoint it names (enabled), whatever that endpoint subscribes to.
  */
 export async function claimMessages(database: Database, limit: number, leaseSeconds: number): Promise<ClaimedMessage[]> {
-  const rows = await database.query<{ id: string; org: string; type: string; data: string; created_at: Date; endpoints: string[] }>(
+  const rows = await database.query<{
+    id: string;
+    org: string;
+    type: string;
+    data: string;
+    created_at: Date;
+    test: boolean;
+    endpoints: string[];
+  }>(
     `with picked as (
        select id from webhook_messages
         where pending and (lease_until is null or lease_until < now())
@@ -24,17 +42,26 @@ export async function claimMessages(database: Database, limit: number, leaseSeco
         for update skip locked)
      update webhook_messages m set lease_until = now() + make_interval(secs => $2), claims = m.claims + 1
        from picked where m.id = picked.id
-     returning m.id, m.organization_id as org, m.type, m.data::text as data, m.created_at,
+     returning m.id, m.organization_id as org, m.type, m.data::text as data, m.created_at, m.test_endpoint_id is not null as test,
        array(select e.id from webhook_endpoints e
               where e.organization_id = m.organization_id and not e.disabled
-                and ${takesEventType("e.event_types", "m.type")}
+                and (case when m.test_endpoint_id is null then ${takesEventType("e.event_types", "m.type")}
+                          else e.id = m.test_endpoint_id end)
                 and (m.claims = 1
                      or not exists (select 1 from webhook_attempts a where a.message_id = m.id and a.endpoint_id = e.id)
                         and not exists (select 1 from webhook_deliveries d where d.message_id = m.id and d.endpoint_id = e.id))
               order by e.id)::text[] as endpoints`,
     [limit, leaseSeconds],
   );
-  return rows.map((r) => ({ id: r.id, org: r.org, type: r.type, data: r.data, createdAt: r.created_at, endpoints: r.endpoints }));
+  return rows.map((r) => ({
+    id: r.id,
+    org: r.org,
+    type: r.type,
+    data: r.data,
+    createdAt: r.created_at,
+    test: r.test,
+    endpoints: r.endpoints,
+  }));
 }
 
 /** A claimed retry (or re-send, or deferred first attempt). */
@@ -79,11 +106,12 @@ export async function claimDeliveries(
 
 export async function loadMessages(database: Database, ids: string[]): Promise<Omit<ClaimedMessage, "endpoints">[]> {
   if (ids.length === 0) return [];
-  const rows = await database.query<{ id: string; org: string; type: string; data: string; created_at: Date }>(
-    "select id, organization_id as org, type, data::text as data, created_at from webhook_messages where id = any($1::uuid[])",
+  const rows = await database.query<{ id: string; org: string; type: string; data: string; created_at: Date; test: boolean }>(
+    `select id, organization_id as org, type, data::text as data, created_at, test_endpoint_id is not null as test
+       from webhook_messages where id = any($1::uuid[])`,
     [ids],
   );
-  return rows.map((r) => ({ id: r.id, org: r.org, type: r.type, data: r.data, createdAt: r.created_at }));
+  return rows.map((r) => ({ id: r.id, org: r.org, type: r.type, data: r.data, createdAt: r.created_at, test: r.test }));
 }
 
 /** An endpoint as deliveries need it: where, and the secrets that sign (the previous one while it overlaps). */
@@ -118,6 +146,8 @@ export type ResultRow = {
   /** The delivery came from the retry queue (its row goes when it is over). */
   queued: boolean;
   deferred: boolean;
+  /** The headers the attempt was sent with; null for a deferral. */
+  h: Record<string, string> | null;
 };
 
 /** How an endpoint fared in a batch of results. */
@@ -137,14 +167,15 @@ export async function recordResults(
   const rows = await database.query<{ id: string; disable: boolean }>(
     `with r as (
        select * from json_to_recordset($1::json) as r(m uuid, e uuid, n int, at timestamptz, s int, ok boolean, ms int, err text,
-         body text, manual boolean, next timestamptz, chain int, queued boolean, deferred boolean)),
+         body text, manual boolean, next timestamptz, chain int, queued boolean, deferred boolean, h json)),
      att as (
        -- Numbered on from the attempts recorded (an attempt may have been made while an earlier
        -- one's record was still on its way: a re-send, or two instances after a lease ran out).
-       insert into webhook_attempts (message_id, endpoint_id, attempt, attempted_at, status_code, ok, latency_ms, error, response, manual)
+       insert into webhook_attempts (message_id, endpoint_id, attempt, attempted_at, status_code, ok, latency_ms, error, response, manual,
+                                     request_headers)
        select m, e, coalesce((select max(a.attempt) from webhook_attempts a where a.message_id = r.m and a.endpoint_id = r.e), 0)
                     + row_number() over (partition by m, e order by at),
-              at, s, ok, ms, err, body, manual
+              at, s, ok, ms, err, body, manual, h
          from r where not deferred
        on conflict do nothing),
      sched as (

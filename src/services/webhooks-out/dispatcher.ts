@@ -16,7 +16,8 @@ import {
 } from "./dispatch.repository.js";
 import { Lanes } from "./lanes.js";
 import { nextAttemptAt } from "./schedule.js";
-import type { AttemptOutcome, Sender } from "./sender.js";
+import { bodyOf } from "./body.js";
+import { type AttemptOutcome, BASE_HEADERS, type Sender } from "./sender.js";
 import { signatureHeader } from "./signing.js";
 
 export type DispatcherOptions = {
@@ -53,9 +54,6 @@ const PER_ENDPOINT_CONCURRENCY = 8;
 const CLEANUP_EVERY_MS = 3_600_000;
 const CLEANUP_BATCH = 10_000;
 
-/** The body every attempt of a message sends, byte for byte the same (the signature covers it). */
-const bodyOf = (m: Message) => `{"type":${JSON.stringify(m.type)},"timestamp":"${m.createdAt.toISOString()}","data":${m.data}}`;
-
 /** The failure as one line, for the endpoint's disabled reason. */
 const failureOf = (r: ResultRow) => (r.s !== null ? `HTTP ${r.s}` : (r.err ?? "no answer"));
 
@@ -79,6 +77,7 @@ const noAttempt = (r: Pick<ResultRow, "m" | "e" | "n" | "manual" | "next" | "cha
   chain: r.chain,
   queued: r.queued,
   deferred: true,
+  h: null,
 });
 
 /** A queued delivery whose event is gone (past the retention): it leaves the queue, attempted no more. */
@@ -285,20 +284,17 @@ export class Dispatcher {
     const body = bodyOf(job.message);
     const at = new Date();
     const timestamp = Math.floor(at.getTime() / 1000);
-    const outcome = await this.opts.sender.send(
-      job.endpoint.url,
-      {
-        "webhook-id": job.message.id,
-        "webhook-timestamp": String(timestamp),
-        "webhook-signature": signatureHeader(job.endpoint.secrets, job.message.id, timestamp, body),
-      },
-      body,
-    );
-    this.settle(job, at, outcome);
+    const headers = {
+      "webhook-id": job.message.id,
+      "webhook-timestamp": String(timestamp),
+      "webhook-signature": signatureHeader(job.endpoint.secrets, job.message.id, timestamp, body),
+    };
+    const outcome = await this.opts.sender.send(job.endpoint.url, headers, body);
+    this.settle(job, at, outcome, { ...BASE_HEADERS, ...headers });
     return outcome.latencyMs;
   }
 
-  private settle(job: Job, at: Date, o: AttemptOutcome): void {
+  private settle(job: Job, at: Date, o: AttemptOutcome, headers: Record<string, string>): void {
     const next = o.ok ? null : nextAttemptAt(this.opts.schedule, job.attempt - job.chainStart, Date.now(), o.retryAfterMs);
     this.enqueue({
       result: {
@@ -316,6 +312,7 @@ export class Dispatcher {
         chain: job.chainStart,
         queued: job.queued,
         deferred: false,
+        h: headers,
       },
     });
     this.jobDone(job);

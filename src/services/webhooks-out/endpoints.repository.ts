@@ -1,7 +1,7 @@
 import { and, asc, count, eq, sql } from "drizzle-orm";
 import type { EventType } from "../../contracts/webhooks-out/events.js";
 import type { WebhookEndpoint } from "../../contracts/webhooks-out/endpoints.js";
-import type { Queryable } from "../../shared/db/database.js";
+import type { Database, Queryable } from "../../shared/db/database.js";
 import { webhookEndpoints as t, type WebhookEndpointRow } from "./webhooks-out.tables.js";
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -24,13 +24,26 @@ export function toEndpoint(row: WebhookEndpointRow, now = new Date()): WebhookEn
   };
 }
 
-export type NewEndpoint = { url: string; description: string; eventTypes: EventType[]; disabled: boolean; secret: string };
+export type NewEndpoint = {
+  url: string;
+  description: string;
+  eventTypes: EventType[];
+  disabled: boolean;
+  secret: string;
+  /** A temporary endpoint: its life without a keep-alive, seconds. */
+  idleSeconds?: number;
+};
 export type EndpointPatch = Partial<Pick<NewEndpoint, "url" | "description" | "eventTypes" | "disabled">>;
 
 export async function insertEndpoint(q: Queryable, orgId: string, v: NewEndpoint): Promise<WebhookEndpointRow> {
+  const { idleSeconds, ...values } = v;
   const [row] = await q
     .insert(t)
-    .values({ organizationId: orgId, ...v })
+    .values({
+      organizationId: orgId,
+      ...values,
+      ...(idleSeconds === undefined ? {} : { expiresAt: sql`now() + make_interval(secs => ${idleSeconds})` }),
+    })
     .returning();
   return row!;
 }
@@ -99,4 +112,36 @@ export async function rotateSecret(
 export async function orgsWithEndpoints(q: Queryable): Promise<string[]> {
   const rows = await q.selectDistinct({ org: t.organizationId }).from(t).where(eq(t.disabled, false));
   return rows.map((r) => r.org);
+}
+
+/** A temporary endpoint's client is alive: its expiry moves to `idleSeconds` from now. Null: no such temporary endpoint. */
+export async function keepAlive(
+  q: Queryable,
+  orgId: string,
+  id: string,
+  idleSeconds: number,
+): Promise<WebhookEndpointRow | "permanent" | null> {
+  const [row] = await q
+    .update(t)
+    .set({ expiresAt: sql`now() + make_interval(secs => ${idleSeconds})` })
+    .where(and(eq(t.organizationId, orgId), eq(t.id, id), sql`${t.expiresAt} is not null`))
+    .returning();
+  if (row) return row;
+  return (await findEndpoint(q, orgId, id)) ? "permanent" : null;
+}
+
+/**
+ * Deletes the temporary endpoints past their expiry (their client stopped keeping them alive), with
+ * their open deliveries; answers them with their organisation (at most `limit` per call).
+ */
+export async function deleteExpiredEndpoints(database: Database, limit: number): Promise<{ id: string; org: string }[]> {
+  return database.query<{ id: string; org: string }>(
+    `with gone as (
+       delete from webhook_endpoints where id in (
+         select id from webhook_endpoints where expires_at < now() order by expires_at limit $1)
+       returning id, organization_id),
+     open as (delete from webhook_deliveries d using gone where d.endpoint_id = gone.id)
+     select id::text as id, organization_id::text as org from gone`,
+    [limit],
+  );
 }

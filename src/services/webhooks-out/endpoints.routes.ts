@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
+import { errorResponses } from "../../contracts/recruiting/fields.js";
 import { OrgParamsSchema } from "../../contracts/recruiting/org.js";
 import {
   EndpointParamsSchema,
@@ -15,13 +16,14 @@ import type { FastifyRequest } from "fastify";
 import { auditActorOf } from "../../shared/auth/audit-actor.js";
 import { callerOrg } from "../../shared/auth/caller-org.js";
 import type { Queryable } from "../../shared/db/database.js";
-import { notFound, validationError } from "../../shared/errors.js";
+import { conflict, notFound, validationError } from "../../shared/errors.js";
 import type { WebhooksOutContext } from "./context.js";
 import {
   countEndpoints,
   deleteEndpoint,
   findEndpoint,
   insertEndpoint,
+  keepAlive,
   listEndpoints,
   rotateSecret,
   toEndpoint,
@@ -55,7 +57,7 @@ function registerEndpointCollection(app: RouteApp, ctx: WebhooksOutContext): voi
         ...common,
         summary: "Create a webhook endpoint",
         description:
-          "The endpoint receives the organization's events (all of them, or the `event_types` listed), signed per Standard Webhooks with the `secret` of this answer: the only time it is shown.",
+          "The endpoint receives the organization's events (all of them, or the `event_types` listed), signed per Standard Webhooks with the `secret` of this answer: the only time it is shown. With `temporary: true` it is deleted by itself after WEBHOOK_TEMP_ENDPOINT_IDLE_MINUTES without a keep-alive (`expires_at`).",
         params: OrgParamsSchema,
         body: WebhookEndpointCreateSchema,
         response: endpointResponses(WebhookEndpointCreatedSchema),
@@ -77,6 +79,7 @@ function registerEndpointCollection(app: RouteApp, ctx: WebhooksOutContext): voi
         eventTypes: body.event_types ?? [],
         disabled: body.disabled ?? false,
         secret,
+        ...(body.temporary ? { idleSeconds: ctx.tempIdleSeconds } : {}),
       };
       const row = await ctx.db.transaction(async (tx) => {
         const created = await insertEndpoint(tx, org, values);
@@ -84,6 +87,7 @@ function registerEndpointCollection(app: RouteApp, ctx: WebhooksOutContext): voi
         return created;
       });
       ctx.endpointsChanged(org);
+      if (row.expiresAt) ctx.expiresAt(row.expiresAt);
       return { ...toEndpoint(row), secret };
     },
   );
@@ -206,9 +210,34 @@ function registerSecretRotation(app: RouteApp, ctx: WebhooksOutContext): void {
   );
 }
 
+/** A temporary endpoint's keep-alive. */
+function registerKeepAlive(app: RouteApp, ctx: WebhooksOutContext): void {
+  app.post(
+    `${PATH}/:endpoint_id/keep-alive`,
+    {
+      schema: {
+        ...common,
+        summary: "Keep a temporary webhook endpoint alive",
+        description:
+          "Moves a temporary endpoint's `expires_at` to WEBHOOK_TEMP_ENDPOINT_IDLE_MINUTES from now (`hirebridge webhooks listen` calls it while it runs); once no keep-alive came for that long, the sweep job deletes the endpoint. An endpoint that is not temporary answers 409.",
+        params: EndpointParamsSchema,
+        response: { ...endpointResponses(WebhookEndpointSchema), 409: errorResponses[409] },
+      },
+    },
+    async (request) => {
+      const row = await keepAlive(ctx.db, callerOrg(request), request.params.endpoint_id, ctx.tempIdleSeconds);
+      if (row === null) throw notFound("Webhook endpoint not found");
+      if (row === "permanent") throw conflict("The endpoint is not temporary: it stays until deleted");
+      if (row.expiresAt) ctx.expiresAt(row.expiresAt);
+      return toEndpoint(row);
+    },
+  );
+}
+
 /** The organisation's webhook endpoints (served on the recruiting API, behind its tenant guard). */
 export const endpointRoutes: FastifyPluginAsyncTypebox<{ ctx: WebhooksOutContext }> = async (app, { ctx }) => {
   registerEndpointCollection(app, ctx);
   registerEndpointChanges(app, ctx);
   registerSecretRotation(app, ctx);
+  registerKeepAlive(app, ctx);
 };

@@ -7,7 +7,8 @@ import type { EventsOut } from "../../shared/ports/events-out.js";
 import { NO_AUDIT_LOG } from "../../shared/no-audit-log.js";
 import type { WebhooksOutContext } from "./context.js";
 import { Dispatcher } from "./dispatcher.js";
-import { orgsWithEndpoints } from "./endpoints.repository.js";
+import { type JobQueue, QUEUES } from "../../shared/jobs/queue.js";
+import { deleteExpiredEndpoints, orgsWithEndpoints } from "./endpoints.repository.js";
 import { deliveryRoutes } from "./deliveries.routes.js";
 import { endpointRoutes } from "./endpoints.routes.js";
 import { eventTypeRoutes } from "./event-types.routes.js";
@@ -32,6 +33,10 @@ export type WebhooksOutDeps = {
 
 /** Most endpoints one organisation may have (each event fans out to all of them). */
 export const MAX_ENDPOINTS_PER_ORG = 50;
+/** Temporary endpoints deleted per statement of a sweep. */
+const SWEEP_BATCH = 500;
+/** The sweep's schedule (the safety net of the delayed job each expiry queues). */
+const SWEEP_CRON = "* * * * *";
 /** How often the hint of which organisations have endpoints is read again (other instances' changes). */
 const HINT_REFRESH_MS = 10_000;
 
@@ -63,12 +68,20 @@ export function createWebhooksOut(deps: WebhooksOutDeps) {
       })
     : null;
   const wake = () => dispatcher?.wake(true);
+  // The job queue the sweep runs on (startSweep), to queue a look at each temporary endpoint's expiry.
+  let sweepQueue: JobQueue | null = null;
   const ctx: WebhooksOutContext = {
     db: deps.database.db,
     database: deps.database,
     policy,
     resolve: deps.resolve ?? systemResolve,
     secretOverlapSeconds: deps.config.WEBHOOK_SECRET_OVERLAP_SECONDS,
+    tempIdleSeconds: deps.config.WEBHOOK_TEMP_ENDPOINT_IDLE_MINUTES * 60,
+    expiresAt: (at) => {
+      void sweepQueue
+        ?.send(QUEUES.webhookEndpointSweep, {}, { startAfter: new Date(at.getTime() + 1000) })
+        .catch((err: unknown) => log.warn({ err }, "queueing the temporary endpoints' sweep failed (the cron's runs it)"));
+    },
     maxEndpoints: MAX_ENDPOINTS_PER_ORG,
     endpointsChanged: (orgId) => {
       hinted?.add(orgId);
@@ -82,6 +95,19 @@ export function createWebhooksOut(deps: WebhooksOutDeps) {
     wake: () => dispatcher?.wake(),
   });
   let hintTimer: NodeJS.Timeout | undefined;
+  /** Deletes the temporary endpoints past their expiry; answers how many. */
+  const sweep = async (): Promise<number> => {
+    let total = 0;
+    for (;;) {
+      const gone = await deleteExpiredEndpoints(deps.database, SWEEP_BATCH);
+      for (const { id, org } of gone) {
+        log.info({ endpoint_id: id, org_id: org }, "temporary webhook endpoint expired (no keep-alive): deleted");
+        ctx.endpointsChanged(org);
+      }
+      total += gone.length;
+      if (gone.length < SWEEP_BATCH) return total;
+    }
+  };
   const orgRoutes: FastifyPluginAsync = async (app) => {
     await app.register(endpointRoutes, { ctx });
     await app.register(deliveryRoutes, { ctx });
@@ -92,6 +118,20 @@ export function createWebhooksOut(deps: WebhooksOutDeps) {
     /** For the recruiting API (its HostedRoutes). */
     routes: { routes: [eventTypeRoutes as FastifyPluginAsync], orgRoutes: [orgRoutes] },
     policy,
+    sweep,
+    /**
+     * The sweep of expired temporary endpoints on `queue` (the recruiting API's, with WORKERS): its
+     * worker, its cron (`schedule`: pg-boss runs it once per instance set), and a delayed job at
+     * each expiry this process sets. Once per module.
+     */
+    async startSweep(queue: JobQueue, opts: { schedule: boolean }): Promise<void> {
+      if (sweepQueue) return;
+      sweepQueue = queue;
+      await queue.work(QUEUES.webhookEndpointSweep, async () => {
+        await sweep();
+      });
+      if (opts.schedule) await queue.boss.schedule(QUEUES.webhookEndpointSweep, SWEEP_CRON, null, { tz: "UTC" });
+    },
     async start(): Promise<void> {
       await refreshHint().catch((err) => log.warn({ err }, "reading which organisations have webhook endpoints failed"));
       hintTimer = setInterval(() => void refreshHint().catch(() => {}), HINT_REFRESH_MS);

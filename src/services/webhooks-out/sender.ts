@@ -19,6 +19,8 @@ export type AttemptOutcome = {
 /** The answer's body kept per attempt: enough to see an error message, never a whole page. */
 const RESPONSE_EXCERPT_BYTES = 1024;
 const USER_AGENT = "Hirebridge-Webhooks/1.0 (+https://www.standardwebhooks.com)";
+/** The headers every attempt carries besides its webhook-* ones (recorded with each attempt). */
+export const BASE_HEADERS = { "content-type": "application/json", "user-agent": USER_AGENT } as const;
 
 /**
  * The connector of the delivery agent: every connection resolves its host through the policy's
@@ -89,7 +91,7 @@ export function createSender(opts: { policy: TargetPolicy; timeoutMs: number; re
       const res = await request(url, {
         method: "POST",
         dispatcher: agent,
-        headers: { "content-type": "application/json", "user-agent": USER_AGENT, ...headers },
+        headers: { ...BASE_HEADERS, ...headers },
         body,
         signal: AbortSignal.timeout(opts.timeoutMs),
         headersTimeout: opts.timeoutMs,

@@ -36,6 +36,11 @@ export const QUEUES = {
   assessmentPackages: "assessment-packages",
   /** The retention job (services/retention): candidates due erased, operational data purged; hourly by cron. */
   retention: "data-retention",
+  /**
+   * Outbound webhooks' temporary endpoints past their idle time deleted (services/webhooks-out):
+   * every minute by cron, and a delayed job at each endpoint's expiry.
+   */
+  webhookEndpointSweep: "webhook-endpoint-sweep",
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
@@ -69,6 +74,8 @@ const QUEUE_OPTIONS: Record<QueueName, QueueOptions & { policy?: string; notify?
   },
   // `singleton`: one run at a time across the instances; a cron tick while one runs adds none.
   "data-retention": { policy: "singleton", retryLimit: 1, expireInSeconds: 3600 },
+  // Idempotent (a delete of what expired): runs at once or twice in a row cost nothing more.
+  "webhook-endpoint-sweep": { retryLimit: 2, retryDelay: 5, expireInSeconds: 120 },
 };
 
 /**

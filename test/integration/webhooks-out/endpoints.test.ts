@@ -56,6 +56,7 @@ describeEachDatabase("webhook endpoints", (getDb) => {
         disabled_reason: null,
         failing_since: null,
         previous_secret_expires_at: null,
+        expires_at: null,
         created_at: "",
         updated_at: "",
       },

@@ -149,6 +149,7 @@ test("an endpoint's streak: a success clears it, the failures after the last suc
     chain: 0,
     queued: false,
     deferred: false,
+    h: null,
   });
   const health = healthOf([
     row("a", "2026-01-01T00:00:03Z", false, 500),

@@ -1,7 +1,8 @@
-import type { EventTypeCatalogue, Hirebridge, WebhookDelivery, WebhookEndpoint } from "hirebridge/client";
+import type { EventTypeCatalogue, Hirebridge, WebhookEndpoint } from "hirebridge/client";
 import { useState } from "preact/hooks";
 import { DocText } from "../text.js";
-import { DataTable, ErrorNote, StateBadge, fmtDate, fmtMs, useLoad } from "../ui.js";
+import { DataTable, ErrorNote, StateBadge, fmtDate, useLoad } from "../ui.js";
+import { DELIVERY_FILTERS, Deliveries, type DeliveryFilter } from "./deliveries.js";
 
 type Catalogue = EventTypeCatalogue["items"];
 
@@ -76,80 +77,6 @@ function CreateForm(props: { hb: Hirebridge; types: Catalogue; onCreated: (e: We
         </div>
       </form>
       <ErrorNote error={error} />
-    </section>
-  );
-}
-
-/** One delivery: the event, its status and every attempt (newest first), and Re-send. */
-function DeliveryRow(props: { d: WebhookDelivery; onResend: (d: WebhookDelivery) => void; busy: boolean }) {
-  const { d } = props;
-  return (
-    <tr data-message={d.message_id} data-status={d.status}>
-      <td>
-        <code>{d.type}</code>
-        <br />
-        <span class="muted">{fmtDate(d.timestamp)}</span>
-      </td>
-      <td>
-        <StateBadge state={d.status} />
-        {d.next_attempt_at && <span class="muted"> next {fmtDate(d.next_attempt_at)}</span>}
-      </td>
-      <td>
-        <ol class="attempts" reversed aria-label={`Attempts at ${d.type}`}>
-          {d.attempts.map((a) => (
-            <li key={a.attempt} data-attempt={a.attempt}>
-              Attempt {a.attempt}: {a.status_code ?? "no answer"} {a.ok ? "ok" : "failed"} in {fmtMs(a.latency_ms)}, {fmtDate(a.attempted_at)}
-              {a.manual && " (re-sent)"}
-              {a.error && <span class="error-text"> {a.error}</span>}
-              {a.response && <span class="muted"> “{a.response.slice(0, 80)}”</span>}
-            </li>
-          ))}
-        </ol>
-      </td>
-      <td>
-        <button type="button" class="secondary small" disabled={props.busy} onClick={() => props.onResend(d)}>
-          Re-send
-        </button>
-      </td>
-    </tr>
-  );
-}
-
-/** The chosen endpoint's recent deliveries (polled), with re-send. */
-function Deliveries(props: { hb: Hirebridge; endpoint: WebhookEndpoint }) {
-  const { hb, endpoint } = props;
-  const [status, setStatus] = useState("");
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const list = useLoad(() => hb.webhookEndpoints.deliveries(endpoint.id, { limit: 20 }), [endpoint.id], 3000);
-  const resend = async (d: WebhookDelivery) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await hb.webhookEndpoints.resend(endpoint.id, d.message_id);
-      setStatus(`${d.type} re-sent: a new attempt is on its way.`);
-      list.reload();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <section class="panel" aria-labelledby="deliveries-title">
-      <h2 id="deliveries-title">Recent deliveries to {endpoint.url}</h2>
-      <p role="status" class="status">
-        {status}
-      </p>
-      <ErrorNote error={error ?? list.error} />
-      {list.value && list.value.items.length === 0 && <p class="muted">No deliveries yet.</p>}
-      {list.value && list.value.items.length > 0 && (
-        <DataTable caption={`Deliveries to ${endpoint.url}`} headers={["Event", "Status", "Attempts", "Actions"]}>
-          {list.value.items.map((d) => (
-            <DeliveryRow d={d} key={d.message_id} onResend={resend} busy={busy} />
-          ))}
-        </DataTable>
-      )}
     </section>
   );
 }
@@ -241,7 +168,8 @@ function EventTypes(props: { types: Catalogue }) {
 
 /**
  * Webhooks: the organisation's endpoints (add, with the signing secret shown once; rotate, disable
- * or enable, delete), each one's recent deliveries with their attempts and re-send, and the
+ * or enable, delete), each one's deliveries (paged, filtered by status, with what each carried; a
+ * test event, re-send one or everything that failed since a time: deliveries.tsx), and the
  * catalogue of event types (docs/webhooks-out.md).
  */
 export function WebhooksPage(props: { hb: Hirebridge }) {
@@ -249,7 +177,28 @@ export function WebhooksPage(props: { hb: Hirebridge }) {
   const endpoints = useLoad(() => hb.webhookEndpoints.list(), [], 10_000);
   const types = useLoad(() => hb.webhookEndpoints.eventTypes(), []);
   const [secret, setSecret] = useState<{ title: string; secret: string; note: string } | null>(null);
-  const [selected, setSelected] = useState<string | null>(null);
+  // `?endpoint={id}&status=failed` opens that endpoint's deliveries so filtered (a link to share, kept across sign-in).
+  const [selected, setSelectedState] = useState<string | null>(() => new URLSearchParams(location.search).get("endpoint"));
+  const [filter, setFilterState] = useState<DeliveryFilter>(() => {
+    const asked = new URLSearchParams(location.search).get("status") ?? "";
+    return (DELIVERY_FILTERS as readonly string[]).includes(asked) ? (asked as DeliveryFilter) : "";
+  });
+  const remember = (endpoint: string | null, status: DeliveryFilter) => {
+    const q = new URLSearchParams();
+    if (endpoint) q.set("endpoint", endpoint);
+    if (endpoint && status) q.set("status", status);
+    const query = q.toString();
+    history.replaceState(null, "", query ? `${location.pathname}?${query}` : location.pathname);
+  };
+  const setSelected = (id: string | null) => {
+    setSelectedState(id);
+    setFilterState("");
+    remember(id, "");
+  };
+  const setFilter = (f: DeliveryFilter) => {
+    setFilterState(f);
+    remember(selected, f);
+  };
   const [status, setStatus] = useState("");
   const [error, setError] = useState<unknown>(null);
   const onAct = async (e: WebhookEndpoint, what: Act) => {
@@ -288,7 +237,9 @@ export function WebhooksPage(props: { hb: Hirebridge }) {
           </DataTable>
         )}
       </section>
-      {chosen && <Deliveries hb={hb} endpoint={chosen} key={chosen.id} />}
+      {chosen && (
+        <Deliveries hb={hb} endpoint={chosen} key={chosen.id} types={types.value?.items.map((t) => t.type) ?? []} filter={filter} onFilter={setFilter} />
+      )}
       {types.value && (
         <CreateForm
           hb={hb}

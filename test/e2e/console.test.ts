@@ -17,7 +17,7 @@ import { join, resolve } from "node:path";
 import { after, before, test } from "node:test";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { Hirebridge } from "../../src/client/index.js";
-import { freePort } from "../helpers/ports.js";
+import { extraPort, pickPorts } from "./console-harness.js";
 
 const CHROMIUM = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium";
 const ROOT = resolve(import.meta.dirname, "..", "..");
@@ -117,13 +117,7 @@ before(
     await rm(SHOTS, { recursive: true, force: true });
     await mkdir(SHOTS, { recursive: true });
     dataDir = await mkdtemp(join(tmpdir(), "hirebridge-console-e2e-"));
-    ports = {
-      proxy: await freePort(),
-      api: await freePort(),
-      console: await freePort(),
-      auth: await freePort(),
-      sandbox: await freePort(),
-    };
+    ports = await pickPorts(); // E2E_PORT_BASE pins them (console-harness.ts), free ones otherwise
     const banner = await startLikeNpmStart();
     assert.match(banner, new RegExp(`Operator console:\\s+${origin(ports.console)}/`), "npm start prints the console's URL");
     browser = await chromium.launch({
@@ -628,7 +622,7 @@ step(
       req.resume();
       req.on("end", () => res.writeHead(200).end("thanks"));
     });
-    receiver.listen(0, "127.0.0.1");
+    receiver.listen(extraPort(5), "127.0.0.1");
     await once(receiver, "listening");
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
     try {

@@ -15,7 +15,7 @@
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { sql } from "drizzle-orm";
-import { recruitingOwnership } from "../src/runtime/wiring.js";
+import { candidateErasure, recruitingOwnership } from "../src/runtime/wiring.js";
 import { buildRecruitingApp } from "../src/services/recruiting/app.js";
 import { createRetention } from "../src/services/retention/module.js";
 import { openDatabase, type Database } from "../src/shared/db/database.js";
@@ -84,7 +84,7 @@ export async function main(args: string[]): Promise<void> {
     await migrate(database);
     const identity = await startTestIdentity(database);
     const config = testConfig();
-    const retention = createRetention({ config, database, logger: silentLogger() });
+    const retention = createRetention({ config, database, logger: silentLogger(), erase: candidateErasure(database, config) });
     const app = await buildRecruitingApp({
       config: testConfig({ RATE_LIMIT_PER_MINUTE: 1_000_000 }),
       database,
@@ -105,7 +105,12 @@ export async function main(args: string[]): Promise<void> {
       const eraser = await identity.login();
       await seed(database, eraser.orgId, eraseN, 0);
       await retentionPolicy(api, eraser, { candidate_days_after_last_change: 0 });
-      const bulk = createRetention({ config: { ...config, RETENTION_MAX_CANDIDATES_PER_RUN: eraseN }, database, logger: silentLogger() });
+      const bulk = createRetention({
+        config: { ...config, RETENTION_MAX_CANDIDATES_PER_RUN: eraseN },
+        database,
+        logger: silentLogger(),
+        erase: candidateErasure(database, config),
+      });
       const erased = await during(listUrl, watcher.accessToken, () => bulk.run(new Date(Date.now() + 1000)));
       if (erased.result.counts["candidates"] !== eraseN) throw new Error(`erased ${erased.result.counts["candidates"]}, not ${eraseN}`);
 

@@ -15,6 +15,11 @@ import { integrationOwnersOf } from "../services/proxy/integrations/integration-
 import { createAuditLog, purgeExpired } from "../services/audit/audit-log.js";
 import { auditLogRoutes } from "../services/audit/index.js";
 import { createRetention } from "../services/retention/module.js";
+import type { EraseCandidates } from "../services/retention/retention-run.js";
+import { eraseCandidates } from "../services/recruiting/erasure/erasure.js";
+import type { Db, Queryable } from "../shared/db/database.js";
+import type { AuditLog } from "../shared/ports/audit-log.js";
+import type { EventsOut } from "../shared/ports/events-out.js";
 import { serviceAccountRoutes } from "../services/token/service-accounts/service-accounts.routes.js";
 
 /**
@@ -142,6 +147,30 @@ const recruitingExtensions = async (ctx: ServiceContext<ConfigOf<"api">>) => {
 };
 
 /**
+ * The retention job's erasure path (services/retention's EraseCandidates): the recruiting API's
+ * erasure of a candidate (services/recruiting/erasure), each due candidate with its tombstone,
+ * audit entry and `candidate.erased` event. Only the application is suppressed, not the email: a
+ * person whose data was kept long enough may apply again.
+ */
+export const candidateErasure =
+  (
+    database: Database,
+    config: { ERASURE_SUPPRESSION_SECRET: string },
+    opts: { audit?: AuditLog<Queryable, Db>; events?: EventsOut<Queryable> } = {},
+  ): EraseCandidates =>
+  async (orgId, ids, { actor, reason }) =>
+    (
+      await eraseCandidates(database.db, orgId, ids, {
+        actor,
+        reason,
+        suppressEmail: false,
+        key: config.ERASURE_SUPPRESSION_SECRET,
+        audit: opts.audit,
+        events: opts.events,
+      })
+    )["candidates"] ?? 0;
+
+/**
  * Data retention on the recruiting API (services/retention): the policy's routes, and with WORKERS the
  * retention job's worker and schedule on the process's queue. It purges the audit log past its
  * retention too (services/audit's purgeExpired).
@@ -156,6 +185,8 @@ const withRetention =
       database,
       logger: ctx.logger,
       audit: createAuditLog(),
+      // Due candidates are erased through the API's erasure path, with their audit entries and candidate.erased events.
+      erase: candidateErasure(database, ctx.config, { audit: auditLog, events: ext.events }),
       extraPurges: { audit_log: (now) => purgeExpired(database.db, now, ctx.config.AUDIT_RETENTION_DAYS) },
     });
     if (ctx.config.WORKERS) await retention.startJob(await ctx.jobQueue());

@@ -11,8 +11,12 @@ export type RetentionDeps = {
   config: RetentionConfig;
   database: Database;
   logger: Logger;
-  /** The erasure path (issue 41's eraseCandidates, not built yet), to be wired in src/runtime/wiring.ts. */
-  erase?: EraseCandidates;
+  /**
+   * The erasure path of the API's DELETE of a candidate, handed in by src/runtime/wiring.ts
+   * (candidateErasure): due candidates are erased, not just deleted.
+   */
+  erase: EraseCandidates;
+  /** The audit log: policy changes. */
   audit?: AuditLog<Tx>;
   /** Other modules' purges each run drives (the audit log's), by kind. */
   extraPurges?: Record<string, (now: Date) => Promise<number>>;

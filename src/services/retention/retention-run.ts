@@ -3,15 +3,7 @@ import { systemActor } from "../../shared/auth/audit-actor.js";
 import type { Database } from "../../shared/db/database.js";
 import type { AuditActor } from "../../shared/ports/audit-log.js";
 import type { RetentionConfig } from "./config.js";
-import {
-  deleteCandidateRows,
-  type DueCandidate,
-  finishRun,
-  type PurgeKind,
-  purgeBatch,
-  selectDueCandidates,
-  startRun,
-} from "./retention.repository.js";
+import { type DueCandidate, finishRun, type PurgeKind, purgeBatch, selectDueCandidates, startRun } from "./retention.repository.js";
 
 /**
  * Erases candidates of one organisation through the one erasure path (issue 41's
@@ -34,8 +26,8 @@ export type RetentionDeps = {
   >;
   database: Database;
   logger: Logger;
-  /** The erasure path; without it (until it is wired) the candidates' rows are deleted. */
-  erase?: EraseCandidates;
+  /** The erasure path of the API's DELETE of a candidate (src/runtime/wiring.ts's candidateErasure). */
+  erase: EraseCandidates;
   /** Other modules' purges the run drives (the audit log's, by its own retention): kind → purge at `now`, answering rows deleted. */
   extraPurges?: Record<string, (now: Date) => Promise<number>>;
 };
@@ -71,9 +63,8 @@ async function eraseDue(deps: RetentionDeps, due: DueCandidate[], counts: Record
     const [orgId, reason] = key.split("\n") as [string, string];
     for (let i = 0; i < ids.length; i += batch) {
       const chunk = ids.slice(i, i + batch);
-      const erased = deps.erase
-        ? await deps.erase(orgId, chunk, { actor, reason: `retention:${reason}` })
-        : await deleteCandidateRows(deps.database.db, orgId, chunk);
+      // The API's erasure path: a tombstone, an audit entry and a candidate.erased event each.
+      const erased = await deps.erase(orgId, chunk, { actor, reason: `retention:${reason}` });
       counts["candidates"] = (counts["candidates"] ?? 0) + erased;
       counts[`candidates.${reason}`] = (counts[`candidates.${reason}`] ?? 0) + erased;
     }

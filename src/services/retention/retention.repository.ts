@@ -101,20 +101,6 @@ export async function selectDueCandidates(db: Queryable, now: Date, limit: numbe
   return rowsOf<DueCandidate>(result).filter((c) => !seen.has(c.id) && seen.add(c.id));
 }
 
-/**
- * Until the candidate erasure path of issue 41 (`eraseCandidates`) exists and is wired:
- * deletes the candidates' rows (their interviews go with them). Answers how many went.
- */
-export async function deleteCandidateRows(db: Queryable, orgId: string, ids: readonly string[]): Promise<number> {
-  const result = await db.execute(
-    sql`delete from candidates where organization_id = ${orgId} and id in (${sql.join(
-      ids.map((id) => sql`${id}`),
-      sql`, `,
-    )}) returning id`,
-  );
-  return rowsOf(result).length;
-}
-
 /** An operational table's purge: which rows are past `cutoff`, and how they are found. */
 export type PurgeKind = "webhook_events" | "sync_runs" | "write_backs" | "activity" | "idempotency_keys" | "retention_runs";
 

@@ -40,7 +40,7 @@ export const retentionRoutes: FastifyPluginAsyncTypebox<{ ctx: RetentionRoutesCo
         ...common,
         summary: "Set the data retention policy",
         description:
-          "Changes the fields sent; the others keep their value. The retention job (hourly by default, RETENTION_CRON) deletes the rows of the candidates that become due (their interviews with them); a candidate's copy in the ATS is not touched. Answers the policy as stored.",
+          "Changes the fields sent; the others keep their value. The retention job (hourly by default, RETENTION_CRON) erases the candidates that become due through the same path as `DELETE …/candidates/{candidate_id}/` (a tombstone of ids, a `candidate.erased` event and audit entry; their application is not synced again); a candidate's copy in the ATS is not touched. Answers the policy as stored.",
         params: OrgParamsSchema,
         body: DataRetentionUpdateSchema,
         response: responses(DataRetentionResponseSchema, 401, 403, 422),

@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { sql } from "drizzle-orm";
 import { Hirebridge } from "../../../src/client/index.js";
-import { recruitingOwnership } from "../../../src/runtime/wiring.js";
+import { candidateErasure, recruitingOwnership } from "../../../src/runtime/wiring.js";
 import { buildRecruitingApp } from "../../../src/services/recruiting/app.js";
 import { createRetention, type Retention } from "../../../src/services/retention/module.js";
 import { latestRuns } from "../../../src/services/retention/retention.repository.js";
@@ -35,7 +35,12 @@ for (const kind of DB_KINDS) {
     before(async () => {
       database = await freshDatabase(kind);
       identity = await startTestIdentity(database);
-      retention = createRetention({ config: testConfig(), database, logger: silentLogger() });
+      retention = createRetention({
+        config: testConfig(),
+        database,
+        logger: silentLogger(),
+        erase: candidateErasure(database, testConfig()),
+      });
       app = await buildRecruitingApp({
         config: testConfig(),
         database,

@@ -10,6 +10,7 @@ import { buildRecruitingApp } from "../../src/services/recruiting/app.js";
 import { openJobQueue, type JobQueue } from "../../src/shared/jobs/queue.js";
 import { acquireWebhooksOut, buildProxyWithSync, recruitingHooks, recruitingOwnership } from "../../src/runtime/wiring.js";
 import type { IntegrationSyncs, WriteBack } from "../../src/contracts/proxy/webhooks.js";
+import { createAuditLog } from "../../src/services/audit/audit-log.js";
 import type { Database } from "../../src/shared/db/database.js";
 import type { App } from "../../src/shared/http/create-app.js";
 import { startTestIdentity, type TestIdentity, type TestLogin } from "./auth.js";
@@ -38,6 +39,8 @@ export async function startTestStack(
     /** The token service's own settings (e.g. AUTH_ACCESS_TOKEN_ALG). */
     identity?: Record<string, string | number>;
     workers?: boolean;
+    /** The recruiting API records its changes in the audit log (services/audit), as the launcher wires it. */
+    audit?: boolean;
   } = {},
 ): Promise<TestStack> {
   const identity = await startTestIdentity(database, opts.identity ? { overrides: opts.identity } : {});
@@ -65,6 +68,7 @@ export async function startTestStack(
     ownership: recruitingOwnership(database),
     events: webhooks.module.events,
     modules: [webhooks.module.routes],
+    ...(opts.audit ? { audit: createAuditLog() } : {}),
   });
   const proxy = await buildProxyWithSync({ config, database, logger, verify: identity.verify, queue, workers: opts.workers ?? true });
   await proxy.listen({ host: "127.0.0.1", port: proxyPort });

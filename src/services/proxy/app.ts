@@ -6,6 +6,7 @@ import type { ProxyConfig } from "./config.js";
 import type { Database } from "../../shared/db/database.js";
 import { createApp, type App } from "../../shared/http/create-app.js";
 import { registerProtection } from "../../shared/http/protection.js";
+import { guardOwnedIntegrations } from "../../shared/http/owned-integration.js";
 import { docsOAuth, registerOpenApi } from "../../shared/http/openapi.js";
 import type { Cache } from "./cache/cache.js";
 import { MemoryCache } from "./cache/memory-cache.js";
@@ -87,6 +88,7 @@ async function registerApi<C extends ProxyConfig>(
   await app.register(
     async (api) => {
       protectWithBearer(api, opts.verify, "proxy");
+      guardOwnedIntegrations(api, deps.integrations);
       reportUpstreamFailures(
         api,
         modules.flatMap((m) => (m.onUpstreamFailure ? [m.onUpstreamFailure] : [])),

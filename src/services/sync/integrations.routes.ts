@@ -1,3 +1,4 @@
+import { ownedIntegrationOf } from "../../shared/http/owned-integration.js";
 import { IntegrationParamsSchema } from "../../contracts/proxy/integrations.js";
 import { proxyErrorResponses } from "../../contracts/proxy/common.js";
 import {
@@ -74,12 +75,12 @@ export const integrationSummaryRoutes: SyncRoutes = async (app, { deps }) => {
         params: IntegrationParamsSchema,
         response: { 200: IntegrationSummarySchema, ...ownErrors, 404: proxyErrorResponses[404] },
       },
+      // Hirebridge's records decide; the upstream is not asked.
+      config: { ownedIntegration: { from: "params", decide: "records" } },
     },
     async (request): Promise<IntegrationSummary> => {
       const orgId = callerOrg(request);
-      const { integration_id } = request.params;
-      // IntegrationOwnership: Hirebridge's records decide; the upstream is not asked.
-      if (!(await deps.integrations.belongsTo(integration_id, orgId))) throw notFound("Integration not found");
+      const integration_id = ownedIntegrationOf(request);
       const row = await deps.integrations.findOwned(integration_id, orgId);
       if (!row) throw notFound("Integration not found");
       return (await summaries(deps, orgId, [row]))[0]!;
@@ -98,12 +99,12 @@ export const integrationSummaryRoutes: SyncRoutes = async (app, { deps }) => {
         body: IntegrationUpdateSchema,
         response: { 200: IntegrationSummarySchema, ...ownErrors, 404: proxyErrorResponses[404] },
       },
+      // Hirebridge's records decide; the upstream is not asked.
+      config: { ownedIntegration: { from: "params", decide: "records" } },
     },
     async (request): Promise<IntegrationSummary> => {
       const orgId = callerOrg(request);
-      const { integration_id } = request.params;
-      // IntegrationOwnership: Hirebridge's records decide; the upstream is not asked.
-      if (!(await deps.integrations.belongsTo(integration_id, orgId))) throw notFound("Integration not found");
+      const integration_id = ownedIntegrationOf(request);
       const name = request.body.display_name?.trim() || null;
       const row = await deps.integrations.rename(integration_id, orgId, name);
       if (!row) throw notFound("Integration not found");

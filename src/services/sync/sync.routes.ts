@@ -1,3 +1,4 @@
+import { ownedIntegrationOf } from "../../shared/http/owned-integration.js";
 import {
   IntegrationSyncsQuerySchema,
   IntegrationSyncsSchema,
@@ -31,11 +32,12 @@ export const syncRoutes: SyncRoutes = async (app, { deps }) => {
         querystring: SyncAllQuerySchema,
         response: { 200: WebhookResponseSchema, ...proxyErrorResponses },
       },
+      config: { ownedIntegration: { from: "query", decide: "upstream" } },
     },
     async (request): Promise<WebhookResponse> => {
-      const { integration_id, type } = request.query;
+      const { type } = request.query;
+      const integration_id = ownedIntegrationOf(request);
       const orgId = callerOrg(request);
-      await deps.integrations.requireOwned(integration_id, orgId, request.id, request.log);
       const models: SyncModel[] = type === "JOBS" ? ["jobs"] : type === "APPLICATIONS" ? ["applications"] : ["jobs", "applications"];
       const run = await deps.sync.engine.start({ integrationId: integration_id, orgId, models, type: "FULL", trigger: "sync-all" });
       return { received: true, processed: false, message: run.id };
@@ -54,12 +56,12 @@ export const syncRoutes: SyncRoutes = async (app, { deps }) => {
         querystring: IntegrationSyncsQuerySchema,
         response: { 200: IntegrationSyncsSchema, ...proxyErrorResponses },
       },
+      config: { ownedIntegration: { from: "params", decide: "upstream" } },
     },
     async (request): Promise<IntegrationSyncs> => {
-      const { integration_id } = request.params;
+      const integration_id = ownedIntegrationOf(request);
       const { limit = 20, include_quiet: includeQuiet = false } = request.query;
       const orgId = callerOrg(request);
-      await deps.integrations.requireOwned(integration_id, orgId, request.id, request.log);
       const [runs, writeBacks] = await Promise.all([
         listSyncRuns(deps.database.db, integration_id, { limit, includeQuiet }),
         listWriteBacks(deps.database.db, orgId, integration_id, limit),

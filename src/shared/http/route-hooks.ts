@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from "fastify";
 
-type HookName = "onRequest" | "preValidation" | "onResponse";
+type HookName = "onRequest" | "preValidation" | "preHandler" | "onResponse";
 
 /**
  * Adds a hook to one route from an `onRoute` hook, after the route's own hooks of that name.

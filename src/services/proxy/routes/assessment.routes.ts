@@ -31,9 +31,13 @@ export const assessmentRoutes: ProxyRoutes = async (app, { deps }) => {
   route(app, getAssessmentPackages, (request, reply) => forward(deps, getAssessmentPackages, request, reply));
   route(app, setAssessmentPackages, (request, reply) => forward(deps, setAssessmentPackages, request, reply));
   route(app, listAssessmentOrders, (request, reply) => forward(deps, listAssessmentOrders, request, reply));
-  route(app, updateAssessmentOrderResult, (request, reply) => {
-    const issues = attachmentIssues(request.body.attachments);
-    if (issues.length > 0) throw validationError(issues);
-    return forward(deps, updateAssessmentOrderResult, request, reply);
-  });
+  route(
+    app,
+    updateAssessmentOrderResult,
+    (request, reply) => forward(deps, updateAssessmentOrderResult, request, reply),
+    (request) => {
+      const issues = attachmentIssues(request.body.attachments);
+      if (issues.length > 0) throw validationError(issues);
+    },
+  );
 };

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { callerOrg } from "../../../shared/auth/caller-org.js";
 import { validationError } from "../../../shared/errors.js";
+import { ownedIntegrationOf } from "../../../shared/http/owned-integration.js";
 import type { CachedResponse } from "../cache/response-cache.js";
 import {
   fastifyPath,
@@ -15,13 +15,6 @@ import { toUpstreamRequest } from "../operations/upstream-request.js";
 import type { ProxyDeps } from "../proxy-deps.js";
 import { AnswerCutShort, type UpstreamResponse } from "../../../shared/upstream/upstream-client.js";
 import type { App } from "../../../shared/http/create-app.js";
-
-/** Checks that the integration the operation names belongs to the caller's org (404 otherwise). */
-export async function authorize(deps: ProxyDeps, op: ProxyOperation, request: AnyOperationRequest): Promise<void> {
-  if (op.tenancy === "none") return;
-  const integrationId = String((op.tenancy === "query" ? request.query : request.params)?.["integration_id"] ?? "");
-  await deps.integrations.requireOwned(integrationId, callerOrg(request), request.id, request.log);
-}
 
 const INTEGRATION_GONE = /"code"\s*:\s*"PLATFORM\.INTEGRATION_NOT_FOUND"/;
 
@@ -53,8 +46,8 @@ export function sendCached(request: FastifyRequest, reply: FastifyReply, res: Ca
 }
 
 /**
- * The whole of a plain proxied operation: tenancy, the upstream request from the mapping table, the
- * answer streamed back. `body` replaces the shaped request body; `onSuccess` runs after a 2xx
+ * The whole of a plain proxied operation (its integration already checked by the route's ownership
+ * guard, see `route`): the upstream request from the mapping table, the answer streamed back. `body` replaces the shaped request body; `onSuccess` runs after a 2xx
  * (before the body is streamed) for operations with local side effects.
  */
 export async function forward(
@@ -64,7 +57,8 @@ export async function forward(
   reply: FastifyReply,
   opts: { body?: unknown; onSuccess?: () => Promise<void> } = {},
 ): Promise<FastifyReply> {
-  await authorize(deps, op, request);
+  // Fails loudly if the route was registered without the guard (an operation naming an integration).
+  if (op.tenancy !== "none") ownedIntegrationOf(request);
   const { params, query, body } = request;
   const upstreamRequest = toUpstreamRequest(op, { params, query, body, requestId: request.id }, opts.body);
   if (!opts.onSuccess) {
@@ -134,12 +128,17 @@ async function integrationFromHeader(request: FastifyRequest): Promise<void> {
 
 /**
  * Registers an operation's route with its schema; the handler's request is typed from the
- * operation's contract. A required body that is absent reads "Field required".
+ * operation's contract. A required body that is absent reads "Field required". An operation that
+ * names an integration declares it to the owned-integration guard (shared/http/owned-integration.ts):
+ * the integration is checked as the caller's organisation's (adopted when the upstream says it was
+ * made for it) before the handler runs.
  */
 export function route<S extends OperationSchema>(
   app: App,
   op: ProxyOperation<S>,
   handler: (request: OperationRequest<S>, reply: FastifyReply) => Promise<FastifyReply>,
+  /** A check of the input beyond its schema: runs before the ownership guard, so bad input never reaches the upstream. */
+  inputCheck?: (request: OperationRequest<S>) => void,
 ): void {
   const bodyRequired = op.schema.body !== undefined && !("anyOf" in op.schema.body);
   const preValidation = [...(op.integrationFromHeader ? [integrationFromHeader] : []), ...(bodyRequired ? [requireBody] : [])];
@@ -148,6 +147,10 @@ export function route<S extends OperationSchema>(
     url: fastifyPath(op.path),
     schema: routeSchema(op),
     ...(preValidation.length > 0 ? { preValidation } : {}),
+    ...(inputCheck ? { preHandler: async (request: OperationRequest<S>) => inputCheck(request) } : {}),
+    ...(op.tenancy === "none"
+      ? {}
+      : { config: { ownedIntegration: { from: op.tenancy === "path" ? "params" : "query", decide: "upstream" } } }),
     handler,
   });
 }

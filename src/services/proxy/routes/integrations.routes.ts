@@ -1,14 +1,13 @@
 import type { ProxyOperation } from "../operations/operation.js";
 import { OPERATIONS } from "../operations/operations.table.js";
 import type { ProxyRoutes } from "../proxy-deps.js";
-import { authorize, forward, route, sendCached } from "./forward.js";
+import { forward, route, sendCached } from "./forward.js";
 
 /** Integrations: details (cached), delete, relink, integration fields and custom fields. */
 export const integrationsRoutes: ProxyRoutes = async (app, { deps }) => {
   const { getIntegration, deleteIntegration, relinkIntegration } = OPERATIONS;
 
   route(app, getIntegration, async (request, reply) => {
-    await authorize(deps, getIntegration, request);
     const { integration_id } = request.params;
     const { bypass_cache } = request.query;
     const res = await deps.integrations.details(

@@ -1,3 +1,4 @@
+import { ownedIntegrationOf } from "../../../shared/http/owned-integration.js";
 import {
   ACTIVITY_KINDS,
   ActivityPageSchema,
@@ -47,15 +48,15 @@ export const activityRoutes: SyncRoutes = async (app, { deps }) => {
         querystring: ActivityQuerySchema,
         response: { 200: ActivityPageSchema, ...errors },
       },
+      // Hirebridge's records decide; the upstream is not asked.
+      config: { ownedIntegration: { from: "params", decide: "records" } },
     },
     async (request): Promise<ActivityPage> => {
       const orgId = callerOrg(request);
-      const { integration_id } = request.params;
+      const integration_id = ownedIntegrationOf(request);
       const q = request.query;
       const after = q.cursor === undefined ? undefined : decodeKeysetCursor(q.cursor, (key) => KEY.test(key));
       if (after === null) throw validationError([{ loc: ["query", "cursor"], msg: "Invalid cursor", type: "value_error" }]);
-      // IntegrationOwnership: Hirebridge's records decide; the upstream is not asked.
-      if (!(await deps.integrations.belongsTo(integration_id, orgId))) throw notFound("Integration not found");
       const integration = await deps.integrations.findOwned(integration_id, orgId);
       if (!integration) throw notFound("Integration not found");
       const limit = q.limit ?? 50;
@@ -98,12 +99,13 @@ export const activityRoutes: SyncRoutes = async (app, { deps }) => {
         params: WriteBackParamsSchema,
         response: { 200: WriteBackSchema, ...errors, 409: withDescription(ErrorDetailSchema, "The write-back is not failed") },
       },
+      // Hirebridge's records decide; the upstream is not asked.
+      config: { ownedIntegration: { from: "params", decide: "records" } },
     },
     async (request): Promise<WriteBack> => {
       const orgId = callerOrg(request);
-      const { integration_id, write_back_id } = request.params;
-      // IntegrationOwnership: Hirebridge's records decide; the upstream is not asked.
-      if (!(await deps.integrations.belongsTo(integration_id, orgId))) throw notFound("Integration not found");
+      const { write_back_id } = request.params;
+      const integration_id = ownedIntegrationOf(request);
       const row = await deps.sync.retryWriteBack({ integrationId: integration_id, orgId, writeBackId: write_back_id });
       request.log.info({ write_back: row.id, integration_id }, "failed write-back retried");
       await deps.sync.health.refreshQuietly(integration_id);

@@ -13,6 +13,8 @@ import { callerOrg } from "../../../shared/auth/caller-org.js";
 import { AppError, notFound, validationError } from "../../../shared/errors.js";
 import type { App } from "../../../shared/http/create-app.js";
 import type { OwnedIntegration } from "../../../shared/ports/integrations.js";
+import { ownedIntegrationOf } from "../../../shared/http/owned-integration.js";
+import type { FastifyRequest } from "fastify";
 import { isPermanentUpstreamError, isRetryableUpstreamError } from "../ats-reader.js";
 import { decodeOrderCursor, findSettings, isUuid, listOrders, setTakesOrders } from "./assessment-orders.repository.js";
 import { toAssessmentOrder } from "./order-view.js";
@@ -47,10 +49,18 @@ async function toPage(recruiting: AssessmentRecruiting<Tx, Queryable>, deps: Pac
   return rows.map((r) => toAssessmentOrder(r, names));
 }
 
-type Owned = (integrationId: string, orgId: string, requestId: string) => Promise<OwnedIntegration>;
+/**
+ * The owned-integration guard checks each route's integration (shared/http/owned-integration.ts), as
+ * every proxy operation does: one the upstream says is the caller's organisation's
+ * (end_user.origin_id) is adopted; any other is a 404.
+ */
+const OWNED = { ownedIntegration: { from: "params", decide: "upstream" } } as const;
+
+/** The integration the guard checked, as Hirebridge records it. */
+type Owned = (request: FastifyRequest) => Promise<OwnedIntegration>;
 
 /** POST …/assessment/packages/publish: the explicit republish. */
-function registerPublish(app: App, deps: PackagesDeps, owned: Owned): void {
+function registerPublish(app: App, deps: PackagesDeps): void {
   app.post(
     "/integrations/:integration_id/assessment/packages/publish",
     {
@@ -62,17 +72,17 @@ function registerPublish(app: App, deps: PackagesDeps, owned: Owned): void {
         params: IntegrationParamsSchema,
         response: { 200: PublishPackagesResultSchema, ...errors, ...upstreamErrors },
       },
+      config: OWNED,
     },
     async (request) => {
       const orgId = callerOrg(request);
-      await owned(request.params.integration_id, orgId, request.id);
-      return publishTo(deps, orgId, request.params.integration_id).catch(upstreamFailure);
+      return publishTo(deps, orgId, ownedIntegrationOf(request)).catch(upstreamFailure);
     },
   );
 }
 
 /** GET …/assessment/orders: the orders Hirebridge recorded. */
-function registerOrders(app: App, deps: PackagesDeps, owned: Owned): void {
+function registerOrders(app: App, deps: PackagesDeps): void {
   app.get(
     "/integrations/:integration_id/assessment/orders",
     {
@@ -85,13 +95,13 @@ function registerOrders(app: App, deps: PackagesDeps, owned: Owned): void {
         querystring: AssessmentOrderListQuerySchema,
         response: { 200: AssessmentOrderPageSchema, ...errors },
       },
+      config: OWNED,
     },
     async (request): Promise<AssessmentOrderPage> => {
       const orgId = callerOrg(request);
-      await owned(request.params.integration_id, orgId, request.id);
       const after = request.query.after === undefined ? undefined : decodeOrderCursor(request.query.after);
       if (after === null) throw validationError([{ loc: ["query", "after"], msg: "Invalid cursor", type: "value_error" }]);
-      const page = await listOrders(deps.db, orgId, request.params.integration_id, { limit: request.query.limit ?? 50, after });
+      const page = await listOrders(deps.db, orgId, ownedIntegrationOf(request), { limit: request.query.limit ?? 50, after });
       return { items: await toPage(deps.recruiting, deps, orgId, page.rows), next: page.next };
     },
   );
@@ -118,8 +128,9 @@ function registerSettings(app: App, deps: PackagesDeps, owned: Owned): void {
         params: IntegrationParamsSchema,
         response: { 200: AssessmentSettingsSchema, ...errors },
       },
+      config: OWNED,
     },
-    async (request) => settings(await owned(request.params.integration_id, callerOrg(request), request.id)),
+    async (request) => settings(await owned(request)),
   );
   app.put(
     "/integrations/:integration_id/assessment/settings",
@@ -132,10 +143,11 @@ function registerSettings(app: App, deps: PackagesDeps, owned: Owned): void {
         body: AssessmentSettingsUpdateSchema,
         response: { 200: AssessmentSettingsSchema, ...errors, ...upstreamErrors },
       },
+      config: OWNED,
     },
     async (request) => {
       const orgId = callerOrg(request);
-      const integration = await owned(request.params.integration_id, orgId, request.id);
+      const integration = await owned(request);
       await setTakesOrders(deps.db, integration.id, orgId, request.body.takes_orders);
       if (request.body.takes_orders) await publishTo(deps, orgId, integration.id).catch(upstreamFailure);
       return settings(integration);
@@ -149,17 +161,14 @@ function registerSettings(app: App, deps: PackagesDeps, owned: Owned): void {
  * organisation's packages, and whether the integration takes orders.
  */
 export function assessmentRoutes(deps: PackagesDeps) {
-  // IntegrationOwnership, as every proxy operation asks it: an integration the upstream says is the
-  // caller's organisation's (end_user.origin_id) is adopted; any other is a 404.
-  const owned: Owned = async (integrationId, orgId, requestId) => {
-    await deps.integrations.requireOwned(integrationId, orgId, requestId);
-    const row = await deps.integrations.findOwned(integrationId, orgId);
+  const owned: Owned = async (request) => {
+    const row = await deps.integrations.findOwned(ownedIntegrationOf(request), callerOrg(request));
     if (!row) throw notFound("Integration not found");
     return row;
   };
   return async (app: App) => {
-    registerPublish(app, deps, owned);
-    registerOrders(app, deps, owned);
+    registerPublish(app, deps);
+    registerOrders(app, deps);
     registerSettings(app, deps, owned);
   };
 }

@@ -1,3 +1,4 @@
+import { ownedIntegrationOf } from "../../../shared/http/owned-integration.js";
 import { ErrorDetailSchema, withDescription } from "../../../contracts/common.js";
 import { proxyErrorResponses } from "../../../contracts/proxy/common.js";
 import {
@@ -31,12 +32,13 @@ export const webhookEventRoutes: SyncRoutes = async (app, { deps }) => {
         querystring: WebhookEventListQuerySchema,
         response: { 200: WebhookEventListSchema, 401: unauthorized, 403: forbidden, 404: notFound, 422: invalid },
       },
+      config: { ownedIntegration: { from: "query", decide: "upstream", optional: true } },
     },
     async (request): Promise<WebhookEventList> => {
       const { status = "failed", integration_id, limit = 50 } = request.query;
       const orgId = callerOrg(request);
-      if (integration_id !== undefined) await deps.integrations.requireOwned(integration_id, orgId, request.id, request.log);
-      const rows = await listWebhookEvents(deps.database.db, orgId, { status, integrationId: integration_id, limit });
+      const integrationId = integration_id === undefined ? undefined : ownedIntegrationOf(request);
+      const rows = await listWebhookEvents(deps.database.db, orgId, { status, integrationId, limit });
       return { items: rows.map(toWebhookEventRecord) };
     },
   );

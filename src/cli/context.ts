@@ -15,7 +15,7 @@ export type CliIo = {
 };
 
 /** Options every command accepts (declared on the root program). */
-export type GlobalOptions = { json?: boolean; authUrl?: string; apiUrl?: string; proxyUrl?: string; clientId?: string };
+export type GlobalOptions = { json?: boolean; wide?: boolean; authUrl?: string; apiUrl?: string; proxyUrl?: string; clientId?: string };
 
 /** The run contract's local defaults: `npm start` serves exactly these. */
 export const DEFAULT_URLS = {
@@ -39,7 +39,7 @@ export class CliContext {
     readonly io: CliIo,
     readonly globals: GlobalOptions,
   ) {
-    this.out = new Output(io.stdout, io.stderr, globals.json === true, outputWidth(io.stdout, io.env));
+    this.out = new Output(io.stdout, io.stderr, globals.json === true, globals.wide ? undefined : outputWidth(io.stdout, io.env));
     this.file = sessionFile(io.env);
   }
 

@@ -11,6 +11,11 @@ export type Column<T> = {
    * one without saying so.
    */
   id?: boolean;
+  /**
+   * A text column that is no longer worth reading when cut below this many characters: a table
+   * that would cut it further is printed one record per block instead.
+   */
+  min?: number;
 };
 
 const isId = <T>(c: Column<T>): boolean => c.id === true || c.header === "ID";
@@ -79,13 +84,10 @@ function keepColumns<T>(columns: Column<T>[], natural: number[], width: number):
   return kept.map((k) => k.c);
 }
 
-/**
- * A plain-text table: header, dashes, one line per row; long cells are cut with an ellipsis, never
- * ids. With `width` (the terminal's), no line is longer: columns marked `drop` leave first, then
- * the widest columns are cut, then columns leave from the right; ids stay whole.
- */
-export function renderTable<T>(all: Column<T>[], rows: T[], width?: number): string {
-  if (rows.length === 0) return "(none)";
+type Layout<T> = { columns: Column<T>[]; widths: number[]; texts: string[][]; natural: number[] };
+
+/** Which columns a table keeps at `width`, how wide each is, and its cells. */
+function layout<T>(all: Column<T>[], rows: T[], width?: number): Layout<T> {
   const allTexts = rows.map((row) =>
     all.map((c) => (isId(c) ? cell(c.value(row)) : fit(cell(c.value(row)), c.maxWidth ?? DEFAULT_MAX_WIDTH))),
   );
@@ -101,12 +103,74 @@ export function renderTable<T>(all: Column<T>[], rows: T[], width?: number): str
         width,
       )
     : natural;
+  return { columns, widths, texts, natural };
+}
+
+/**
+ * A plain-text table: header, dashes, one line per row; long cells are cut with an ellipsis, never
+ * ids. With `width` (the terminal's), no line is longer: columns marked `drop` leave first, then
+ * the widest columns are cut, then columns leave from the right; ids stay whole.
+ */
+export function renderTable<T>(all: Column<T>[], rows: T[], width?: number): string {
+  if (rows.length === 0) return "(none)";
+  const { columns, widths, texts } = layout(all, rows, width);
   const line = (parts: string[]) =>
     parts
       .map((p, i) => fit(p, widths[i]!).padEnd(widths[i]!))
       .join(" ".repeat(GAP))
       .trimEnd();
   return [line(columns.map((c) => c.header)), line(widths.map((w) => "-".repeat(w))), ...texts.map(line)].join("\n");
+}
+
+/** How `renderRows` printed: a table, or one record per block. */
+export type Rendered = { text: string; blocks: boolean };
+
+/**
+ * Whether the table fits `width` as a table: every column that is not droppable kept, no column
+ * cut below its `min` (or its longest cell, when shorter), no line longer than the width.
+ */
+function fitsAsTable<T>(all: Column<T>[], rows: T[], width: number): boolean {
+  const { columns, widths, natural } = layout(all, rows, width);
+  if (all.some((c) => c.drop === undefined && !columns.includes(c))) return false;
+  if (widths.reduce((a, b) => a + b, 0) + GAP * (widths.length - 1) > width) return false;
+  return columns.every((c, i) => c.min === undefined || widths[i]! >= Math.min(c.min, natural[i]!));
+}
+
+/** A header as a label: `MIN SCORE` → `Min score`, ids stay `ID`. */
+const labelOf = (header: string) => (header.charAt(0) + header.slice(1).toLowerCase()).replace(/\bid\b/g, "ID").replace(/^Id\b/, "ID");
+
+/**
+ * One record per block, as `kubectl describe` prints: `Label:  value` lines, a blank line between
+ * records. Every column is there; ids are whole (on a line of their own when label and id do not
+ * fit together), other values are cut to the width only.
+ */
+export function renderBlocks<T>(columns: Column<T>[], rows: T[], width?: number): string {
+  if (rows.length === 0) return "(none)";
+  const labels = columns.map((c) => `${labelOf(c.header)}:`);
+  const pad = Math.max(...labels.map((l) => l.length)) + 1;
+  return rows
+    .map((row) =>
+      columns
+        .map((c, i) => {
+          const value = cell(c.value(row));
+          const label = labels[i]!.padEnd(pad);
+          if (!width || label.length + value.length <= width) return `${label}${value}`;
+          if (isId(c)) return `${labels[i]}\n  ${value}`;
+          return `${label}${fit(value, width - label.length)}`;
+        })
+        .join("\n"),
+    )
+    .join("\n\n");
+}
+
+/**
+ * Rows for a person: a table that fits `width` (renderTable), or, when the table could only fit by
+ * leaving out a column that is not droppable, cutting a column below its `min` or cutting an id,
+ * one record per block (renderBlocks). Without a width: the whole table.
+ */
+export function renderRows<T>(columns: Column<T>[], rows: T[], width?: number): Rendered {
+  if (!width || rows.length === 0 || fitsAsTable(columns, rows, width)) return { text: renderTable(columns, rows, width), blocks: false };
+  return { text: renderBlocks(columns, rows, width), blocks: true };
 }
 
 /**
@@ -145,8 +209,23 @@ export class Output {
   }
 
   table<T>(rows: T[], columns: Column<T>[], json: unknown = rows): void {
-    this.result(json, () => renderTable(columns, rows, this.width));
+    this.result(json, () => this.rows(columns, rows));
   }
+
+  /**
+   * `rows` as text for people, fitted to the width: a table, or one record per block when the
+   * table cannot fit (a note on stderr then names --wide).
+   */
+  rows<T>(columns: Column<T>[], rows: T[]): string {
+    const { text, blocks } = renderRows(columns, rows, this.width);
+    if (blocks && !this.blockNoted) {
+      this.blockNoted = true;
+      this.note(`(one record per block: the table does not fit ${this.width} columns; --wide prints it whole)`);
+    }
+    return text;
+  }
+
+  private blockNoted = false;
 
   record(value: unknown, fields: [string, unknown][]): void {
     this.result(value, () => renderRecord(fields));

@@ -80,6 +80,7 @@ export async function buildProgram(
       "Hirebridge from the command line: positions, candidates, integrations, ATS data, syncs, users, and the services themselves.",
     )
     .option("--json", "print results as JSON (the API's answer) instead of tables")
+    .option("--wide", "print tables whole, as wide as their cells (not fitted to the terminal, never one record per block)")
     .option("--auth-url <url>", "identity provider realm URL (env HIREBRIDGE_AUTH_URL; default http://127.0.0.1:8080/realms/hirebridge)")
     .option("--api-url <url>", "recruiting API base URL (env HIREBRIDGE_API_URL; default http://127.0.0.1:8001/api/v1)")
     .option("--proxy-url <url>", "integration proxy base URL (env HIREBRIDGE_PROXY_URL; default http://127.0.0.1:8000/api/v1)")

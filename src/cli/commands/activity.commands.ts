@@ -8,10 +8,11 @@ import { examples, type RegisterCommands } from "../command.js";
 const second = (at: string) => at.replace(/\.\d+Z$/, "Z");
 
 const COLUMNS: Column<ActivityItem>[] = [
-  { header: "AT", value: (i) => second(i.at) },
+  { header: "AT", value: (i) => second(i.at), min: 20 },
   { header: "KIND", value: (i) => i.kind },
   { header: "STATUS", value: (i) => i.status },
-  { header: "WHAT", value: (i) => i.summary, maxWidth: 72 },
+  // Cut below 24 characters WHAT says nothing: a narrower terminal gets one record per block.
+  { header: "WHAT", value: (i) => i.summary, maxWidth: 72, min: 24 },
   { header: "ERROR", value: (i) => i.error, maxWidth: 48, drop: 2 },
   { header: "TRIES", value: (i) => i.attempts, drop: 1 },
   { header: "ID", value: (i) => i.id },

@@ -9,10 +9,12 @@ const score = (e: AuditEntryView) =>
 
 const COLUMNS: Column<AuditEntryView>[] = [
   { header: "SEQ", value: (e) => e.seq },
-  { header: "AT", value: (e) => e.occurred_at.replace(/\.\d+Z$/, "Z") },
-  { header: "ACTOR", value: (e) => (e.actor.client_id ? `${e.actor.sub} (${e.actor.client_id})` : e.actor.sub), maxWidth: 48 },
-  { header: "ACTION", value: (e) => e.action },
-  { header: "RESOURCE", value: (e) => e.resource_ids[0] ?? "", drop: 1 },
+  { header: "AT", value: (e) => e.occurred_at.replace(/\.\d+Z$/, "Z"), min: 20 },
+  // The actor's `sub` is an id (a user or a service account): whole, its client beside it when there is one.
+  { header: "ACTOR", value: (e) => e.actor.sub, id: true },
+  { header: "CLIENT", value: (e) => e.actor.client_id, maxWidth: 28, drop: 3 },
+  { header: "ACTION", value: (e) => e.action, min: 18 },
+  { header: "RESOURCE", value: (e) => e.resource_ids[0] ?? "", id: true, drop: 1 },
   { header: "SCORE", value: score, drop: 2 },
 ];
 

@@ -26,7 +26,9 @@ const CUSTOM_FIELD_COLUMNS: Column<CustomField>[] = [
   { header: "MODEL", value: (f) => f.model },
   { header: "KEY", value: (f) => f.key, maxWidth: 32 },
   { header: "LABEL", value: (f) => f.label, maxWidth: 28 },
-  { header: "MAPPED TO", value: (f) => (f.integration_field ? `${f.integration_field.key} (${f.integration_field.id})` : null) },
+  { header: "MAPPED TO", value: (f) => f.integration_field?.key ?? null, maxWidth: 28 },
+  // The mapped field's id whole (never cut inside the MAPPED TO text); it leaves first when the width is short.
+  { header: "FIELD ID", value: (f) => f.integration_field?.id ?? null, id: true, drop: 1 },
 ];
 
 const SUMMARY_COLUMNS: Column<IntegrationSummary>[] = [

@@ -5,7 +5,7 @@ import type { Column } from "../output.js";
 import { confirm } from "../prompt.js";
 
 const COLUMNS: Column<ServiceAccount>[] = [
-  { header: "CLIENT ID", value: (a) => a.client_id },
+  { header: "CLIENT ID", value: (a) => a.client_id, id: true },
   { header: "NAME", value: (a) => a.name, maxWidth: 30, drop: 2 },
   { header: "SCOPES", value: (a) => (a.scopes.length ? a.scopes : "all") },
   { header: "STATE", value: (a) => (a.revoked_at ? "revoked" : "active") },

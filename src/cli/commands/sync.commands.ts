@@ -2,7 +2,7 @@ import type { WebhookEventRecord } from "../../contracts/proxy/webhook-events.js
 import type { SyncRun, SyncRunEntry, WriteBack } from "../../contracts/proxy/webhooks.js";
 import { CliError, EXIT } from "../cli-errors.js";
 import { integrationOf } from "../context.js";
-import { fit, outputWidth, renderTable, type Column } from "../output.js";
+import { fit, outputWidth, type Column } from "../output.js";
 import { examples, type RegisterCommands } from "../command.js";
 
 /** A timestamp to the second (the table's; --json keeps the API's own). */
@@ -23,7 +23,7 @@ const RUN_COLUMNS: Column<Run>[] = [
   { header: "UNLINKED", value: (r) => r.unlinked, drop: 6 },
   { header: "SKIPPED", value: (r) => r.skipped, drop: 5 },
   { header: "FAILED", value: (r) => r.failed },
-  { header: "STARTED", value: (r) => second(r.started_at) },
+  { header: "STARTED", value: (r) => second(r.started_at), min: 20 },
   { header: "MS", value: (r) => r.duration_ms, drop: 2 },
   { header: "QUIET", value: (r) => r.quiet_runs?.count ?? null, drop: 7 },
 ];
@@ -140,11 +140,11 @@ const registerSyncStatusCommands: RegisterCommands = (sync, run) => {
         ctx.out.result(answer, () =>
           [
             "Sync runs",
-            renderTable(RUN_COLUMNS, answer.items, ctx.out.width),
+            ctx.out.rows(RUN_COLUMNS, answer.items),
             ...quietLine(answer.items),
             "",
             "Write-backs (interview results sent to the ATS)",
-            renderTable(WRITE_BACK_COLUMNS, answer.write_backs, ctx.out.width),
+            ctx.out.rows(WRITE_BACK_COLUMNS, answer.write_backs),
           ].join("\n"),
         );
       }),
@@ -176,13 +176,13 @@ const registerSyncStatusCommands: RegisterCommands = (sync, run) => {
 };
 
 const EVENT_COLUMNS: Column<WebhookEventRecord>[] = [
-  { header: "EVENT", value: (e) => e.id },
+  { header: "EVENT", value: (e) => e.id, id: true },
   { header: "TYPE", value: (e) => e.type },
   { header: "INTEGRATION", value: (e) => e.integration_id, maxWidth: 30, drop: 3 },
   { header: "STATUS", value: (e) => e.status },
   { header: "TRIES", value: (e) => e.attempts, drop: 2 },
   { header: "ERROR", value: (e) => e.last_error ?? e.message, maxWidth: 50, drop: 1 },
-  { header: "RECEIVED", value: (e) => second(e.received_at) },
+  { header: "RECEIVED", value: (e) => second(e.received_at), min: 20 },
 ];
 const EVENT_STATUSES = ["queued", "processed", "failed", "ignored"] as const;
 
@@ -204,7 +204,7 @@ const registerEventCommands: RegisterCommands = (sync, run) => {
           ...(opts["integration"] ? { integration_id: String(opts["integration"]) } : {}),
           ...(opts["limit"] ? { limit: Number(opts["limit"]) } : {}),
         });
-        ctx.out.result(answer, () => renderTable(EVENT_COLUMNS, answer.items, ctx.out.width));
+        ctx.out.result(answer, () => ctx.out.rows(EVENT_COLUMNS, answer.items));
       }),
     );
   examples(events, ["hirebridge sync events", "hirebridge sync events --integration greenhouse:8d1h… --status processed"]);

@@ -5,22 +5,63 @@ import {
   type CandidateCreate,
 } from "../../contracts/recruiting/candidates.js";
 import type { Interview } from "../../contracts/recruiting/interviews.js";
+import type { Hirebridge } from "../../client/index.js";
 import { readBulkFile, type BulkFormat } from "../bulk-file.js";
 import { CliError, EXIT } from "../cli-errors.js";
 import type { Column } from "../output.js";
 import { examples, type RegisterCommands } from "../command.js";
 import { addSchemaOptions, bodyFromOptions } from "../schema-options.js";
+import { registerCandidateEraseCommand } from "./candidates-erase.js";
 
 const COLUMNS: Column<Candidate>[] = [
   { header: "ID", value: (c) => c.id },
-  { header: "NAME", value: (c) => c.name, maxWidth: 28 },
-  { header: "EMAIL", value: (c) => c.email, maxWidth: 32 },
+  { header: "NAME", value: (c) => c.name, maxWidth: 28, min: 12 },
+  { header: "EMAIL", value: (c) => c.email, maxWidth: 32, drop: 4 },
   { header: "STATE", value: (c) => c.state },
   { header: "SCORE", value: (c) => c.score },
   { header: "SHORT-LISTED", value: (c) => (c.short_listed ? "yes" : "no"), drop: 3 },
   { header: "HIRED", value: (c) => (c.hired ? "yes" : "no"), drop: 2 },
   { header: "TAGS", value: (c) => c.tags, maxWidth: 24, drop: 1 },
 ];
+
+/** A candidate with its interview's status and score (what `candidates list` shows people). */
+type Listed = Candidate & { interview: Pick<Interview, "status" | "score"> | null };
+
+/**
+ * `candidates list` for people: the interview's status and score beside the candidate's state
+ * (the score is the interview's, graded or corrected). At 80 columns the id, name, interview and
+ * score stay; tags, hired, short-listed and the email leave first, in that order.
+ */
+const LIST_COLUMNS: Column<Listed>[] = [
+  { header: "ID", value: (c) => c.id },
+  { header: "NAME", value: (c) => c.name, maxWidth: 28, min: 12 },
+  { header: "EMAIL", value: (c) => c.email, maxWidth: 32, drop: 4 },
+  { header: "STATE", value: (c) => c.state },
+  { header: "INTERVIEW", value: (c) => c.interview?.status ?? null },
+  { header: "SCORE", value: (c) => c.interview?.score ?? c.score },
+  { header: "SHORT-LISTED", value: (c) => (c.short_listed ? "yes" : "no"), drop: 3 },
+  { header: "HIRED", value: (c) => (c.hired ? "yes" : "no"), drop: 2 },
+  { header: "TAGS", value: (c) => c.tags, maxWidth: 24, drop: 1 },
+];
+
+/** Each candidate's interview, a few requests at a time (null where there is none, or it cannot be read). */
+async function withInterviews(hb: Hirebridge, positionId: string, candidates: Candidate[]): Promise<Listed[]> {
+  const out: Listed[] = candidates.map((c) => ({ ...c, interview: null }));
+  let next = 0;
+  const worker = async () => {
+    while (next < out.length) {
+      const row = out[next++]!;
+      try {
+        const { status, score } = await hb.interviews.get(positionId, row.id);
+        row.interview = { status, score };
+      } catch {
+        row.interview = null;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(8, out.length) }, worker));
+  return out;
+}
 
 const fields = (c: object): [string, unknown][] => Object.entries(c);
 
@@ -32,11 +73,15 @@ export const registerCandidateCommands: RegisterCommands = (program, run) => {
 
   const list = candidates
     .command("list")
-    .description("List the candidates of a position.")
+    .description("List the candidates of a position, with each one's interview status and score.")
     .argument("<position-id>")
     .action(
       run(async (ctx, [positionId]) => {
-        ctx.out.table(await (await ctx.client()).candidates.list(positionId!), COLUMNS);
+        const hb = await ctx.client();
+        const candidates = await hb.candidates.list(positionId!);
+        // --json is the API's answer (no interview reads); people get each interview's status and score.
+        if (ctx.out.json) ctx.out.table(candidates, COLUMNS);
+        else ctx.out.table(await withInterviews(hb, positionId!, candidates), LIST_COLUMNS, candidates);
       }),
     );
   examples(list, ["hirebridge candidates list 3f0c…", "hirebridge --json candidates list 3f0c… > candidates.json"]);
@@ -89,6 +134,7 @@ export const registerCandidateCommands: RegisterCommands = (program, run) => {
   );
   examples(update, ["hirebridge candidates update 3f0c… 9a1b… --state invited --short-listed true"]);
   registerBulkUpdateCommand(candidates, run);
+  registerCandidateEraseCommand(candidates, run);
   registerInterviewCommands(program, run);
 };
 

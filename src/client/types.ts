@@ -25,6 +25,7 @@ export type {
   PositionState,
   PositionUpdate,
 } from "../contracts/recruiting/index.js";
+export type { CandidateErasure } from "../contracts/recruiting/erasure.js";
 export type {
   ApplicationNote,
   ApplicationResultLink,

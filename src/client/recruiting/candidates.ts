@@ -5,6 +5,7 @@ import type {
   CandidateList,
   CandidateUpdate,
 } from "../../contracts/recruiting/candidates.js";
+import type { CandidateErasure } from "../../contracts/recruiting/erasure.js";
 import type { Interview, InterviewCorrection, InterviewUpdate } from "../../contracts/recruiting/interviews.js";
 import { newIdempotencyKey, type RequestOptions } from "../core/http-client.js";
 import { path } from "../core/url.js";
@@ -67,6 +68,43 @@ export class CandidatesResource {
         path: path`/org/${org}/positions/${positionId}/candidates/${candidateId}/`,
         body,
       },
+      options,
+    );
+  }
+
+  /**
+   * Erases the candidate: their personal data goes from every place Hirebridge keeps it (a
+   * tombstone of ids, the time, who and `reason` stays), the sync does not re-create them, and a
+   * `candidate.erased` event goes to the organisation's webhook endpoints. Answers what was erased
+   * by kind and count; a second call is a NotFoundError. The ATS keeps its own copy: erase it there.
+   * Not retried (a retry after a lost answer would be a NotFoundError).
+   * @example
+   * const { erased } = await hb.candidates.erase(position.id, candidate.id, { reason: "data subject request" });
+   */
+  async erase(
+    positionId: string,
+    candidateId: string,
+    opts: { reason?: string } = {},
+    options?: RequestOptions,
+  ): Promise<CandidateErasure> {
+    const org = await this.ctx.orgId(options);
+    return this.ctx.http.request(
+      {
+        method: "DELETE",
+        baseUrl: this.ctx.baseUrl,
+        path: path`/org/${org}/positions/${positionId}/candidates/${candidateId}/`,
+        query: opts.reason === undefined ? undefined : { reason: opts.reason },
+        idempotent: false,
+      },
+      options,
+    );
+  }
+
+  /** Lifts an erasure's suppression (its `suppression_id`): the sync may create the candidate again from the ATS. */
+  async liftErasureSuppression(suppressionId: string, options?: RequestOptions): Promise<{ lifted: true }> {
+    const org = await this.ctx.orgId(options);
+    return this.ctx.http.request(
+      { method: "DELETE", baseUrl: this.ctx.baseUrl, path: path`/org/${org}/erasure-suppressions/${suppressionId}/` },
       options,
     );
   }

@@ -25,6 +25,8 @@ const EXPECTED: [string, string, string[]][] = [
   ["put", "/api/v1/org/{org_id}/positions/{position_id}/", ["200", "401", "403", "404", "409", "422"]],
   ["get", "/api/v1/org/{org_id}/positions/{position_id}/candidates/{candidate_id}/", ["200", "401", "403", "404", "422"]],
   ["put", "/api/v1/org/{org_id}/positions/{position_id}/candidates/{candidate_id}/", ["200", "401", "403", "404", "409", "422"]],
+  ["delete", "/api/v1/org/{org_id}/positions/{position_id}/candidates/{candidate_id}/", ["200", "401", "403", "404", "422"]],
+  ["delete", "/api/v1/org/{org_id}/erasure-suppressions/{suppression_id}/", ["200", "401", "403", "404", "422"]],
   ["get", "/api/v1/org/{org_id}/positions/{position_id}/candidates/{candidate_id}/interview/", ["200", "401", "403", "404", "422"]],
   ["put", "/api/v1/org/{org_id}/positions/{position_id}/candidates/{candidate_id}/interview/", ["200", "401", "403", "404", "409", "422"]],
   [

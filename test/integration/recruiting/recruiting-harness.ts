@@ -10,7 +10,7 @@ import type { App } from "../../../src/shared/http/create-app.js";
 import { startTestIdentity, tokenRequest, type TestIdentity } from "../../helpers/auth.js";
 import { silentLogger, testConfig } from "../../helpers/config.js";
 
-type Method = "GET" | "POST" | "PUT";
+type Method = "GET" | "POST" | "PUT" | "DELETE";
 
 /** A logged-in user of one org, calling the recruiting app through `inject`. */
 export type Caller = {

@@ -1,7 +1,7 @@
 import { newCandidate } from "./recruiting-harness.js";
 
 export type Ids = { org: string; position: string; candidate: string };
-export type RouteCase = { name: string; method: "GET" | "POST" | "PUT"; path: (ids: Ids) => string; body?: (ids: Ids) => unknown };
+export type RouteCase = { name: string; method: "GET" | "POST" | "PUT" | "DELETE"; path: (ids: Ids) => string; body?: (ids: Ids) => unknown };
 
 const pos = (i: Ids) => `/org/${i.org}/position/${i.position}`;
 const cands = (i: Ids) => `/org/${i.org}/positions/${i.position}/`;
@@ -26,4 +26,6 @@ export const ORG_ROUTES: RouteCase[] = [
     path: (i) => `${cand(i)}interview/correction`,
     body: () => ({ score: 1, reason: "a second look" }),
   },
+  // Last: in the suites it must be refused, and were it not, the routes above would still have run.
+  { name: "erase candidate", method: "DELETE", path: cand },
 ];

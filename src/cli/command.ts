@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import type { ExitCode } from "./cli-errors.js";
 import type { CliContext } from "./context.js";
+import { exampleLines, helpWidthOf } from "./help-format.js";
 
 /*
  * What every command module builds on. Kept apart from program.ts (which loads the command
@@ -17,7 +18,10 @@ export type Run = (action: Action) => (...params: unknown[]) => Promise<void>;
 /** A command module: adds its commands (with help and examples) to the program. */
 export type RegisterCommands = (program: Command, run: Run) => void;
 
-/** Adds an "Examples:" section to a command's --help. */
+/** Adds an "Examples:" section to a command's --help (lines wider than the help continue with ` \\`). */
 export function examples(cmd: Command, lines: string[]): Command {
-  return cmd.addHelpText("after", `\nExamples:\n${lines.map((l) => `  $ ${l}`).join("\n")}\n`);
+  return cmd.addHelpText("after", ({ command }) => {
+    const width = helpWidthOf(command);
+    return `\nExamples:\n${lines.flatMap((l) => exampleLines(l, width)).join("\n")}\n`;
+  });
 }

@@ -3,6 +3,8 @@ import { Command, CommanderError } from "commander";
 import { CliError, describeFailure, EXIT } from "./cli-errors.js";
 import type { CliContext, CliIo, GlobalOptions } from "./context.js";
 import { examples, type RegisterCommands, type Run } from "./command.js";
+import { helpConfiguration } from "./help-format.js";
+import { outputWidth } from "./output.js";
 
 /**
  * Every command module, in the order --help lists its commands, with the top-level commands it
@@ -88,9 +90,13 @@ export async function buildProgram(
     .version(VERSION, "-V, --version", "print the version")
     .showHelpAfterError("(add --help for usage)")
     .exitOverride()
+    .configureHelp(helpConfiguration)
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
+      // Help wraps at the terminal's width: its columns, else COLUMNS, else 80.
+      getOutHelpWidth: () => outputWidth(io.stdout, io.env) ?? 80,
+      getErrHelpWidth: () => outputWidth(io.stderr, io.env) ?? 80,
       outputError: (s, write) => write(s.replace(/^error: /, "hirebridge: ")),
     });
 

@@ -99,6 +99,32 @@ describe("CLI: --help everywhere, usage errors", () => {
     }
   });
 
+  test("help wraps at the terminal's width (COLUMNS): every line of every command's --help fits 60 and 80 columns", async () => {
+    const paths = [[], ...new Set([...commands.flatMap((c) => c.map((_, i) => c.slice(0, i + 1).join(" ")))])].map((p) =>
+      Array.isArray(p) ? p : p.split(" "),
+    );
+    for (const columns of [60, 80]) {
+      for (const path of paths) {
+        const res = await inProcess([...path, "--help"], { COLUMNS: String(columns) });
+        assert.equal(res.code, 0, path.join(" "));
+        const long = res.stdout.split("\n").filter((l) => l.length > columns);
+        assert.deepEqual(long, [], `hirebridge ${path.join(" ")} --help at ${columns} columns`);
+      }
+    }
+    // Wrapped, not cut: the words of a description and of an example are all there.
+    const narrow = await inProcess(["candidates", "add", "--help"], { COLUMNS: "60" });
+    const wide = await inProcess(["candidates", "add", "--help"], { COLUMNS: "400" });
+    const words = (t: string) => t.replace(/ \\\n/g, " ").split(/\s+/).filter(Boolean);
+    assert.deepEqual(words(narrow.stdout), words(wide.stdout));
+    assert.ok(
+      wide.stdout.split("\n").some((l) => l.length > 60),
+      "wider without the limit",
+    );
+    // Without COLUMNS (and no terminal): 80.
+    const plain = await inProcess(["ats", "applications", "--help"]);
+    assert.ok(Math.max(...plain.stdout.split("\n").map((l) => l.length)) <= 80, plain.stdout);
+  });
+
   test("each command module adds exactly the top-level commands its entry names, so a command line loads only its own", async () => {
     const io = { stdin: new PassThrough(), stdout: new PassThrough(), stderr: new PassThrough(), env: {} };
     const everyName: string[] = [];

@@ -1,7 +1,12 @@
 import { newCandidate } from "./recruiting-harness.js";
 
 export type Ids = { org: string; position: string; candidate: string };
-export type RouteCase = { name: string; method: "GET" | "POST" | "PUT" | "DELETE"; path: (ids: Ids) => string; body?: (ids: Ids) => unknown };
+export type RouteCase = {
+  name: string;
+  method: "GET" | "POST" | "PUT" | "DELETE";
+  path: (ids: Ids) => string;
+  body?: (ids: Ids) => unknown;
+};
 
 const pos = (i: Ids) => `/org/${i.org}/position/${i.position}`;
 const cands = (i: Ids) => `/org/${i.org}/positions/${i.position}/`;

@@ -19,6 +19,7 @@ import {
   FOLD_ALL_EVERY_MS,
   startListChangeFolding,
 } from "./candidates/candidate-list-cache.js";
+import { candidateExportRoutes } from "./candidates/candidate-export.routes.js";
 import { candidateRoutes } from "./candidates/candidates.routes.js";
 import type { RecruitingContext } from "./context.js";
 import { erasureRoutes } from "./erasure/erasure.routes.js";
@@ -145,7 +146,8 @@ export async function buildRecruitingApp(deps: RecruitingDeps): Promise<App> {
       for (const routes of (deps.modules ?? []).flatMap((m) => m.routes)) await api.register(routes);
       await api.register(async (org) => {
         org.addHook("onRequest", tenantGuard);
-        for (const routes of [positionRoutes, candidateRoutes, interviewRoutes, erasureRoutes]) await org.register(routes, { ctx });
+        for (const routes of [positionRoutes, candidateRoutes, candidateExportRoutes, interviewRoutes, erasureRoutes])
+          await org.register(routes, { ctx });
         for (const routes of (deps.modules ?? []).flatMap((m) => m.orgRoutes)) await org.register(routes);
       });
     },

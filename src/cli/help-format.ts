@@ -35,6 +35,15 @@ export function wrapText(text: string, width: number): string[] {
   return out;
 }
 
+/** Commands standing in for a command module not loaded, with the term their module's command has. */
+const SUMMARY_TERMS = new WeakMap<Command, string>();
+
+/** Marks `cmd` as standing in for a command of a module not loaded: --help lists it by `term`. */
+export function summarised(cmd: Command, term: string): Command {
+  SUMMARY_TERMS.set(cmd, term);
+  return cmd;
+}
+
 /** commander's help configuration: descriptions wrapped to the help width (beside the term, or under it). */
 export const helpConfiguration: HelpConfiguration = {
   minWidthToWrap: MIN_BESIDE,
@@ -50,6 +59,9 @@ export const helpConfiguration: HelpConfiguration = {
     }
     const under = wrapText(description, Math.max(MIN_BESIDE, width - UNDER_INDENT)).map((l) => `${" ".repeat(UNDER_INDENT)}${l}`);
     return [...termLines, ...under].join("\n");
+  },
+  subcommandTerm(this: Help, cmd) {
+    return SUMMARY_TERMS.get(cmd) ?? Help.prototype.subcommandTerm.call(this, cmd);
   },
   /** The usage line (`Usage: ` and this) wrapped too, its continuation lines under the usage's start. */
   commandUsage(this: Help, cmd) {

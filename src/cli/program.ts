@@ -3,40 +3,122 @@ import { Command, CommanderError } from "commander";
 import { CliError, describeFailure, EXIT } from "./cli-errors.js";
 import type { CliContext, CliIo, GlobalOptions } from "./context.js";
 import { examples, type RegisterCommands, type Run } from "./command.js";
-import { helpConfiguration } from "./help-format.js";
+import { helpConfiguration, summarised } from "./help-format.js";
 import { outputWidth } from "./output.js";
 
 /**
  * Every command module, in the order --help lists its commands, with the top-level commands it
- * adds: a command line loads only the module of its command (`serve` does not load the SDK's
- * commands, `positions list` not the others), while --help, `help`, `completion` and an unknown
- * command load them all. test/integration/cli/cli-help-and-units.test.ts checks the names.
+ * adds and their help summaries (term and description, as the root's --help lists them): a command
+ * line loads only the module of its command (`serve` does not load the SDK's commands, `positions
+ * list` not the others); the root's --help, --version and an unknown command load none (the
+ * summaries stand in for them: no SDK, no contracts); `help` and `completion` load them all.
+ * test/integration/cli/cli-help-and-units.test.ts checks the names and that the summaries are the
+ * commands' own.
  */
-export const COMMAND_MODULES: readonly { commands: readonly string[]; load: () => Promise<RegisterCommands[]> }[] = [
-  { commands: ["login", "logout", "whoami"], load: async () => [(await import("./commands/auth.commands.js")).registerAuthCommands] },
-  { commands: ["positions"], load: async () => [(await import("./commands/positions.commands.js")).registerPositionCommands] },
+export type CommandModule = {
+  commands: readonly string[];
+  /** Per command: its term and description in the root's --help. */
+  summaries: readonly (readonly [term: string, description: string])[];
+  load: () => Promise<RegisterCommands[]>;
+};
+
+export const COMMAND_MODULES: readonly CommandModule[] = [
+  {
+    commands: ["login", "logout", "whoami"],
+    summaries: [
+      ["login [options]", "Log in with username and password and keep the session (file mode 0600) in the config directory."],
+      ["logout", "End the session at the identity provider and delete the saved session."],
+      ["whoami", "Show who is logged in, where, and until when (refreshing the session if it is due)."],
+    ],
+    load: async () => [(await import("./commands/auth.commands.js")).registerAuthCommands],
+  },
+  {
+    commands: ["positions"],
+    summaries: [["positions", "Hiring positions of your organisation."]],
+    load: async () => [(await import("./commands/positions.commands.js")).registerPositionCommands],
+  },
   {
     commands: ["candidates", "interview"],
+    summaries: [
+      ["candidates", "Candidates of a position."],
+      ["interview", "A candidate's interview record."],
+    ],
     load: async () => [(await import("./commands/candidates.commands.js")).registerCandidateCommands],
   },
-  { commands: ["integrations"], load: async () => [(await import("./commands/integrations.commands.js")).registerIntegrationCommands] },
-  { commands: ["ats"], load: async () => [(await import("./commands/ats.commands.js")).registerAtsCommands] },
+  {
+    commands: ["integrations"],
+    summaries: [["integrations", "ATS integrations: details, connecting, fields, mappings, deletion."]],
+    load: async () => [(await import("./commands/integrations.commands.js")).registerIntegrationCommands],
+  },
+  {
+    commands: ["ats"],
+    summaries: [["ats", "Read the ATS of an integration through the proxy (pages are followed for you)."]],
+    load: async () => [(await import("./commands/ats.commands.js")).registerAtsCommands],
+  },
   {
     commands: ["assessment"],
+    summaries: [["assessment", "The assessment channel of an integration: packages offered in the ATS and the orders placed there."]],
     load: async () => [(await import("./commands/assessment.commands.js")).registerAssessmentCommands],
   },
-  { commands: ["sync"], load: async () => [(await import("./commands/sync.commands.js")).registerSyncCommands] },
-  { commands: ["webhooks"], load: async () => [(await import("./commands/webhooks.commands.js")).registerWebhookCommands] },
-  { commands: ["activity"], load: async () => [(await import("./commands/activity.commands.js")).registerActivityCommands] },
-  { commands: ["audit"], load: async () => [(await import("./commands/audit.commands.js")).registerAuditCommands] },
-  { commands: ["retention"], load: async () => [(await import("./commands/retention.commands.js")).registerRetentionCommands] },
-  { commands: ["admin"], load: async () => [(await import("./commands/admin.commands.js")).registerAdminCommands] },
+  {
+    commands: ["sync"],
+    summaries: [["sync", "Hirebridge's sync of an integration's jobs and applications into positions and candidates."]],
+    load: async () => [(await import("./commands/sync.commands.js")).registerSyncCommands],
+  },
+  {
+    commands: ["webhooks"],
+    summaries: [["webhooks", "Your organisation's webhook endpoints: where Hirebridge sends signed events (Standard Webhooks)."]],
+    load: async () => [(await import("./commands/webhooks.commands.js")).registerWebhookCommands],
+  },
+  {
+    commands: ["activity"],
+    summaries: [
+      ["activity", "An integration's trail: webhook events, sync runs, write-backs and failed upstream calls, newest first, with names."],
+    ],
+    load: async () => [(await import("./commands/activity.commands.js")).registerActivityCommands],
+  },
+  {
+    commands: ["audit"],
+    summaries: [["audit", "Your organisation's audit log: who changed what, append-only and hash-chained (docs/privacy.md)."]],
+    load: async () => [(await import("./commands/audit.commands.js")).registerAuditCommands],
+  },
+  {
+    commands: ["retention"],
+    summaries: [["retention", "Your organisation's data retention policy: how long candidates are kept (docs/privacy.md)."]],
+    load: async () => [(await import("./commands/retention.commands.js")).registerRetentionCommands],
+  },
+  {
+    commands: ["admin"],
+    summaries: [
+      [
+        "admin",
+        "Administration through the identity provider's (Keycloak) admin API. Admin login: HIREBRIDGE_ADMIN_PASSWORD or ADMIN_PASSWORD, else asked.",
+      ],
+    ],
+    load: async () => [(await import("./commands/admin.commands.js")).registerAdminCommands],
+  },
   {
     commands: ["service-accounts"],
+    summaries: [
+      [
+        "service-accounts",
+        "Your organisation's service accounts: client credentials for machines (hirebridge login --client-id … --client-secret-stdin).",
+      ],
+    ],
     load: async () => [(await import("./commands/service-accounts.commands.js")).registerServiceAccountCommands],
   },
   {
     commands: ["serve", "reset"],
+    summaries: [
+      [
+        "serve [options] [services...]",
+        "Start services: all (default), or any of token, sandbox, api, proxy, console. Runs until SIGINT/SIGTERM.",
+      ],
+      [
+        "reset [options]",
+        "Delete the embedded stack's data under DATA_DIR (Hirebridge's database and the sandbox's state, together); the next start begins from the seed. Asks first unless --yes.",
+      ],
+    ],
     load: async () => {
       const m = await import("./commands/serve.commands.js");
       return [m.registerServeCommand, m.registerResetCommand];
@@ -47,8 +129,15 @@ export const COMMAND_MODULES: readonly { commands: readonly string[]; load: () =
 /** The root options that take a value (their value is not the command's name). */
 const VALUE_OPTIONS = new Set(["--auth-url", "--api-url", "--proxy-url", "--client-id"]);
 
-/** The command modules `argv` needs: the one of its command, or all (no command, help, completion, unknown). */
-export function modulesFor(argv: readonly string[] | undefined): typeof COMMAND_MODULES {
+/** The commands that need every module: `help <command>` and `completion`. */
+const NEEDS_ALL = new Set(["help", "completion"]);
+
+/**
+ * The command modules `argv` needs: the one of its command; none when it names no command (--help,
+ * --version) or an unknown one (the summaries answer those); all for `help` and `completion`, and
+ * without `argv`.
+ */
+export function modulesFor(argv: readonly string[] | undefined): readonly CommandModule[] {
   if (!argv) return COMMAND_MODULES;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -57,10 +146,11 @@ export function modulesFor(argv: readonly string[] | undefined): typeof COMMAND_
       if (VALUE_OPTIONS.has(arg)) i++;
       continue;
     }
+    if (NEEDS_ALL.has(arg)) return COMMAND_MODULES;
     const own = COMMAND_MODULES.find((m) => m.commands.includes(arg));
-    return own ? [own] : COMMAND_MODULES;
+    return own ? [own] : [];
   }
-  return COMMAND_MODULES;
+  return [];
 }
 
 /** The package's version (package.json sits two folders up from src/cli and from dist/cli). */
@@ -76,7 +166,8 @@ export async function buildProgram(
   setExitCode: (code: number) => void = () => undefined,
   argv?: readonly string[],
 ): Promise<Command> {
-  const registrations = (await Promise.all(modulesFor(argv).map((m) => m.load()))).flat();
+  const modules = modulesFor(argv);
+  const registrations = (await Promise.all(modules.map((m) => m.load()))).flat();
   const program = new Command("hirebridge")
     .description(
       "Hirebridge from the command line: positions, candidates, integrations, ATS data, syncs, users, and the services themselves.",
@@ -115,6 +206,15 @@ export async function buildProgram(
       setExitCode(code ?? EXIT.OK);
     };
   for (const register of registrations) register(program, run);
+  // No module loaded (the root's --help, --version, an unknown command): each command by its summary.
+  if (modules.length === 0) {
+    for (const m of COMMAND_MODULES) {
+      m.commands.forEach((name, i) => {
+        const [term, description] = m.summaries[i]!;
+        summarised(program.command(name).description(description), term);
+      });
+    }
+  }
   const completion = program
     .command("completion")
     .description("Print a shell completion script (bash or zsh) for hirebridge's commands and options.")

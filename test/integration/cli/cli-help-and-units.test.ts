@@ -137,12 +137,44 @@ describe("CLI: --help everywhere, usage errors", () => {
     }
     const all = wholeProgram.commands.map((c) => c.name()).filter((n) => n !== "completion");
     assert.deepEqual(everyName, all, "every top-level command belongs to one module, in --help's order");
-    // The command is found past the root options (and their values); anything else loads them all.
+    // The command is found past the root options (and their values); help and completion load them
+    // all; no command (--help, --version) or an unknown one loads none.
     assert.deepEqual(modulesFor(["--json", "--api-url", "http://x", "positions", "list"]), [COMMAND_MODULES[1]]);
-    assert.deepEqual(modulesFor(["--api-url", "serve"]), COMMAND_MODULES);
-    for (const argv of [[], ["--help"], ["help", "positions"], ["completion", "bash"], ["positons"]]) {
+    for (const argv of [
+      ["help", "positions"],
+      ["completion", "bash"],
+      ["--json", "help"],
+    ]) {
       assert.equal(modulesFor(argv), COMMAND_MODULES, argv.join(" "));
     }
+    for (const argv of [[], ["--help"], ["--version"], ["--api-url", "serve"], ["positons"]]) {
+      assert.deepEqual(modulesFor(argv), [], argv.join(" "));
+    }
+  });
+
+  test("the root's --help from the summaries (no command module loaded) is the whole program's, at 60 and 80 columns", async () => {
+    for (const columns of ["60", "80"]) {
+      const out = new PassThrough();
+      let whole = "";
+      out.on("data", (d: Buffer) => (whole += d.toString()));
+      const io = { stdin: new PassThrough(), stdout: out, stderr: new PassThrough(), env: { COLUMNS: columns } };
+      (await buildProgram(io)).outputHelp();
+      const light = await inProcess(["--help"], { COLUMNS: columns });
+      assert.equal(light.code, 0);
+      assert.equal(light.stdout, whole, `at ${columns} columns`);
+    }
+    // Each module's summaries are its commands' own terms and descriptions.
+    const help = wholeProgram.createHelp();
+    for (const m of COMMAND_MODULES) {
+      m.commands.forEach((name, i) => {
+        const cmd = wholeProgram.commands.find((c) => c.name() === name)!;
+        assert.deepEqual([help.subcommandTerm(cmd), cmd.description()], [...m.summaries[i]!], name);
+      });
+    }
+    // An unknown command still gets its suggestion, from the summaries.
+    const typo = await inProcess(["positons"]);
+    assert.equal(typo.code, 2);
+    assert.match(typo.stderr, /unknown command 'positons'\n\(Did you mean positions\?\)/);
   });
 
   test("unknown commands and options are usage errors, exit 2", async () => {

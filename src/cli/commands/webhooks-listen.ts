@@ -71,7 +71,11 @@ function handler(ctx: CliContext, opts: ListenOptions, secret: () => string) {
  * before each expiry (so two may fail before it lapses). A process that dies without deleting the
  * endpoint stops them, and the server's sweep deletes it after its idle time.
  */
-function keepAlive(ctx: CliContext, ping: () => Promise<{ expires_at: string | null }>, expiresAt: string | null): { stop(): void } {
+export function keepAlive(
+  ctx: Pick<CliContext, "out">,
+  ping: () => Promise<{ expires_at: string | null }>,
+  expiresAt: string | null,
+): { stop(): void } {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   const arm = (until: string | null) => {

@@ -251,6 +251,25 @@ describeEachDatabase("candidate erasure", (getDb) => {
       body: { name: "Retained Person", email, phone: "+1 555 0199", language: "en" },
     });
     assert.equal(created.status, 200, JSON.stringify(created.body));
+    // More than a small batch (the free text searched by email words, the JSON bodies by their strings), one quoted in the activity trail.
+    const others: string[] = [];
+    for (let i = 0; i < 24; i++) {
+      const res = await call<{ id: string }>(`${org}/positions/${position.body.id}/`, {
+        method: "POST",
+        token,
+        body: { name: `Batch Person ${i}`, email: `batch.${i}.${Date.now()}@example.test`, phone: `+1 555 01${i}`, language: "en" },
+      });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      others.push(res.body.id);
+    }
+    await db.query(
+      "insert into upstream_call_failures (integration_id, org_id, source, operation, error) values ('greenhouse:x', $1, 'proxy', 'GET /ats/candidates', $2)",
+      [user.orgId, `no candidate <${email.toUpperCase()}> upstream`],
+    );
+    await db.query(
+      "insert into webhook_events (id, type, org_id, payload, status) values ($1, 'candidate.updated', $2, $3::jsonb, 'processed')",
+      [`evt-${created.body.id}`, user.orgId, JSON.stringify({ data: { candidate: { emails: [email] } } })],
+    );
     await db.query("insert into data_retention_policies (organization_id, candidate_days_after_last_change) values ($1, 0)", [user.orgId]);
     const { createAuditLog } = await import("../../../src/services/audit/audit-log.js");
     const retention = createRetention({
@@ -260,7 +279,8 @@ describeEachDatabase("candidate erasure", (getDb) => {
       erase: candidateErasure(db, testConfig(), { audit: createAuditLog() }),
     });
     const run = await retention.run(new Date(Date.now() + 1000));
-    assert.ok(run.counts["candidates"]! >= 1, JSON.stringify(run.counts));
+    assert.ok(run.counts["candidates"]! >= 25, JSON.stringify(run.counts));
+    assert.deepEqual(await db.query("select id from candidates where id = any($1::uuid[])", [others]), []);
     const [tomb] = await db.query<{ actor_sub: string; reason: string }>(
       "select actor_sub, reason from candidate_erasures where candidate_id = $1",
       [created.body.id],

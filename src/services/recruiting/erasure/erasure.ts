@@ -51,9 +51,27 @@ type Target = {
   phone: string;
 };
 
-/** SQL: whether `text` (lower-cased by the caller) contains any of `needles` (lower-cased). */
+/** SQL: whether `text` (lower-cased by the caller) contains any of `needles` (lower-cased): a scan per needle, for a few candidates. */
 const mentions = (text: SQL, needles: string[]) =>
   sql`exists (select 1 from unnest(${sql.param(needles)}::text[]) as n(v) where position(n.v in ${text}) > 0)`;
+
+/** Every string of a JSON text (keys and values, as escaped in the JSON): `m.v[1]`. */
+const JSON_STRING = String.raw`"((?:[^"\\]|\\.)*)"`;
+/** Every email-looking word of a free text. */
+const EMAIL_WORD = String.raw`([^\s<>"',;:()\[\]]+@[^\s<>"',;:()\[\]]+)`;
+
+/**
+ * SQL: the `key` of each row of `from` (with its `where`) whose lower-cased `text` holds one of
+ * `needles` as a whole token of `pattern`: one hash join of every row's tokens with the needles,
+ * linear in the table and the batch (a retention run erases a thousand candidates at a time).
+ */
+const tokenHits = (key: SQL, from: SQL, where: SQL, text: SQL, pattern: string, needles: string[]) => sql`
+  select ${key} from ${from} cross join lateral regexp_matches(${text}, ${pattern}, 'g') as m(v)
+    join unnest(${sql.param(needles)}::text[]) as n(v) on n.v = m.v[1]
+   where ${where}`;
+
+/** Up to this many candidates, free text is searched for names and phones too (a scan per needle); above, for emails. */
+const SMALL_BATCH = 20;
 
 const count = async (q: Queryable, statement: SQL): Promise<number> => rowsOf(await q.execute(statement)).length;
 
@@ -77,23 +95,23 @@ export async function eraseCandidatesIn(
   );
   if (targets.length === 0) return { counts: { candidates: 0 }, erased: [] };
   const cids = targets.map((t) => t.id);
-  const quoted = (v: string) => JSON.stringify(v.toLowerCase());
-  // What names a candidate in a JSON body: its id, its email, its application id, name and phone as JSON strings.
+  const escaped = (v: string) => JSON.stringify(v.toLowerCase()).slice(1, -1);
+  // What names a candidate in a JSON body: a string that is its id, email, application id, name or phone.
   const jsonNeedles = [
     ...new Set(
-      targets.flatMap((t) => [
-        t.id,
-        t.email.toLowerCase(),
-        quoted(t.name),
-        quoted(t.phone),
-        ...(t.upstream_application_id ? [quoted(t.upstream_application_id)] : []),
-      ]),
+      targets.flatMap((t) =>
+        [t.id, t.email, t.name, t.phone, ...(t.upstream_application_id ? [t.upstream_application_id] : [])].map(escaped),
+      ),
     ),
   ];
   // What names a candidate in free text (an error, a reason): the email, the name, the phone.
+  const emails = [...new Set(targets.map((t) => t.email.toLowerCase()))];
   const textNeedles = [
     ...new Set(targets.flatMap((t) => [t.email.toLowerCase(), t.name.toLowerCase(), t.phone.toLowerCase()]).filter((v) => v.length >= 3)),
   ];
+  /** SQL: whether the row's lower-cased free `text` quotes a candidate; `key in (…)` of `from` for a large batch. */
+  const quotes = (text: SQL, key: SQL, from: SQL, where: SQL) =>
+    targets.length <= SMALL_BATCH ? mentions(text, textNeedles) : sql`${key} in (${tokenHits(key, from, where, text, EMAIL_WORD, emails)})`;
   const idsParam = sql`${sql.param(cids)}::uuid[]`;
 
   counts["interviews"] = await count(tx, sql`select 1 from interviews where candidate_id = any(${idsParam})`);
@@ -105,20 +123,23 @@ export async function eraseCandidatesIn(
   counts["activity"] = await count(
     tx,
     sql`delete from upstream_call_failures where org_id = ${orgId}
-          and (write_back_id = any(${sql.param(writeBacks)}::uuid[]) or ${mentions(sql`lower(error)`, textNeedles)}) returning 1`,
+          and (write_back_id = any(${sql.param(writeBacks)}::uuid[])
+               or ${quotes(sql`lower(error)`, sql`id`, sql`upstream_call_failures`, sql`org_id = ${orgId}`)}) returning 1`,
   );
   counts["webhook_events"] = await count(
     tx,
     sql`delete from webhook_events
-         where (org_id = ${orgId} or org_id is null)
-           and (${mentions(sql`lower(payload::text)`, jsonNeedles)}
-                or ${mentions(sql`lower(coalesce(message, '') || ' ' || coalesce(last_error, ''))`, textNeedles)})
+         where id in (${tokenHits(sql`id`, sql`webhook_events`, sql`org_id = ${orgId} or org_id is null`, sql`lower(payload::text)`, JSON_STRING, jsonNeedles)})
+            or ((org_id = ${orgId} or org_id is null) and (message is not null or last_error is not null)
+                and ${quotes(sql`lower(concat_ws(' ', message, last_error))`, sql`id`, sql`webhook_events`, sql`org_id = ${orgId} or org_id is null`)})
         returning 1`,
   );
   // Outbound events that carried them, with every attempt's excerpt and headers and any pending retry.
   const messages = rowsOf<{ id: string }>(
     await tx.execute(sql`
-      delete from webhook_messages where organization_id = ${orgId} and ${mentions(sql`lower(data::text)`, jsonNeedles)} returning id`),
+      delete from webhook_messages
+       where id in (${tokenHits(sql`id`, sql`webhook_messages`, sql`organization_id = ${orgId}`, sql`lower(data::text)`, JSON_STRING, jsonNeedles)})
+      returning id`),
   ).map((r) => r.id);
   counts["webhook_messages"] = messages.length;
   const messageIds = sql`${sql.param(messages)}::uuid[]`;
@@ -128,20 +149,27 @@ export async function eraseCandidatesIn(
     sql`delete from webhook_attempts a using webhook_endpoints e
          where a.endpoint_id = e.id and e.organization_id = ${orgId}
            and (a.message_id = any(${messageIds})
-                or ${mentions(sql`lower(coalesce(a.response, '') || ' ' || coalesce(a.error, ''))`, textNeedles)})
+                or ${quotes(
+                  sql`lower(concat_ws(' ', a.response, a.error))`,
+                  sql`a.ctid`,
+                  sql`webhook_attempts a`,
+                  sql`(a.response is not null or a.error is not null)`,
+                )})
         returning 1`,
   );
   counts["idempotency_keys"] = await count(
     tx,
-    sql`delete from idempotency_keys where organization_id = ${orgId} and ${mentions(sql`lower(response)`, jsonNeedles)} returning 1`,
+    sql`delete from idempotency_keys
+         where ctid in (${tokenHits(sql`ctid`, sql`idempotency_keys`, sql`organization_id = ${orgId}`, sql`lower(response)`, JSON_STRING, jsonNeedles)})
+        returning 1`,
   );
   counts["sync_runs"] = await count(
     tx,
-    sql`update sync_runs set last_error = '[erased]' where org_id = ${orgId} and ${mentions(sql`lower(last_error)`, textNeedles)} returning 1`,
+    sql`update sync_runs set last_error = '[erased]' where org_id = ${orgId} and last_error is not null and ${mentions(sql`lower(last_error)`, textNeedles)} returning 1`,
   );
   counts["integration_health"] = await count(
     tx,
-    sql`update integration_health set reason = '[erased]' where org_id = ${orgId} and ${mentions(sql`lower(reason)`, textNeedles)} returning 1`,
+    sql`update integration_health set reason = '[erased]' where org_id = ${orgId} and reason is not null and ${mentions(sql`lower(reason)`, textNeedles)} returning 1`,
   );
   counts["assessment_orders"] = await count(
     tx,

@@ -3,6 +3,7 @@ import { after, before, test } from "node:test";
 import type { CandidateExport } from "../../../src/contracts/recruiting/candidate-export.js";
 import type { AuditLogPage } from "../../../src/contracts/recruiting/audit-log.js";
 import type { WebhookEndpointCreated } from "../../../src/contracts/webhooks-out/endpoints.js";
+import { signWebhookBody } from "../../../src/shared/upstream/webhook-signature.js";
 import { acquireWebhooksOut, recruitingHooks, recruitingOwnership } from "../../../src/runtime/wiring.js";
 import { auditLogRoutes, createAuditLog } from "../../../src/services/audit/index.js";
 import { buildRecruitingApp } from "../../../src/services/recruiting/app.js";
@@ -12,6 +13,7 @@ import { silentLogger, testConfig } from "../../helpers/config.js";
 import { describeEachDatabase } from "../../helpers/db.js";
 import {
   call,
+  eventually,
   settledWriteBacks,
   startTestStack,
   syncedDemoPosition,
@@ -115,9 +117,45 @@ describeEachDatabase("candidate export", (getDb) => {
     // The write-backs' events delivered to the endpoint (their attempts are part of the export).
     await rx.waitFor((d) => d.filter((x) => x.type === "write_back.succeeded" && x.data["candidate_id"] === c.id).length === 2);
 
+    // Two inbound events from the upstream, signed: one names the candidate's application, the other another's.
+    const deliver = async (id: string, applicationId: string | undefined) => {
+      const raw = JSON.stringify({
+        id,
+        type: "data-changed",
+        data: {
+          integration_id: stack.sandbox.demoIntegrationId,
+          integration_tool: "greenhouse",
+          integration_category: "ATS",
+          changed_models: [{ name: "ats_applications" }],
+          changed_records: [{ model: "ats_applications", id: applicationId }],
+        },
+      });
+      const answer = await fetch(`${stack.proxyUrl}/webhooks/upstream/data-changed`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-kombo-signature": signWebhookBody(raw, stack.sandbox.webhookSecret) },
+        body: raw,
+      });
+      assert.equal(answer.status, 200, await answer.text());
+    };
+    const naming = `evt-export-${c.id}`;
+    const other = `evt-export-other-${c.id}`;
+    await deliver(naming, c.upstream_application_id);
+    await deliver(other, candidates[1]!.upstream_application_id);
+
     const res = await exportOf(c);
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const doc = res.body;
+    const stored = doc.inbound_events.find((e) => e.id === naming);
+    assert.ok(stored, "the event naming the application");
+    assert.equal(
+      (stored.payload as { data: { changed_records: { id: string }[] } }).data.changed_records[0]!.id,
+      c.upstream_application_id,
+    );
+    assert.equal(
+      doc.inbound_events.some((e) => e.id === other),
+      false,
+      "not another candidate's event",
+    );
     const candidate = (await call<Record<string, unknown>>(candidateUrl(c), { token })).body;
     const interview = (await call<Record<string, unknown>>(`${candidateUrl(c)}interview/`, { token })).body;
     assert.deepEqual(doc.candidate, candidate, "the candidate as the API answers it");
@@ -209,6 +247,65 @@ describeEachDatabase("candidate export", (getDb) => {
     assert.deepEqual(log.body.items[0]!.details, {});
     const again = await exportOf(c);
     assert.ok(again.body.audit_entries.some((e) => e.action === "candidate.exported"));
+  });
+
+  test("a candidate from an assessment order: the order and its event are in the export", async () => {
+    const login = await stack.login();
+    const bearer = login.accessToken;
+    const template = await call<{ id: string }>(`${apiUrl}/org/${login.orgId}/position`, {
+      method: "POST",
+      token: bearer,
+      body: { name: "Export interview", state: "template", role_description: "Structured interview", accepted_languages: ["en"] },
+    });
+    assert.equal(template.status, 200, JSON.stringify(template.body));
+    // An endpoint of this organisation, so its outbound events are recorded.
+    const endpoint = await call(`${apiUrl}/org/${login.orgId}/webhook-endpoints`, { method: "POST", token: bearer, body: { url: rx.url } });
+    assert.ok(endpoint.status < 300, JSON.stringify(endpoint.body));
+    const sandbox = (method: string, path: string, body?: unknown) =>
+      call<{ id: string; receiver: { state: string } }>(`${stack.sandbox.origin}${path}`, {
+        method,
+        ...(body !== undefined ? { body } : {}),
+      });
+    const integration = await sandbox("POST", "/sandbox/integrations", { category: "ASSESSMENT", org_id: login.orgId });
+    assert.equal(integration.status, 201);
+    const enc = encodeURIComponent(integration.body.id);
+    await eventually("the integration recorded", async () =>
+      (await call(`${stack.proxyUrl}/integrations/${enc}/summary`, { token: bearer })).status === 200 ? true : undefined,
+    );
+    const published = await call(`${stack.proxyUrl}/integrations/${enc}/assessment/packages/publish`, { method: "POST", token: bearer });
+    assert.equal(published.status, 200, JSON.stringify(published.body));
+    const applicationId = [...stack.sandbox.context.store.get(integration.body.id)!.data.applications.values()].find(
+      (a) => a.deletedAt === null,
+    )!.id;
+    const placed = await sandbox("POST", `/sandbox/integrations/${enc}/assessment-orders`, {
+      application_id: applicationId,
+      package_id: template.body.id,
+    });
+    assert.equal(placed.status, 201, JSON.stringify(placed.body));
+    assert.equal(placed.body.receiver.state, "accepted");
+    const order = await eventually("the order's candidate", async () => {
+      const page = await call<{ items: { order_id: string; candidate_id: string | null; position_id: string | null }[] }>(
+        `${stack.proxyUrl}/integrations/${enc}/assessment/orders`,
+        { token: bearer },
+      );
+      const o = page.body.items.find((x) => x.order_id === placed.body.id);
+      return o?.candidate_id && o.position_id ? o : undefined;
+    });
+    const res = await exportOf({ id: order.candidate_id!, name: "" }, bearer, order.position_id!, login.orgId);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.candidate.upstream_assessment_order_id, placed.body.id);
+    assert.deepEqual(
+      [res.body.assessment_order?.order_id, res.body.assessment_order?.integration_id, res.body.assessment_order?.status],
+      [placed.body.id, integration.body.id, "accepted"],
+    );
+    // The order's own outbound event names the candidate.
+    assert.ok(
+      res.body.outbound_events.some((e) => e.type === "assessment_order.received"),
+      JSON.stringify(res.body.outbound_events.map((e) => e.type)),
+    );
+    // The first organisation's export of its own candidate holds nothing of this one.
+    const mine = await exportOf(candidates[0]!);
+    assert.equal(JSON.stringify(mine.body).includes(order.candidate_id!), false);
   });
 
   test("an unknown candidate, another position's, and another organisation's: 404, 404, 403, and nothing recorded", async () => {

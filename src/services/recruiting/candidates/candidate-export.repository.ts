@@ -212,18 +212,19 @@ async function outboundEvents(q: Queryable, orgId: string, candidateId: string):
 }
 
 /**
- * Inbound events naming the candidate's id or their upstream application: the organisation's, and
+ * Inbound events naming the candidate's id or one of `upstreamIds` (their applications, their
+ * assessment order): the organisation's, and
  * those stored before any organisation owned the integration the candidate's position is linked to.
  */
 async function inboundEvents(
   q: Queryable,
   orgId: string,
   candidateId: string,
-  applicationIds: string[],
+  upstreamIds: string[],
   integrationId: string | null,
 ): Promise<CandidateExport["inbound_events"]> {
   const named = sql.join(
-    [candidateId, ...applicationIds].map((id) => namesId(sql`payload`, id)),
+    [candidateId, ...upstreamIds].map((id) => namesId(sql`payload`, id)),
     sql` or `,
   );
   const rows = rowsOf<InboundRow>(
@@ -276,8 +277,16 @@ export async function readCandidateExport(db: Db, orgId: string, positionId: str
           select id, integration_id, order_id, package_id, inline, status, result_status, message, created_at, updated_at
           from assessment_orders where org_id = ${orgId} and candidate_id = ${candidateId} order by created_at limit 1`),
       );
-      const applicationIds = [
-        ...new Set([candidate.upstreamApplicationId, ...writeBacks.map((w) => w.application_id)].filter((x): x is string => !!x)),
+      // The upstream ids that name the candidate in an inbound event: their applications and their assessment order.
+      const upstreamIds = [
+        ...new Set(
+          [
+            candidate.upstreamApplicationId,
+            candidate.upstreamAssessmentOrderId,
+            order?.order_id,
+            ...writeBacks.map((w) => w.application_id),
+          ].filter((x): x is string => !!x),
+        ),
       ];
       const audit = (await auditEntriesNaming(tx, orgId, interview ? [candidateId, interview.id] : [candidateId])).map(toAuditView);
       const grading = audit.filter((e) => e.action === "interview.graded" || e.action === "interview.corrected");
@@ -306,7 +315,7 @@ export async function readCandidateExport(db: Db, orgId: string, positionId: str
           created_at: iso(r.created_at),
           last_at: iso(r.last_at),
         })),
-        inbound_events: await inboundEvents(tx, orgId, candidateId, applicationIds, position?.integrationId ?? null),
+        inbound_events: await inboundEvents(tx, orgId, candidateId, upstreamIds, position?.integrationId ?? null),
         outbound_events: await outboundEvents(tx, orgId, candidateId),
         assessment_order: order
           ? {

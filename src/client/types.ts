@@ -26,6 +26,7 @@ export type {
   PositionUpdate,
 } from "../contracts/recruiting/index.js";
 export type { CandidateErasure } from "../contracts/recruiting/erasure.js";
+export type { CandidateExport } from "../contracts/recruiting/candidate-export.js";
 export type {
   ApplicationNote,
   ApplicationResultLink,

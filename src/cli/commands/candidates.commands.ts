@@ -12,11 +12,12 @@ import type { Column } from "../output.js";
 import { examples, type RegisterCommands } from "../command.js";
 import { addSchemaOptions, bodyFromOptions } from "../schema-options.js";
 import { registerCandidateEraseCommand } from "./candidates-erase.js";
+import { registerCandidateExportCommand } from "./candidates-export.js";
 
 const COLUMNS: Column<Candidate>[] = [
   { header: "ID", value: (c) => c.id },
-  { header: "NAME", value: (c) => c.name, maxWidth: 28, min: 12 },
-  { header: "EMAIL", value: (c) => c.email, maxWidth: 32, drop: 4 },
+  { header: "NAME", value: (c) => c.name, maxWidth: 28 },
+  { header: "EMAIL", value: (c) => c.email, maxWidth: 32 },
   { header: "STATE", value: (c) => c.state },
   { header: "SCORE", value: (c) => c.score },
   { header: "SHORT-LISTED", value: (c) => (c.short_listed ? "yes" : "no"), drop: 3 },
@@ -30,18 +31,18 @@ type Listed = Candidate & { interview: Pick<Interview, "status" | "score"> | nul
 /**
  * `candidates list` for people: the interview's status and score beside the candidate's state
  * (the score is the interview's, graded or corrected). At 80 columns the id, name, interview and
- * score stay; tags, hired, short-listed and the email leave first, in that order.
+ * score stay; tags, hired, short-listed and then the email leave first, in that order.
  */
 const LIST_COLUMNS: Column<Listed>[] = [
   { header: "ID", value: (c) => c.id },
   { header: "NAME", value: (c) => c.name, maxWidth: 28, min: 12 },
-  { header: "EMAIL", value: (c) => c.email, maxWidth: 32, drop: 4 },
+  { header: "EMAIL", value: (c) => c.email, maxWidth: 32, drop: 1 },
   { header: "STATE", value: (c) => c.state },
   { header: "INTERVIEW", value: (c) => c.interview?.status ?? null },
   { header: "SCORE", value: (c) => c.interview?.score ?? c.score },
-  { header: "SHORT-LISTED", value: (c) => (c.short_listed ? "yes" : "no"), drop: 3 },
-  { header: "HIRED", value: (c) => (c.hired ? "yes" : "no"), drop: 2 },
-  { header: "TAGS", value: (c) => c.tags, maxWidth: 24, drop: 1 },
+  { header: "SHORT-LISTED", value: (c) => (c.short_listed ? "yes" : "no"), drop: 2 },
+  { header: "HIRED", value: (c) => (c.hired ? "yes" : "no"), drop: 3 },
+  { header: "TAGS", value: (c) => c.tags, maxWidth: 24, drop: 4 },
 ];
 
 /** Each candidate's interview, a few requests at a time (null where there is none, or it cannot be read). */
@@ -135,6 +136,7 @@ export const registerCandidateCommands: RegisterCommands = (program, run) => {
   examples(update, ["hirebridge candidates update 3f0c… 9a1b… --state invited --short-listed true"]);
   registerBulkUpdateCommand(candidates, run);
   registerCandidateEraseCommand(candidates, run);
+  registerCandidateExportCommand(candidates, run);
   registerInterviewCommands(program, run);
 };
 

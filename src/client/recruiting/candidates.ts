@@ -5,6 +5,7 @@ import type {
   CandidateList,
   CandidateUpdate,
 } from "../../contracts/recruiting/candidates.js";
+import type { CandidateExport } from "../../contracts/recruiting/candidate-export.js";
 import type { CandidateErasure } from "../../contracts/recruiting/erasure.js";
 import type { Interview, InterviewCorrection, InterviewUpdate } from "../../contracts/recruiting/interviews.js";
 import { newIdempotencyKey, type RequestOptions } from "../core/http-client.js";
@@ -67,6 +68,28 @@ export class CandidatesResource {
         baseUrl: this.ctx.baseUrl,
         path: path`/org/${org}/positions/${positionId}/candidates/${candidateId}/`,
         body,
+      },
+      options,
+    );
+  }
+
+  /**
+   * Everything Hirebridge holds about the candidate, as one JSON document, for a data subject access
+   * request: the candidate, their interview, its gradings and corrections, the results written back to
+   * the ATS, the events naming them (inbound, and outbound with their delivery attempts), their
+   * assessment order and the audit log's entries about them. Recorded in the audit log as
+   * `candidate.exported`. The ATS holds its own copy of the application: export it there.
+   * @example
+   * const doc = await hb.candidates.export(position.id, candidate.id);
+   * await writeFile("candidate.json", JSON.stringify(doc, null, 2));
+   */
+  async export(positionId: string, candidateId: string, options?: RequestOptions): Promise<CandidateExport> {
+    const org = await this.ctx.orgId(options);
+    return this.ctx.http.request(
+      {
+        method: "GET",
+        baseUrl: this.ctx.baseUrl,
+        path: path`/org/${org}/positions/${positionId}/candidates/${candidateId}/export`,
       },
       options,
     );

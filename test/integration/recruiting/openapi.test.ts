@@ -26,6 +26,7 @@ const EXPECTED: [string, string, string[]][] = [
   ["get", "/api/v1/org/{org_id}/positions/{position_id}/candidates/{candidate_id}/", ["200", "401", "403", "404", "422"]],
   ["put", "/api/v1/org/{org_id}/positions/{position_id}/candidates/{candidate_id}/", ["200", "401", "403", "404", "409", "422"]],
   ["delete", "/api/v1/org/{org_id}/positions/{position_id}/candidates/{candidate_id}/", ["200", "401", "403", "404", "422"]],
+  ["get", "/api/v1/org/{org_id}/positions/{position_id}/candidates/{candidate_id}/export", ["200", "401", "403", "404", "422"]],
   ["delete", "/api/v1/org/{org_id}/erasure-suppressions/{suppression_id}/", ["200", "401", "403", "404", "422"]],
   ["get", "/api/v1/org/{org_id}/positions/{position_id}/candidates/{candidate_id}/interview/", ["200", "401", "403", "404", "422"]],
   ["put", "/api/v1/org/{org_id}/positions/{position_id}/candidates/{candidate_id}/interview/", ["200", "401", "403", "404", "409", "422"]],

@@ -185,6 +185,19 @@ describe("CLI: every list command at 80 and 120 columns", () => {
     }
   });
 
+  test("candidates list shows each candidate's interview status and score", async () => {
+    const candidates = await cli.json<Candidate[]>(["candidates", "list", position.id]);
+    const [graded, waiting] = [candidates.find((c) => c.score === 87)!, candidates.find((c) => c.score !== 87)!];
+    assert.ok(graded && waiting, JSON.stringify(candidates));
+    const res = await cli.run(["candidates", "list", position.id], { env: { COLUMNS: "120" } });
+    assert.equal(res.code, 0, res.stderr);
+    assert.match(res.stdout, /^ID +NAME +(EMAIL +)?STATE +INTERVIEW +SCORE\b/);
+    assert.match(res.stdout, new RegExp(`^${graded.id} +Maximiliane Fitzgerald\\S* .* graded +87\\b`, "m"));
+    assert.match(res.stdout, new RegExp(`^${waiting.id} +Grace Hopper .* not_started +-\\s`, "m"));
+    // --json stays the API's answer (no interview field added).
+    assert.ok(candidates.every((c) => !("interview" in c)));
+  });
+
   test("a table that cannot keep its ids whole at 80 columns prints one record per block; --wide prints the whole table", async () => {
     const integration = env.demo.integrationId;
     const items = await cli.json<{ id: string; summary: string }[]>(["activity", integration, "--limit", "5"]);

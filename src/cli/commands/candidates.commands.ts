@@ -12,6 +12,7 @@ import type { Column } from "../output.js";
 import { examples, type RegisterCommands } from "../command.js";
 import { addSchemaOptions, bodyFromOptions } from "../schema-options.js";
 import { registerCandidateEraseCommand } from "./candidates-erase.js";
+import { registerCandidateExportCommand } from "./candidates-export.js";
 
 const COLUMNS: Column<Candidate>[] = [
   { header: "ID", value: (c) => c.id },
@@ -135,6 +136,7 @@ export const registerCandidateCommands: RegisterCommands = (program, run) => {
   examples(update, ["hirebridge candidates update 3f0c… 9a1b… --state invited --short-listed true"]);
   registerBulkUpdateCommand(candidates, run);
   registerCandidateEraseCommand(candidates, run);
+  registerCandidateExportCommand(candidates, run);
   registerInterviewCommands(program, run);
 };
 

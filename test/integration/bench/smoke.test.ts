@@ -21,6 +21,14 @@ const BENCHES: { name: string; args?: string[]; expect: RegExp[] }[] = [
       /\| token service \+ no-op API \(pglite\) \| \d+ \| \d+ \|/,
     ],
   },
+  {
+    name: "cli",
+    expect: [
+      /\| `hirebridge --help` \| \d+ \| \d+ \| -?\d+ \|/,
+      /\| `hirebridge positions --help` \| \d+ \| \d+ \| -?\d+ \|/,
+      /\| `hirebridge positons` \(unknown command, exit 2\) \| \d+ \|/,
+    ],
+  },
   { name: "sandbox", expect: [/\| jobs, first page of 250 \| \d+/, /\| sandbox \(2,000 applications\) \| \d+ \| \d+ \|/] },
   {
     name: "footprint",

@@ -25,8 +25,11 @@ import { exampleData } from "./examples.js";
 const common = { tags: ["webhook endpoints"], security: [{ bearer: [] }] };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** An endpoint's deliveries with their attempts, an event as delivered, and re-sending one. */
-export const deliveryRoutes: FastifyPluginAsyncTypebox<{ ctx: WebhooksOutContext }> = async (app, { ctx }) => {
+/** The app a Typebox plugin is given. */
+type RouteApp = Parameters<FastifyPluginAsyncTypebox>[0];
+
+/** An endpoint's deliveries: the list, and one delivery with its attempts. */
+function registerDeliveryReads(app: RouteApp, ctx: WebhooksOutContext): void {
   app.get(
     "/org/:org_id/webhook-endpoints/:endpoint_id/deliveries",
     {
@@ -75,7 +78,10 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ ctx: WebhooksOutContext
       return delivery;
     },
   );
+}
 
+/** Re-sending one event to an endpoint. */
+function registerResend(app: RouteApp, ctx: WebhooksOutContext): void {
   app.post(
     "/org/:org_id/webhook-endpoints/:endpoint_id/deliveries/:message_id/resend",
     {
@@ -97,7 +103,10 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ ctx: WebhooksOutContext
       return reply.code(202).send({ message_id, endpoint_id, next_attempt_at: due.toISOString() });
     },
   );
+}
 
+/** Sending an example event of a type to one endpoint. */
+function registerTestEvent(app: RouteApp, ctx: WebhooksOutContext): void {
   app.post(
     "/org/:org_id/webhook-endpoints/:endpoint_id/test",
     {
@@ -121,7 +130,10 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ ctx: WebhooksOutContext
       return reply.code(202).send({ message_id: id, endpoint_id, type, test: true as const });
     },
   );
+}
 
+/** Queueing again an endpoint's failed deliveries since a time. */
+function registerResendFailed(app: RouteApp, ctx: WebhooksOutContext): void {
   app.post(
     "/org/:org_id/webhook-endpoints/:endpoint_id/resend-failed",
     {
@@ -148,7 +160,10 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ ctx: WebhooksOutContext
       return reply.code(202).send({ endpoint_id, since: since.toISOString(), queued });
     },
   );
+}
 
+/** An event as delivered. */
+function registerMessageRead(app: RouteApp, ctx: WebhooksOutContext): void {
   app.get(
     "/org/:org_id/webhook-messages/:message_id",
     {
@@ -166,4 +181,13 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<{ ctx: WebhooksOutContext
       return message;
     },
   );
+}
+
+/** An endpoint's deliveries with their attempts, an event as delivered, and re-sending one. */
+export const deliveryRoutes: FastifyPluginAsyncTypebox<{ ctx: WebhooksOutContext }> = async (app, { ctx }) => {
+  registerDeliveryReads(app, ctx);
+  registerResend(app, ctx);
+  registerTestEvent(app, ctx);
+  registerResendFailed(app, ctx);
+  registerMessageRead(app, ctx);
 };

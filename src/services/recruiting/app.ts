@@ -65,6 +65,9 @@ const NO_INTEGRATIONS = { ownerOf: async () => null, belongsTo: async () => fals
 
 export const API_PREFIX = "/api/v1";
 
+/** The recruiting API's own route groups under `/org/{org_id}/…` (behind the tenant guard). */
+const ORG_ROUTE_GROUPS = [positionRoutes, candidateRoutes, candidateExportRoutes, interviewRoutes, erasureRoutes];
+
 /** How often each instance deletes the idempotency keys past their retention (24 h). */
 const IDEMPOTENCY_PURGE_EVERY_MS = 10 * 60_000;
 
@@ -146,8 +149,7 @@ export async function buildRecruitingApp(deps: RecruitingDeps): Promise<App> {
       for (const routes of (deps.modules ?? []).flatMap((m) => m.routes)) await api.register(routes);
       await api.register(async (org) => {
         org.addHook("onRequest", tenantGuard);
-        for (const routes of [positionRoutes, candidateRoutes, candidateExportRoutes, interviewRoutes, erasureRoutes])
-          await org.register(routes, { ctx });
+        for (const routes of ORG_ROUTE_GROUPS) await org.register(routes, { ctx });
         for (const routes of (deps.modules ?? []).flatMap((m) => m.orgRoutes)) await org.register(routes);
       });
     },

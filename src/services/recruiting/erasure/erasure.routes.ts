@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { sql } from "drizzle-orm";
 import {
   ATS_COPY_NOTICE,
   CandidateErasureSchema,
@@ -14,8 +13,7 @@ import { notFound } from "../../../shared/errors.js";
 import type { RecruitingContext } from "../context.js";
 import { tenantOf } from "../org/tenant-guard.js";
 import { eraseCandidatesIn } from "./erasure.js";
-
-const rowsOf = <R>(result: unknown): R[] => (result as { rows: R[] }).rows;
+import { deleteSuppression, lockCandidateOfPosition, suppressionIdOf } from "./erasure-records.repository.js";
 
 /** A reason sent in the body (`{"reason": "…"}`), when there is one: the query's `reason` wins. */
 function bodyReason(body: unknown): string | null {
@@ -43,12 +41,7 @@ export const erasureRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext }
       const { position_id, candidate_id } = request.params;
       const reason = request.query.reason ?? bodyReason(request.body);
       const result = await ctx.db.transaction(async (tx) => {
-        const found = rowsOf(
-          await tx.execute(
-            sql`select 1 from candidates where id = ${candidate_id} and position_id = ${position_id} and organization_id = ${orgId} for update`,
-          ),
-        );
-        if (found.length === 0) return null;
+        if (!(await lockCandidateOfPosition(tx, orgId, position_id, candidate_id))) return null;
         const { counts } = await eraseCandidatesIn(tx, orgId, [candidate_id], {
           actor: auditActorOf(request),
           reason,
@@ -57,10 +50,7 @@ export const erasureRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext }
           audit: ctx.audit,
           events: ctx.events,
         });
-        const suppression = rowsOf<{ id: string }>(
-          await tx.execute(sql`select id from erasure_suppressions where organization_id = ${orgId} and candidate_id = ${candidate_id}`),
-        )[0];
-        return { counts, suppressionId: suppression?.id ?? null };
+        return { counts, suppressionId: await suppressionIdOf(tx, orgId, candidate_id) };
       });
       if (!result) throw notFound("Candidate not found");
       ctx.events.committed([orgId]);
@@ -82,12 +72,7 @@ export const erasureRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext }
     },
     async (request) => {
       const orgId = tenantOf(request);
-      const gone = rowsOf(
-        await ctx.db.execute(
-          sql`delete from erasure_suppressions where id = ${request.params.suppression_id} and organization_id = ${orgId} returning 1`,
-        ),
-      );
-      if (gone.length === 0) throw notFound("Suppression not found");
+      if (!(await deleteSuppression(ctx.db, orgId, request.params.suppression_id))) throw notFound("Suppression not found");
       return { lifted: true as const };
     },
   );

@@ -15,7 +15,7 @@ import { eventTypeRoutes } from "./event-types.routes.js";
 import { createOutbox } from "./outbox.js";
 import { parseSchedule } from "./schedule.js";
 import { createSender } from "./sender.js";
-import { systemResolve, targetPolicyOf, type Resolve } from "./targets.js";
+import { systemResolve, targetPolicyOf, type Resolve, type TargetPolicy } from "./targets.js";
 
 export type WebhooksOutDeps = {
   config: WebhooksOutConfig;
@@ -40,6 +40,91 @@ const SWEEP_CRON = "* * * * *";
 /** How often the hint of which organisations have endpoints is read again (other instances' changes). */
 const HINT_REFRESH_MS = 10_000;
 
+/** The dispatcher that delivers the events, when this process delivers (`deps.deliver`, else WORKERS); null when not. */
+function createDispatcher(deps: WebhooksOutDeps, policy: TargetPolicy, log: Logger): Dispatcher | null {
+  const deliver = deps.deliver ?? deps.config.WORKERS;
+  if (!deliver) return null;
+  return new Dispatcher({
+    database: deps.database,
+    logger: log,
+    sender: createSender({ policy, timeoutMs: deps.config.WEBHOOK_TIMEOUT_MS, resolve: deps.resolve }),
+    schedule: parseSchedule(deps.config.WEBHOOK_RETRY_SCHEDULE),
+    leaseSeconds: deps.config.WEBHOOK_LEASE_SECONDS,
+    timeoutMs: deps.config.WEBHOOK_TIMEOUT_MS,
+    disableAfterSeconds: deps.config.WEBHOOK_DISABLE_AFTER_SECONDS,
+    retentionDays: deps.config.WEBHOOK_RETENTION_DAYS,
+    ...(deps.pollMs ? { pollMs: deps.pollMs } : {}),
+  });
+}
+
+/**
+ * Organisations with an enabled endpoint, as last read (none read yet: any may have one): whom a
+ * commit wakes the dispatcher for. Read again every HINT_REFRESH_MS once started (other instances' changes).
+ */
+class EndpointOrgsHint {
+  private orgs: Set<string> | null = null;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly log: Logger,
+  ) {}
+
+  mayHaveEndpoints(org: string): boolean {
+    return this.orgs === null || this.orgs.has(org);
+  }
+
+  async refresh(): Promise<void> {
+    this.orgs = new Set(await orgsWithEndpoints(this.db));
+  }
+
+  /** An endpoint of `org` was saved or removed: counted at once, and the set read again. */
+  changed(org: string): void {
+    this.orgs?.add(org);
+    void this.refresh().catch((err) => this.log.warn({ err }, "reading which organisations have webhook endpoints failed"));
+  }
+
+  async start(): Promise<void> {
+    await this.refresh().catch((err) => this.log.warn({ err }, "reading which organisations have webhook endpoints failed"));
+    this.timer = setInterval(() => void this.refresh().catch(() => {}), HINT_REFRESH_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
+/** Queues a look of the sweep just after `at` (a temporary endpoint's expiry) on `queue`; nothing without one. */
+function queueSweepAt(queue: JobQueue | null, at: Date, log: Logger): void {
+  void queue
+    ?.send(QUEUES.webhookEndpointSweep, {}, { startAfter: new Date(at.getTime() + 1000) })
+    .catch((err: unknown) => log.warn({ err }, "queueing the temporary endpoints' sweep failed (the cron's runs it)"));
+}
+
+/** Deletes the temporary endpoints past their expiry, a batch at a time, telling `changed` each one's organisation; answers how many. */
+async function sweepExpiredEndpoints(database: Database, log: Logger, changed: (org: string) => void): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const gone = await deleteExpiredEndpoints(database, SWEEP_BATCH);
+    for (const { id, org } of gone) {
+      log.info({ endpoint_id: id, org_id: org }, "temporary webhook endpoint expired (no keep-alive): deleted");
+      changed(org);
+    }
+    total += gone.length;
+    if (gone.length < SWEEP_BATCH) return total;
+  }
+}
+
+/** The start banner's line: where endpoints may point. */
+function bannerOf(policy: TargetPolicy): string {
+  return policy === "public"
+    ? "HTTPS endpoints on public addresses only"
+    : policy === "loopback"
+      ? "loopback and http allowed (embedded default; WEBHOOK_TARGETS=public refuses them)"
+      : "any address allowed (WEBHOOK_TARGETS=any)";
+}
+
 /**
  * Outbound webhooks (docs/webhooks-out.md): the endpoints' routes the recruiting API serves, the
  * outbox port the emitting services record their events through, and the dispatcher that delivers
@@ -48,26 +133,8 @@ const HINT_REFRESH_MS = 10_000;
 export function createWebhooksOut(deps: WebhooksOutDeps) {
   const policy = targetPolicyOf(deps.config);
   const log = deps.logger.child({ component: "webhooks-out" });
-  // Organisations with an enabled endpoint, as last read (null: not yet): whom a commit wakes the dispatcher for.
-  let hinted: Set<string> | null = null;
-  const refreshHint = async () => {
-    hinted = new Set(await orgsWithEndpoints(deps.database.db));
-  };
-  const deliver = deps.deliver ?? deps.config.WORKERS;
-  const dispatcher = deliver
-    ? new Dispatcher({
-        database: deps.database,
-        logger: log,
-        sender: createSender({ policy, timeoutMs: deps.config.WEBHOOK_TIMEOUT_MS, resolve: deps.resolve }),
-        schedule: parseSchedule(deps.config.WEBHOOK_RETRY_SCHEDULE),
-        leaseSeconds: deps.config.WEBHOOK_LEASE_SECONDS,
-        timeoutMs: deps.config.WEBHOOK_TIMEOUT_MS,
-        disableAfterSeconds: deps.config.WEBHOOK_DISABLE_AFTER_SECONDS,
-        retentionDays: deps.config.WEBHOOK_RETENTION_DAYS,
-        ...(deps.pollMs ? { pollMs: deps.pollMs } : {}),
-      })
-    : null;
-  const wake = () => dispatcher?.wake(true);
+  const hint = new EndpointOrgsHint(deps.database.db, log);
+  const dispatcher = createDispatcher(deps, policy, log);
   // The job queue the sweep runs on (startSweep), to queue a look at each temporary endpoint's expiry.
   let sweepQueue: JobQueue | null = null;
   const ctx: WebhooksOutContext = {
@@ -77,37 +144,18 @@ export function createWebhooksOut(deps: WebhooksOutDeps) {
     resolve: deps.resolve ?? systemResolve,
     secretOverlapSeconds: deps.config.WEBHOOK_SECRET_OVERLAP_SECONDS,
     tempIdleSeconds: deps.config.WEBHOOK_TEMP_ENDPOINT_IDLE_MINUTES * 60,
-    expiresAt: (at) => {
-      void sweepQueue
-        ?.send(QUEUES.webhookEndpointSweep, {}, { startAfter: new Date(at.getTime() + 1000) })
-        .catch((err: unknown) => log.warn({ err }, "queueing the temporary endpoints' sweep failed (the cron's runs it)"));
-    },
+    expiresAt: (at) => queueSweepAt(sweepQueue, at, log),
     maxEndpoints: MAX_ENDPOINTS_PER_ORG,
-    endpointsChanged: (orgId) => {
-      hinted?.add(orgId);
-      void refreshHint().catch((err) => log.warn({ err }, "reading which organisations have webhook endpoints failed"));
-    },
-    wake,
+    endpointsChanged: (orgId) => hint.changed(orgId),
+    wake: () => dispatcher?.wake(true),
     audit: deps.audit ?? NO_AUDIT_LOG,
   };
   const events: EventsOut<Queryable> = createOutbox({
-    mayHaveEndpoints: (org) => hinted === null || hinted.has(org),
+    mayHaveEndpoints: (org) => hint.mayHaveEndpoints(org),
     wake: () => dispatcher?.wake(),
   });
-  let hintTimer: NodeJS.Timeout | undefined;
   /** Deletes the temporary endpoints past their expiry; answers how many. */
-  const sweep = async (): Promise<number> => {
-    let total = 0;
-    for (;;) {
-      const gone = await deleteExpiredEndpoints(deps.database, SWEEP_BATCH);
-      for (const { id, org } of gone) {
-        log.info({ endpoint_id: id, org_id: org }, "temporary webhook endpoint expired (no keep-alive): deleted");
-        ctx.endpointsChanged(org);
-      }
-      total += gone.length;
-      if (gone.length < SWEEP_BATCH) return total;
-    }
-  };
+  const sweep = (): Promise<number> => sweepExpiredEndpoints(deps.database, log, ctx.endpointsChanged);
   const orgRoutes: FastifyPluginAsync = async (app) => {
     await app.register(endpointRoutes, { ctx });
     await app.register(deliveryRoutes, { ctx });
@@ -133,23 +181,17 @@ export function createWebhooksOut(deps: WebhooksOutDeps) {
       if (opts.schedule) await queue.boss.schedule(QUEUES.webhookEndpointSweep, SWEEP_CRON, null, { tz: "UTC" });
     },
     async start(): Promise<void> {
-      await refreshHint().catch((err) => log.warn({ err }, "reading which organisations have webhook endpoints failed"));
-      hintTimer = setInterval(() => void refreshHint().catch(() => {}), HINT_REFRESH_MS);
-      hintTimer.unref();
+      await hint.start();
       dispatcher?.start();
     },
     /** Stops delivering (running attempts finish and are recorded; waiting ones go to the retry queue). */
     async close(): Promise<void> {
-      clearInterval(hintTimer);
+      hint.stop();
       await dispatcher?.close();
     },
     /** The start banner's line: where endpoints may point. */
     banner(): string {
-      return policy === "public"
-        ? "HTTPS endpoints on public addresses only"
-        : policy === "loopback"
-          ? "loopback and http allowed (embedded default; WEBHOOK_TARGETS=public refuses them)"
-          : "any address allowed (WEBHOOK_TARGETS=any)";
+      return bannerOf(policy);
     },
   };
 }

@@ -119,9 +119,11 @@ describe("CLI: integrations, ATS reads, sync", () => {
     const custom = await cli.json<{ id: string }[]>(["integrations", "custom-fields", integration]);
     const mapped = await cli.run(["integrations", "map-field", integration, custom[0]!.id, field.id]);
     assert.equal(mapped.code, 0, mapped.stderr);
-    assert.match(mapped.stdout, new RegExp(`\\(${field.id}\\)$`, "m"));
+    // MAPPED TO names the field's key, FIELD ID its id whole (a column of its own, never cut).
+    assert.match(mapped.stdout, /^ID\s+MODEL\s+KEY\s+LABEL\s+MAPPED TO\s+FIELD ID$/m);
+    assert.match(mapped.stdout, new RegExp(`\\s${field.id}$`, "m"));
     const list = await cli.run(["integrations", "custom-fields", integration]);
-    assert.match(list.stdout, new RegExp(`^${custom[0]!.id}\\s.*\\(${field.id}\\)$`, "m"));
+    assert.match(list.stdout, new RegExp(`^${custom[0]!.id}\\s.*\\s${field.id}$`, "m"));
   });
 
   test("delete asks first: no or no answer keeps it (exit 1), yes deletes it, --yes does not ask", async () => {

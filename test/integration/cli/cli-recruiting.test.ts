@@ -96,8 +96,11 @@ describe("CLI: positions, candidates, interview", () => {
 
     const table = await demo.cli.run(["candidates", "list", position.id]);
     assert.equal(table.code, 0, table.stderr);
-    assert.match(table.stdout, /^ID\s+NAME\s+EMAIL\s+STATE\s+SCORE\s+SHORT-LISTED\s+HIRED\s+TAGS$/m);
-    assert.match(table.stdout, new RegExp(`^${ada.id}\\s+Ada Lovelace\\s+ada@example.com\\s+new\\s+-\\s+no\\s+no\\s+python, sql$`, "m"));
+    assert.match(table.stdout, /^ID\s+NAME\s+EMAIL\s+STATE\s+INTERVIEW\s+SCORE\s+SHORT-LISTED\s+HIRED\s+TAGS$/m);
+    assert.match(
+      table.stdout,
+      new RegExp(`^${ada.id}\\s+Ada Lovelace\\s+ada@example.com\\s+new\\s+not_started\\s+-\\s+no\\s+no\\s+python, sql$`, "m"),
+    );
 
     const shown = await demo.cli.run(["candidates", "show", position.id, ada.id]);
     assert.match(shown.stdout, /^email\s+ada@example.com$/m);

@@ -1,7 +1,8 @@
-import type { Candidate, Hirebridge, Interview, Position, PositionUpdate } from "hirebridge/client";
+import type { Candidate, CandidateErasure, Hirebridge, Interview, Position, PositionUpdate } from "hirebridge/client";
 import { PositionUpdateSchema } from "../../../src/contracts/recruiting/positions.js";
 import { useEffect, useState } from "preact/hooks";
 import { ActivityTable } from "./activity.js";
+import { EraseDialog, ErasedNotice, ExportButton } from "./candidate-privacy.js";
 import { describeError } from "../errors.js";
 import { validateBody } from "../validate.js";
 import { BarChart, DataTable, ErrorNote, ExternalLink, Link, StateBadge, useLoad } from "../ui.js";
@@ -248,7 +249,16 @@ async function candidatesWithInterviews(hb: Hirebridge, positionId: string): Pro
 const STATUSES = ["not_started", "completed", "graded", "errored", "cancelled"] as const;
 
 /** A candidate with its interview; its history (from the integration's trail) opens on the row below. */
-function CandidateRow(props: { hb: Hirebridge; row: Row; integrationId: string | null | undefined; open: boolean; onToggle: () => void }) {
+function CandidateRow(props: {
+  hb: Hirebridge;
+  row: Row;
+  positionId: string;
+  integrationId: string | null | undefined;
+  open: boolean;
+  onToggle: () => void;
+  onErase: () => void;
+  onError: (err: unknown) => void;
+}) {
   const { hb, integrationId, open } = props;
   const { candidate: c, interview: i, error } = props.row;
   return (
@@ -285,10 +295,16 @@ function CandidateRow(props: { hb: Hirebridge; row: Row; integrationId: string |
                             "–"
                           )}
                         </td>
+                        <td class="row-actions">
+                          <ExportButton hb={hb} positionId={props.positionId} candidate={c} onError={props.onError} />
+                          <button type="button" class="danger small" aria-label={`Erase personal data of ${c.name}`} onClick={props.onErase}>
+                            Erase personal data
+                          </button>
+                        </td>
                       </tr>
                       {open && integrationId && (
                         <tr class="history" id={`history-${c.id}`}>
-                          <td colSpan={8}>
+                          <td colSpan={9}>
                             <ActivityTable hb={hb} integrationId={integrationId} candidateId={c.id} caption={`History of ${c.name}`} />
                           </td>
                         </tr>
@@ -316,6 +332,12 @@ export function PositionPage(props: { hb: Hirebridge; id: string }) {
   const categoryKnown = linked.value?.id === integrationId || linked.error !== null;
   const category = { value: categoryKnown ? linked.value?.category : undefined };
   const [asked] = useState(open);
+  // Erasure (issue 41): the dialog's candidate, the last erasure's answer, and the rows erased since the list loaded.
+  const [erasing, setErasing] = useState<Candidate | null>(null);
+  const [erased, setErased] = useState<{ id: string; result: CandidateErasure } | null>(null);
+  const [gone, setGone] = useState<ReadonlySet<string>>(new Set());
+  const [dataError, setDataError] = useState<unknown>(null);
+  const shown = rows.value?.filter((r) => !gone.has(r.candidate.id));
   const loaded = rows.value !== undefined;
   useEffect(() => {
     if (loaded && asked) document.querySelector(`tr[data-candidate="${CSS.escape(asked)}"]`)?.scrollIntoView({ block: "center" });
@@ -357,22 +379,42 @@ export function PositionPage(props: { hb: Hirebridge; id: string }) {
       <section aria-labelledby="candidates-title">
         <h2 id="candidates-title">Candidates</h2>
         <ErrorNote error={rows.error} />
-        {rows.value && (
+        {erased && <ErasedNotice candidateId={erased.id} result={erased.result} onDismiss={() => setErased(null)} />}
+        <ErrorNote error={dataError} />
+        {erasing && (
+          <EraseDialog
+            hb={hb}
+            positionId={id}
+            candidate={erasing}
+            onCancel={() => setErasing(null)}
+            onErased={(result) => {
+              setGone(new Set([...gone, erasing.id]));
+              setErased({ id: erasing.id, result });
+              if (open === erasing.id) setOpen(null);
+              setErasing(null);
+              rows.reload();
+            }}
+          />
+        )}
+        {rows.value && shown && (
           <>
             <BarChart
               title="Candidates by interview status"
-              bars={STATUSES.map((s) => ({ label: s.replace("_", " "), value: rows.value!.filter((r) => r.interview?.status === s).length }))}
+              bars={STATUSES.map((s) => ({ label: s.replace("_", " "), value: shown.filter((r) => r.interview?.status === s).length }))}
             />
-            {rows.value.length === 0 && <p>No candidate yet.</p>}
-            {rows.value.length > 0 && (
-              <DataTable caption={`Candidates of ${p?.name ?? "the position"}`} headers={["Candidate", "Interview", "Score", "Feedback", "Transcript", "Recording", "ATS application", "History"]}>
-                    {rows.value.map((row) => (
+            {shown.length === 0 && <p>No candidate yet.</p>}
+            {shown.length > 0 && (
+              <DataTable caption={`Candidates of ${p?.name ?? "the position"}`} headers={["Candidate", "Interview", "Score", "Feedback", "Transcript", "Recording", "ATS application", "History", "Personal data"]}>
+                    {shown.map((row) => (
                       <CandidateRow
                         hb={hb}
                         row={row}
                         integrationId={integrationId}
                         open={open === row.candidate.id}
+                        positionId={id}
                         onToggle={() => setOpen(open === row.candidate.id ? null : row.candidate.id)}
+                        onErase={() => setErasing(row.candidate)}
+                        onError={setDataError}
                         key={row.candidate.id}
                       />
                     ))}

@@ -11,7 +11,7 @@ import type { Command } from "commander";
 import { PositionUpdateSchema } from "../../../src/contracts/recruiting/positions.js";
 import { parseCsv } from "../../../src/cli/csv.js";
 import { buildProgram, COMMAND_MODULES, modulesFor, runCli } from "../../../src/cli/program.js";
-import { renderTable } from "../../../src/cli/output.js";
+import { renderRows, renderTable } from "../../../src/cli/output.js";
 import { bodyFromOptions } from "../../../src/cli/schema-options.js";
 import { readStoredSession, sessionFile, writeStoredSession } from "../../../src/cli/session-store.js";
 import { freePort } from "../../helpers/ports.js";
@@ -245,6 +245,41 @@ describe("CLI building blocks", () => {
       ],
     );
     assert.equal(text, "ID  VALUE\n--  ------\na   abcde…\nbb  -");
+  });
+
+  test("rows: a table while it fits; one record per block when a column that must stay would leave or be cut below its min", () => {
+    type Row = { id: string; what: string; n: number | null };
+    const uuid = "12149833-5f2e-4b8a-9c3d-0e1f2a3b4c5d";
+    const columns = [
+      { header: "ID", value: (r: Row) => r.id },
+      { header: "WHAT", value: (r: Row) => r.what, min: 12 },
+      { header: "MIN SCORE", value: (r: Row) => r.n, drop: 1 },
+    ];
+    const rows: Row[] = [
+      { id: uuid, what: "Full sync of applications: succeeded", n: 60 },
+      { id: "a1b2c3d4", what: "short", n: null },
+    ];
+    // Wide enough: a table (the droppable column leaves first).
+    const table = renderRows(columns, rows, 60);
+    assert.equal(table.blocks, false);
+    assert.match(table.text, /^ID {36}WHAT/);
+    // WHAT would be cut below 12: one record per block, every column, values whole, ids whole.
+    const blocks = renderRows(columns, rows, 48);
+    assert.equal(blocks.blocks, true);
+    assert.equal(
+      blocks.text,
+      `ID:        ${uuid}\nWhat:      Full sync of applications: succeeded\nMin score: 60\n\nID:        a1b2c3d4\nWhat:      short\nMin score: -`,
+    );
+    // Narrower than label and id: the id on a line of its own, whole; other values cut to the width.
+    const narrow = renderRows(columns, rows, 30);
+    assert.ok(
+      narrow.text.split("\n").every((l) => l.length <= 30 || l.trim() === uuid),
+      narrow.text,
+    );
+    assert.match(narrow.text, new RegExp(`^ID:\n  ${uuid}$`, "m"));
+    assert.match(narrow.text, /^What: {6}Full sync of appli…$/m);
+    // No width (a pipe): the whole table.
+    assert.equal(renderRows(columns, rows).blocks, false);
   });
 
   test("the session file: XDG_CONFIG_HOME or ~/.config, written 0600, tightened when found readable by others", async () => {

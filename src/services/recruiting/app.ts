@@ -71,6 +71,70 @@ const ORG_ROUTE_GROUPS = [positionRoutes, candidateRoutes, candidateExportRoutes
 /** How often each instance deletes the idempotency keys past their retention (24 h). */
 const IDEMPOTENCY_PURGE_EVERY_MS = 10 * 60_000;
 
+/** The interview page's base URL on this app, and the front end's (INTERVIEW_BASE_URL) when one is configured. */
+function interviewBasesOf(config: BaseConfig): { ownBase: string; configuredBase: string | undefined } {
+  const ownBase = `${serviceUrls(config).api.replace(/\/api\/v1$/, "")}/interview`;
+  return { ownBase, configuredBase: config.INTERVIEW_BASE_URL?.replace(/\/+$/, "") };
+}
+
+/** What the recruiting routes share, built once per app. */
+function recruitingContextOf(deps: RecruitingDeps, interviewBaseUrl: string): RecruitingContext {
+  // Requests use the request path's pool (DATABASE_REQUEST_STATEMENT_TIMEOUT_MS: a caller waits); schedules keep the workers' bound.
+  const forRequests: Database = { ...deps.database, db: deps.database.requestDb };
+  return {
+    db: forRequests.db,
+    interviewBaseUrl,
+    hooks: deps.hooks ?? {},
+    candidateLists: new CandidateListCache(deps.candidateListCacheBytes ?? CANDIDATE_LIST_CACHE_BYTES),
+    candidateIntake: createCandidateIntake(forRequests, deps.events ?? NO_EVENTS_OUT),
+    events: deps.events ?? NO_EVENTS_OUT,
+    ownership: deps.ownership ?? NO_INTEGRATIONS,
+    idempotent: idempotentCreate(forRequests.db),
+    erasureKey: deps.config.ERASURE_SUPPRESSION_SECRET,
+    ...(deps.audit ? { audit: deps.audit } : {}),
+  };
+}
+
+/** The app's timers, stopped when it closes: expired idempotency keys purged, the candidate lists' changes folded. */
+function startUpkeep(app: App, database: Database): void {
+  const purging = setInterval(() => {
+    purgeExpiredKeys(database.db).catch((err: unknown) => app.log.warn({ err }, "purging expired idempotency keys failed"));
+  }, IDEMPOTENCY_PURGE_EVERY_MS);
+  purging.unref();
+  app.addHook("onClose", async () => clearInterval(purging));
+  const stopFolding = startListChangeFolding(database.db, FOLD_ALL_EVERY_MS, (err) =>
+    app.log.warn({ err }, "folding the candidate lists' changes failed"),
+  );
+  app.addHook("onClose", async () => stopFolding());
+}
+
+/**
+ * Everything under /api/v1, behind the bearer token: strict input and one 422 for validation, the
+ * org routes, the hosted modules' routes, and `/org/{org_id}/…` also behind the tenant guard.
+ */
+async function registerApi(app: App, deps: RecruitingDeps, ctx: RecruitingContext): Promise<void> {
+  await app.register(
+    async (api) => {
+      // Validation errors are collected (not thrown) so strict-input can merge its own findings into one 422.
+      api.addHook("onRoute", (route) => {
+        route.attachValidation = true;
+        const strictInput = strictInputFor(route.schema);
+        if (strictInput) appendRouteHook(route as RouteOptions, "preValidation", strictInput);
+      });
+      protectWithBearer(api, deps.verify);
+      api.addHook("preHandler", reportValidation);
+      await api.register(orgRoutes);
+      for (const routes of (deps.modules ?? []).flatMap((m) => m.routes)) await api.register(routes);
+      await api.register(async (org) => {
+        org.addHook("onRequest", tenantGuard);
+        for (const routes of ORG_ROUTE_GROUPS) await org.register(routes, { ctx });
+        for (const routes of (deps.modules ?? []).flatMap((m) => m.orgRoutes)) await org.register(routes);
+      });
+    },
+    { prefix: API_PREFIX },
+  );
+}
+
 /**
  * The recruiting API as a Fastify app (not listening). Everything under /api/v1 needs a bearer
  * token; `/org/{org_id}/...` additionally needs the token's org to be the path's. The OpenAPI
@@ -101,31 +165,9 @@ export async function buildRecruitingApp(deps: RecruitingDeps): Promise<App> {
     prefix: API_PREFIX,
     oauth: docsOAuth(deps.config),
   });
-  const ownBase = `${serviceUrls(deps.config).api.replace(/\/api\/v1$/, "")}/interview`;
-  const configuredBase = deps.config.INTERVIEW_BASE_URL?.replace(/\/+$/, "");
-  // Requests use the request path's pool (DATABASE_REQUEST_STATEMENT_TIMEOUT_MS: a caller waits); schedules keep the workers' bound.
-  const forRequests: Database = { ...deps.database, db: deps.database.requestDb };
-  const ctx: RecruitingContext = {
-    db: forRequests.db,
-    interviewBaseUrl: configuredBase ?? ownBase,
-    hooks: deps.hooks ?? {},
-    candidateLists: new CandidateListCache(deps.candidateListCacheBytes ?? CANDIDATE_LIST_CACHE_BYTES),
-    candidateIntake: createCandidateIntake(forRequests, deps.events ?? NO_EVENTS_OUT),
-    events: deps.events ?? NO_EVENTS_OUT,
-    ownership: deps.ownership ?? NO_INTEGRATIONS,
-    idempotent: idempotentCreate(forRequests.db),
-    erasureKey: deps.config.ERASURE_SUPPRESSION_SECRET,
-    ...(deps.audit ? { audit: deps.audit } : {}),
-  };
-  const purging = setInterval(() => {
-    purgeExpiredKeys(deps.database.db).catch((err: unknown) => app.log.warn({ err }, "purging expired idempotency keys failed"));
-  }, IDEMPOTENCY_PURGE_EVERY_MS);
-  purging.unref();
-  app.addHook("onClose", async () => clearInterval(purging));
-  const stopFolding = startListChangeFolding(deps.database.db, FOLD_ALL_EVERY_MS, (err) =>
-    app.log.warn({ err }, "folding the candidate lists' changes failed"),
-  );
-  app.addHook("onClose", async () => stopFolding());
+  const { ownBase, configuredBase } = interviewBasesOf(deps.config);
+  const ctx = recruitingContextOf(deps, configuredBase ?? ownBase);
+  startUpkeep(app, deps.database);
   // The candidate's side of interview_link: a page here, or a redirect to the configured front end.
   await app.register(interviewPageRoutes, {
     ctx,
@@ -134,26 +176,6 @@ export async function buildRecruitingApp(deps: RecruitingDeps): Promise<App> {
   });
   // The recruiter's side of an assessment order's result_url (docs/assessments.md).
   await app.register(resultsPageRoutes, { ctx });
-
-  await app.register(
-    async (api) => {
-      // Validation errors are collected (not thrown) so strict-input can merge its own findings into one 422.
-      api.addHook("onRoute", (route) => {
-        route.attachValidation = true;
-        const strictInput = strictInputFor(route.schema);
-        if (strictInput) appendRouteHook(route as RouteOptions, "preValidation", strictInput);
-      });
-      protectWithBearer(api, deps.verify);
-      api.addHook("preHandler", reportValidation);
-      await api.register(orgRoutes);
-      for (const routes of (deps.modules ?? []).flatMap((m) => m.routes)) await api.register(routes);
-      await api.register(async (org) => {
-        org.addHook("onRequest", tenantGuard);
-        for (const routes of ORG_ROUTE_GROUPS) await org.register(routes, { ctx });
-        for (const routes of (deps.modules ?? []).flatMap((m) => m.orgRoutes)) await org.register(routes);
-      });
-    },
-    { prefix: API_PREFIX },
-  );
+  await registerApi(app, deps, ctx);
   return app;
 }

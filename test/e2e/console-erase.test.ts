@@ -145,6 +145,11 @@ test("erased: the row goes, the notice shows the API's counts by kind, the API a
     shown[(await li.getAttribute("data-kind"))!] = Number(await li.locator("strong").textContent());
   assert.deepEqual(shown, Object.fromEntries(Object.entries(body.erased).filter(([, n]) => n > 0)), "every kind erased, with its count");
   assert.ok(((await notice.textContent()) ?? "").includes(body.ats_copy), "what the ATS keeps");
+  assert.equal(
+    await page.evaluate(() => document.activeElement?.id),
+    "erased-title",
+    "focus goes on from the notice (the row's button is gone)",
+  );
 
   await row.waitFor({ state: "detached" });
   await page.locator(`tr[data-candidate="${grace.id}"]`).waitFor();

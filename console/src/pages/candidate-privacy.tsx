@@ -140,9 +140,14 @@ export function ErasedNotice(props: { candidateId: string; result: CandidateEras
   const entries = Object.entries(props.result.erased);
   const some = entries.filter(([, n]) => n > 0);
   const none = entries.filter(([, n]) => n === 0).map(([kind]) => kind.replaceAll("_", " "));
+  // The button that opened the dialog went with the row: keyboard and screen-reader users go on from here.
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), [props.candidateId]);
   return (
     <section class="panel notice" role="status" aria-labelledby="erased-title" data-erased={props.candidateId}>
-      <h2 id="erased-title">Personal data erased</h2>
+      <h2 id="erased-title" tabIndex={-1} ref={heading}>
+        Personal data erased
+      </h2>
       <p>
         Candidate <code>{props.candidateId}</code> is erased from Hirebridge. What was erased, by kind:
       </p>

@@ -35,3 +35,15 @@ export const SuppressionParamsSchema = Type.Object({
 });
 
 export const SuppressionLiftedSchema = Type.Object({ lifted: Type.Literal(true) }, { title: "ErasureSuppressionLifted" });
+
+export const PositionErasureSchema = Type.Object(
+  {
+    erased: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), {
+      description:
+        "Rows erased or redacted, by kind: positions (1), candidates, interviews, write_backs, activity, webhook_events, webhook_messages, webhook_attempts, webhook_deliveries, idempotency_keys, sync_runs, integration_health, assessment_orders.",
+    }),
+    ats_copy: Type.String({ description: "What Hirebridge did not erase: the ATS's own copy." }),
+  },
+  { title: "PositionErasure" },
+);
+export type PositionErasure = Static<typeof PositionErasureSchema>;

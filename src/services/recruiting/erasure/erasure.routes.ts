@@ -3,16 +3,18 @@ import {
   ATS_COPY_NOTICE,
   CandidateErasureSchema,
   EraseCandidateQuerySchema,
+  PositionErasureSchema,
   SuppressionLiftedSchema,
   SuppressionParamsSchema,
 } from "../../../contracts/recruiting/erasure.js";
 import { responses } from "../../../contracts/recruiting/fields.js";
-import { CandidateParamsSchema } from "../../../contracts/recruiting/org.js";
+import { CandidateParamsSchema, PositionParamsSchema } from "../../../contracts/recruiting/org.js";
 import { auditActorOf } from "../../../shared/auth/audit-actor.js";
 import { notFound } from "../../../shared/errors.js";
 import type { RecruitingContext } from "../context.js";
 import { tenantOf } from "../org/tenant-guard.js";
 import { eraseCandidatesIn } from "./erasure.js";
+import { erasePositionIn } from "./position-erasure.js";
 import { deleteSuppression, lockCandidateOfPosition, suppressionIdOf } from "./erasure-records.repository.js";
 
 /** A reason sent in the body (`{"reason": "…"}`), when there is one: the query's `reason` wins. */
@@ -21,8 +23,11 @@ function bodyReason(body: unknown): string | null {
   return typeof r === "string" ? r.slice(0, 500) : null;
 }
 
-/** DELETE of a candidate (erasure, docs/privacy.md "Erasure") and the lifting of its suppression. */
-export const erasureRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext }> = async (app, { ctx }) => {
+/** The app a Typebox plugin is given. */
+type RouteApp = Parameters<FastifyPluginAsyncTypebox>[0];
+
+/** DELETE of a candidate (erasure, docs/privacy.md "Erasure"). */
+function registerCandidateErasure(app: RouteApp, ctx: RecruitingContext): void {
   app.delete(
     "/org/:org_id/positions/:position_id/candidates/:candidate_id/",
     {
@@ -57,6 +62,45 @@ export const erasureRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext }
       return { erased: result.counts, suppression_id: result.suppressionId, ats_copy: ATS_COPY_NOTICE };
     },
   );
+}
+
+/** DELETE of a position with its candidates (the same erasure for each, then the position). */
+function registerPositionErasure(app: RouteApp, ctx: RecruitingContext): void {
+  app.delete(
+    "/org/:org_id/position/:position_id",
+    {
+      schema: {
+        tags: ["positions"],
+        security: [{ bearer: [] }],
+        summary: "Erase a position with its candidates",
+        description: `Erases every candidate of the position as \`DELETE …/positions/{position_id}/candidates/{candidate_id}/\` does (a tombstone of ids, a suppression, a \`candidate.erased\` event and audit entry for each), then deletes the position; one \`position.erased\` audit entry (ids and counts only). A template's deletion publishes the organization's assessment packages again, without it. Answers what was erased by kind and count; a second call answers 404. A position synced from an upstream job comes back on the job's next sync, without its erased candidates. ${ATS_COPY_NOTICE}`,
+        params: PositionParamsSchema,
+        querystring: EraseCandidateQuerySchema,
+        response: responses(PositionErasureSchema, 401, 403, 404, 422),
+      },
+    },
+    async (request) => {
+      const orgId = tenantOf(request);
+      const counts = await ctx.db.transaction((tx) =>
+        erasePositionIn(tx, orgId, request.params.position_id, {
+          actor: auditActorOf(request),
+          reason: request.query.reason ?? bodyReason(request.body),
+          suppressEmail: true,
+          key: ctx.erasureKey,
+          audit: ctx.audit,
+          events: ctx.events,
+          onTemplates: ctx.hooks.onTemplatesChanged,
+        }),
+      );
+      if (!counts) throw notFound("Position not found");
+      ctx.events.committed([orgId]);
+      return { erased: counts, ats_copy: ATS_COPY_NOTICE };
+    },
+  );
+}
+
+/** The lifting of an erasure's suppression. */
+function registerSuppressionLift(app: RouteApp, ctx: RecruitingContext): void {
   app.delete(
     "/org/:org_id/erasure-suppressions/:suppression_id/",
     {
@@ -76,4 +120,11 @@ export const erasureRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext }
       return { lifted: true as const };
     },
   );
+}
+
+/** The erasure routes (docs/privacy.md "Erasure"). */
+export const erasureRoutes: FastifyPluginAsyncTypebox<{ ctx: RecruitingContext }> = async (app, { ctx }) => {
+  registerCandidateErasure(app, ctx);
+  registerPositionErasure(app, ctx);
+  registerSuppressionLift(app, ctx);
 };

@@ -20,6 +20,7 @@ const EXPECTED: [string, string, string[]][] = [
   ["post", "/api/v1/org/{org_id}/position", ["200", "401", "403", "409", "422"]],
   ["get", "/api/v1/org/{org_id}/position/{position_id}", ["200", "401", "403", "404", "422"]],
   ["put", "/api/v1/org/{org_id}/position/{position_id}", ["200", "401", "403", "404", "409", "422"]],
+  ["delete", "/api/v1/org/{org_id}/position/{position_id}", ["200", "401", "403", "404", "422"]],
   ["get", "/api/v1/org/{org_id}/positions/{position_id}/", ["200", "401", "403", "404", "422"]],
   ["post", "/api/v1/org/{org_id}/positions/{position_id}/", ["200", "401", "403", "404", "409", "422"]],
   ["put", "/api/v1/org/{org_id}/positions/{position_id}/", ["200", "401", "403", "404", "409", "422"]],

@@ -32,6 +32,7 @@ export const ORG_ROUTES: RouteCase[] = [
     body: () => ({ score: 1, reason: "a second look" }),
   },
   { name: "export candidate", method: "GET", path: (i) => `${cand(i)}export` },
-  // Last: in the suites it must be refused, and were it not, the routes above would still have run.
+  // Last: in the suites they must be refused, and were they not, the routes above would still have run.
   { name: "erase candidate", method: "DELETE", path: cand },
+  { name: "erase position", method: "DELETE", path: pos },
 ];

@@ -1,35 +1,12 @@
 import assert from "node:assert/strict";
-import { after, test } from "node:test";
+import { test } from "node:test";
 import type { Candidate } from "../../../src/contracts/recruiting/candidates.js";
 import type { Interview } from "../../../src/contracts/recruiting/interviews.js";
 import type { Position } from "../../../src/contracts/recruiting/positions.js";
-import type {
-  WebhookDeliveryList,
-  WebhookEndpoint,
-  WebhookEndpointCreated,
-  WebhookMessage,
-} from "../../../src/contracts/webhooks-out/endpoints.js";
+import type { WebhookDeliveryList, WebhookEndpoint, WebhookMessage } from "../../../src/contracts/webhooks-out/endpoints.js";
 import { describeEachDatabase } from "../../helpers/db.js";
-import { type Caller, useWebhooksApi } from "./harness.js";
-import { type Received, type Receiver, startReceiver } from "./receiver.js";
-
-const receivers: Receiver[] = [];
-after(async () => {
-  await Promise.all(receivers.map((r) => r.close()));
-});
-
-/** A receiver verifying with the secret of a new endpoint of `who` (all event types unless `types`). */
-async function subscribe(who: Caller, types?: string[]): Promise<{ rx: Receiver; endpoint: WebhookEndpointCreated }> {
-  const rx = await startReceiver();
-  receivers.push(rx);
-  const created = await who.org<WebhookEndpointCreated>("POST", "/webhook-endpoints", {
-    url: rx.url,
-    ...(types ? { event_types: types } : {}),
-  });
-  assert.equal(created.status, 200, JSON.stringify(created.body));
-  rx.secrets.push(created.body.secret);
-  return { rx, endpoint: created.body };
-}
+import { type Caller, subscribe, useWebhooksApi } from "./harness.js";
+import type { Received } from "./receiver.js";
 
 const candidateBody = (n: number) => ({ name: `Grace ${n}`, email: `grace${n}@example.com`, phone: "+1 555 0100", language: "en" });
 

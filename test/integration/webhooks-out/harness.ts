@@ -8,6 +8,9 @@ import type { App } from "../../../src/shared/http/create-app.js";
 import { startTestIdentity, type TestIdentity } from "../../helpers/auth.js";
 import { silentLogger, testConfig } from "../../helpers/config.js";
 import { call } from "../../helpers/stack.js";
+import type { WebhookEndpointCreated } from "../../../src/contracts/webhooks-out/endpoints.js";
+import { type Receiver, startReceiver } from "./receiver.js";
+import assert from "node:assert/strict";
 
 export type Caller = {
   orgId: string;
@@ -81,4 +84,28 @@ export function useWebhooksApi(
     if (!harness) throw new Error("harness not started yet");
     return harness;
   };
+}
+
+const receivers: Receiver[] = [];
+after(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+});
+
+/** A receiver closed after the file's tests. */
+export async function startTestReceiver(): Promise<Receiver> {
+  const rx = await startReceiver();
+  receivers.push(rx);
+  return rx;
+}
+
+/** A receiver verifying with the secret of a new endpoint of `who` (all event types unless `types`). */
+export async function subscribe(who: Caller, types?: string[]): Promise<{ rx: Receiver; endpoint: WebhookEndpointCreated }> {
+  const rx = await startTestReceiver();
+  const created = await who.org<WebhookEndpointCreated>("POST", "/webhook-endpoints", {
+    url: rx.url,
+    ...(types ? { event_types: types } : {}),
+  });
+  assert.equal(created.status, 200, JSON.stringify(created.body));
+  rx.secrets.push(created.body.secret);
+  return { rx, endpoint: created.body };
 }

@@ -18,25 +18,7 @@ import type { EventTypeCatalogue } from "../../../src/contracts/webhooks-out/eve
 import { type JobQueue, openJobQueue } from "../../../src/shared/jobs/queue.js";
 import { silentLogger } from "../../helpers/config.js";
 import { describeEachDatabase } from "../../helpers/db.js";
-import { type Caller, useWebhooksApi } from "./harness.js";
-import { type Receiver, startReceiver } from "./receiver.js";
-
-const receivers: Receiver[] = [];
-after(async () => {
-  await Promise.all(receivers.map((r) => r.close()));
-});
-
-async function subscribe(who: Caller, types?: string[]): Promise<{ rx: Receiver; endpoint: WebhookEndpointCreated }> {
-  const rx = await startReceiver();
-  receivers.push(rx);
-  const created = await who.org<WebhookEndpointCreated>("POST", "/webhook-endpoints", {
-    url: rx.url,
-    ...(types ? { event_types: types } : {}),
-  });
-  assert.equal(created.status, 200, JSON.stringify(created.body));
-  rx.secrets.push(created.body.secret);
-  return { rx, endpoint: created.body };
-}
+import { type Caller, startTestReceiver, subscribe, useWebhooksApi } from "./harness.js";
 
 /** Every delivery of the endpoint, paging with `limit` (and `status`), checking each page's size and order. */
 async function allPages(who: Caller, endpointId: string, query: string): Promise<{ items: WebhookDelivery[]; pages: number }> {
@@ -270,8 +252,7 @@ describeEachDatabase("webhooks out: temporary endpoints expire when idle", (getD
 
   test("a temporary endpoint lives while kept alive and is deleted by the sweep job once idle (3 s here)", async () => {
     const me = await api().login();
-    const rx = await startReceiver();
-    receivers.push(rx);
+    const rx = await startTestReceiver();
     const started = Date.now();
     const temp = await me.org<WebhookEndpointCreated>("POST", "/webhook-endpoints", { url: rx.url, temporary: true });
     assert.equal(temp.status, 200, JSON.stringify(temp.body));

@@ -25,7 +25,7 @@ export type {
   PositionState,
   PositionUpdate,
 } from "../contracts/recruiting/index.js";
-export type { CandidateErasure } from "../contracts/recruiting/erasure.js";
+export type { CandidateErasure, PositionErasure } from "../contracts/recruiting/erasure.js";
 export type { CandidateExport } from "../contracts/recruiting/candidate-export.js";
 export type {
   ApplicationNote,

@@ -10,6 +10,7 @@ import { CliError, EXIT } from "../cli-errors.js";
 import type { Column, Output } from "../output.js";
 import { examples, type RegisterCommands } from "../command.js";
 import { addSchemaOptions, bodyFromOptions } from "../schema-options.js";
+import { registerPositionEraseCommand } from "./positions-erase.js";
 
 const COLUMNS: Column<Position>[] = [
   { header: "ID", value: (p) => p.id },
@@ -124,4 +125,5 @@ export const registerPositionCommands: RegisterCommands = (program, run) => {
       }),
     );
   examples(update, ["hirebridge positions update 3f0c… --state active", "hirebridge positions update 3f0c… --department null"]);
+  registerPositionEraseCommand(positions, run);
 };

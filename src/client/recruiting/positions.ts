@@ -1,4 +1,5 @@
 import type { Position, PositionCreate, PositionList, PositionListQuery, PositionUpdate } from "../../contracts/recruiting/positions.js";
+import type { PositionErasure } from "../../contracts/recruiting/erasure.js";
 import { newIdempotencyKey, type RequestOptions } from "../core/http-client.js";
 import { paginate } from "../core/paginate.js";
 import { path } from "../core/url.js";
@@ -70,6 +71,29 @@ export class PositionsResource {
     const org = await this.ctx.orgId(options);
     return this.ctx.http.request(
       { method: "PUT", baseUrl: this.ctx.baseUrl, path: path`/org/${org}/position/${positionId}`, body },
+      options,
+    );
+  }
+
+  /**
+   * Erases the position with its candidates: each candidate as `candidates.erase` does (a tombstone
+   * of ids, who and `reason` stays; the sync does not re-create them; a `candidate.erased` event),
+   * then the position itself (a `position.erased` audit entry; a template is withdrawn from the
+   * assessment packages). Answers what was erased by kind and count; a second call is a
+   * NotFoundError. The ATS keeps its own copy: erase it there. Not retried.
+   * @example
+   * const { erased } = await hb.positions.erase(position.id, { reason: "position closed" });
+   */
+  async erase(positionId: string, opts: { reason?: string } = {}, options?: RequestOptions): Promise<PositionErasure> {
+    const org = await this.ctx.orgId(options);
+    return this.ctx.http.request(
+      {
+        method: "DELETE",
+        baseUrl: this.ctx.baseUrl,
+        path: path`/org/${org}/position/${positionId}`,
+        query: opts.reason === undefined ? undefined : { reason: opts.reason },
+        idempotent: false,
+      },
       options,
     );
   }

@@ -46,6 +46,22 @@ export async function pickPorts(): Promise<Ports> {
   return { proxy: await freePort(), api: await freePort(), console: await freePort(), auth: await freePort(), sandbox: await freePort() };
 }
 
+/** The run contract's variables pointed at `ports` and `dataDir`, over this process's environment. */
+export function stackEnv(ports: Ports, dataDir: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    HOST: "127.0.0.1",
+    PROXY_PORT: String(ports.proxy),
+    API_PORT: String(ports.api),
+    CONSOLE_PORT: String(ports.console),
+    AUTH_PORT: String(ports.auth),
+    SANDBOX_PORT: String(ports.sandbox),
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "warn",
+    PASSWORD_HASH_SCRYPT_N: "1024",
+  };
+}
+
 /** Builds the console, starts `serve all` with `env` added, and a headless Chromium. */
 export async function startConsoleStack(name: string, env: Record<string, string> = {}): Promise<ConsoleStack> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
@@ -57,19 +73,7 @@ export async function startConsoleStack(name: string, env: Record<string, string
   const ports = await pickPorts();
   const server: ChildProcess = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve", "all"], {
     cwd: ROOT,
-    env: {
-      ...process.env,
-      HOST: "127.0.0.1",
-      PROXY_PORT: String(ports.proxy),
-      API_PORT: String(ports.api),
-      CONSOLE_PORT: String(ports.console),
-      AUTH_PORT: String(ports.auth),
-      SANDBOX_PORT: String(ports.sandbox),
-      DATA_DIR: dataDir,
-      LOG_LEVEL: "warn",
-      PASSWORD_HASH_SCRYPT_N: "1024",
-      ...env,
-    },
+    env: { ...stackEnv(ports, dataDir), ...env },
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -17,14 +17,12 @@ import { join, resolve } from "node:path";
 import { after, before, test } from "node:test";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { Hirebridge } from "../../src/client/index.js";
-import { extraPort, pickPorts } from "./console-harness.js";
+import { extraPort, pickPorts, type Ports, stackEnv } from "./console-harness.js";
 
 const CHROMIUM = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium";
 const ROOT = resolve(import.meta.dirname, "..", "..");
 const SHOTS = join(ROOT, "test-results", "console");
 const AXE = join(ROOT, "node_modules", "axe-core", "axe.min.js");
-
-type Ports = { proxy: number; api: number; console: number; auth: number; sandbox: number };
 
 let ports: Ports;
 let dataDir: string;
@@ -38,18 +36,7 @@ const origin = (port: number) => `http://127.0.0.1:${port}`;
 
 /** `npm start` with the run contract's variables pointed at free ports; resolves once it printed its banner. */
 async function startLikeNpmStart(): Promise<string> {
-  const env = {
-    ...process.env,
-    HOST: "127.0.0.1",
-    PROXY_PORT: String(ports.proxy),
-    API_PORT: String(ports.api),
-    CONSOLE_PORT: String(ports.console),
-    AUTH_PORT: String(ports.auth),
-    SANDBOX_PORT: String(ports.sandbox),
-    DATA_DIR: dataDir,
-    LOG_LEVEL: "warn",
-    PASSWORD_HASH_SCRYPT_N: "1024",
-  };
+  const env = stackEnv(ports, dataDir);
   server = spawn("npm", ["start", "--silent"], { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   server.stdout!.on("data", (d: Buffer) => (out += d.toString()));

@@ -6,6 +6,7 @@ import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
 import type { ExtractTablesWithRelations } from "drizzle-orm";
 import pg from "pg";
+import { pgErrorFields } from "./pg-error.js";
 import { initdbOutOfProcess, needsInitdb } from "./pglite-initdb.js";
 import { boundPool, connectBoundClient } from "./pool-bounds.js";
 
@@ -149,7 +150,7 @@ async function openPostgres(url: string, schema: string, poolSize: number, bound
   // and a frozen server, which cancels nothing itself, still costs a request only this bound.
   const requestStatementMs = Math.min(bounds.requestStatementTimeoutMs, bounds.statementTimeoutMs);
   const requests = boundedPool(url, schema, poolSize, requestStatementMs, bounds.connectTimeoutMs, unbounded);
-  if (schema !== "public") await pool.query(`create schema if not exists ${schema}`);
+  if (schema !== "public") await ensureSchema(pool, schema);
   const db = drizzlePg(pool) as unknown as Db;
   db.transaction = transactionsThatRelease(pool);
   const requestDb = drizzlePg(requests.pool) as unknown as Db;
@@ -260,4 +261,17 @@ function transactionsThatRelease(pool: pg.Pool): Db["transaction"] {
       client.release();
     }
   };
+}
+
+/**
+ * `create schema if not exists`, run by instances starting together on a fresh schema: the check
+ * and the insert into pg_namespace are not atomic, so all but one may fail with a unique violation
+ * (23505). The schema exists then, which is all that was asked.
+ */
+async function ensureSchema(pool: pg.Pool, schema: string): Promise<void> {
+  try {
+    await pool.query(`create schema if not exists ${schema}`);
+  } catch (err) {
+    if (pgErrorFields(err).code !== "23505") throw err;
+  }
 }

@@ -196,7 +196,7 @@ async function scenario(fair: boolean, instances: number, sizes: Sizes): Promise
   };
 
   const core = serveChild(["token", "sandbox", "api"], env);
-  const proxies = proxyPorts.map((port) => serveChild(["proxy"], { ...env, PROXY_PORT: String(port) }));
+  const proxies: ReturnType<typeof serveChild>[] = [];
   const sandbox = `http://127.0.0.1:${sandboxPort}`;
   const proxy = `http://127.0.0.1:${proxyPorts[0]}`;
   const db = new pg.Client({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
@@ -208,6 +208,10 @@ async function scenario(fair: boolean, instances: number, sizes: Sizes): Promise
     await waitHealthy(`http://127.0.0.1:${authPort}/healthz`, core.child);
     await waitHealthy(`${sandbox}/healthz`, core.child);
     await waitHealthy(`http://127.0.0.1:${apiPort}/healthz`, core.child);
+    // The proxies start once the core has made the schema and the job queue's: started together on
+    // a fresh schema, a proxy now and then exited at start (CI, 5d31325) while the recruiting API
+    // installed the same job queue.
+    proxies.push(...proxyPorts.map((port) => serveChild(["proxy"], { ...env, PROXY_PORT: String(port) })));
     await Promise.all(proxies.map((p, k) => waitHealthy(`http://127.0.0.1:${proxyPorts[k]}/healthz`, p.child)));
     await db.connect();
     const count = async (sql: string, params: unknown[] = []) => Number((await db.query<{ n: string }>(sql, params)).rows[0]!.n);
